@@ -1,0 +1,3 @@
+//! One module per game family of GAMES.md.
+
+pub mod nim;

@@ -1,0 +1,25 @@
+//! The Grundy rule engine, shared byte for byte by the server (which validates
+//! with it), the bot (which plans with it) and the clients.
+//!
+//! - [`game`]: the [`Rules`] and [`Strategy`] interfaces every family implements;
+//! - [`games`]: one module per game family of GAMES.md;
+//! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
+//!   [`Position::from_spec`], which reads a JSON spec;
+//! - [`analysis`]: the report `grundy analyze` prints;
+//! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
+//!   for every family's strategy.
+
+pub mod analysis;
+pub mod error;
+pub mod game;
+pub mod games;
+pub mod json;
+pub mod limits;
+pub mod oracle;
+pub mod position;
+pub mod sums;
+
+pub use analysis::Analysis;
+pub use error::{MoveError, SpecError};
+pub use game::{MoveList, Outcome, Rules, Status, Strategy};
+pub use position::{Family, Move, Position};

@@ -1,0 +1,27 @@
+//! The largest specs the engine accepts (GAMES.md "Limits"). Anything larger is
+//! refused with an error naming the limit.
+
+/// Heaps in `nim` and `heaps`, and in a `twist` split.
+pub const MAX_HEAPS: usize = 10_000;
+/// Largest heap in `nim` and `heaps` (2^63).
+pub const MAX_HEAP_SIZE: u64 = 1 << 63;
+/// Heaps in `moore` and `new-stone`; pieces in `staircase`.
+pub const MAX_SMALL_HEAPS: usize = 1_000;
+/// Wythoff heaps.
+pub const MAX_WYTHOFF: u64 = 1_000_000_000_000_000;
+/// Staircase cells.
+pub const MAX_CELL: u64 = 1_000_000_000_000_000;
+/// Treblecross strip length.
+pub const MAX_STRIP: usize = 2_000;
+/// Darkraft grid side.
+pub const MAX_GRID: usize = 20;
+/// Twist stones.
+pub const MAX_TWIST_STONES: u64 = 1_000_000_000_000;
+/// Graph game.
+pub const MAX_VERTICES: u64 = 100_000;
+pub const MAX_EDGES: usize = 1_000_000;
+pub const MAX_TOKENS: usize = 10_000;
+/// A `set` heap whose Grundy sequence is not proven periodic.
+pub const MAX_SET_HEAP: u64 = 1_000_000;
+/// An `octal` heap whose Grundy sequence is not proven periodic.
+pub const MAX_OCTAL_HEAP: u64 = 10_000;

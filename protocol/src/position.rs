@@ -1,0 +1,157 @@
+//! Every game family behind one type: [`Position`] (with [`Rules`] and
+//! [`Strategy`] dispatched to the family) and [`Move`] (serialised in the
+//! family's own encoding, see docs/protocol.md). [`Position::from_spec`] reads a
+//! GAMES.md spec.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{MoveError, SpecError};
+use crate::game::{MoveList, Outcome, Rules, Status, Strategy};
+use crate::games;
+use crate::json::{kind, Fail, Obj};
+
+macro_rules! families {
+    ($($variant:ident($pos:ty, $mv:ty) = $id:literal),* $(,)?) => {
+        /// A game family of GAMES.md, by its public id.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Family { $($variant),* }
+
+        impl Family {
+            pub const ALL: &'static [Family] = &[$(Family::$variant),*];
+
+            /// The id used on the wire, in specs and on the command line.
+            pub fn id(self) -> &'static str {
+                match self { $(Family::$variant => $id),* }
+            }
+
+            pub fn from_id(id: &str) -> Option<Family> {
+                Family::ALL.iter().copied().find(|f| f.id() == id)
+            }
+        }
+
+        /// A position of any family.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum Position { $($variant($pos)),* }
+
+        /// A move of any family, serialised as that family's move object.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+        #[serde(untagged)]
+        pub enum Move { $($variant($mv)),* }
+
+        impl Position {
+            pub fn family(&self) -> Family {
+                match self { $(Position::$variant(_) => Family::$variant),* }
+            }
+        }
+
+        impl Rules for Position {
+            type Move = Move;
+
+            fn parse_move(&self, v: &Value) -> Result<Move, MoveError> {
+                match self { $(Position::$variant(p) => p.parse_move(v).map(Move::$variant)),* }
+            }
+
+            fn check(&self, mv: &Move) -> Result<(), MoveError> {
+                match (self, mv) {
+                    $((Position::$variant(p), Move::$variant(m)) => p.check(m),)*
+                    #[allow(unreachable_patterns)]
+                    _ => Err(MoveError::WrongGame),
+                }
+            }
+
+            fn apply_checked(&mut self, mv: &Move) {
+                match (self, mv) {
+                    $((Position::$variant(p), Move::$variant(m)) => p.apply_checked(m),)*
+                    // `check` refuses a move of another game, so this is never reached.
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
+            }
+
+            fn status(&self) -> Status {
+                match self { $(Position::$variant(p) => p.status()),* }
+            }
+
+            fn legal_moves(&self, limit: usize) -> MoveList<Move> {
+                match self { $(Position::$variant(p) => p.legal_moves(limit).map(Move::$variant)),* }
+            }
+
+            fn normal_play(&self) -> bool {
+                match self { $(Position::$variant(p) => p.normal_play()),* }
+            }
+
+            fn to_json(&self) -> Value {
+                match self { $(Position::$variant(p) => p.to_json()),* }
+            }
+        }
+
+        impl Strategy for Position {
+            fn outcome(&self) -> Outcome {
+                match self { $(Position::$variant(p) => p.outcome()),* }
+            }
+
+            fn grundy(&self) -> Option<u64> {
+                match self { $(Position::$variant(p) => p.grundy()),* }
+            }
+
+            fn winning_moves(&self, limit: usize) -> MoveList<Move> {
+                match self { $(Position::$variant(p) => p.winning_moves(limit).map(Move::$variant)),* }
+            }
+
+            fn best_move(&self) -> Option<Move> {
+                match self { $(Position::$variant(p) => p.best_move().map(Move::$variant)),* }
+            }
+        }
+    };
+}
+
+families! {
+    Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
+}
+
+impl Position {
+    /// Reads a spec such as `{"game": "nim", "heaps": [3, 4, 5]}`. The error
+    /// names the field that is wrong.
+    pub fn from_spec(spec: &Value) -> Result<Position, SpecError> {
+        Self::read_spec(spec).map_err(|(field, message)| SpecError { field, message })
+    }
+
+    /// Parses the spec from JSON text first.
+    pub fn from_spec_str(text: &str) -> Result<Position, SpecError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| SpecError::new("", format!("not valid JSON: {e}")))?;
+        Self::from_spec(&value)
+    }
+
+    fn read_spec(spec: &Value) -> Result<Position, Fail> {
+        let mut o = Obj::new(spec, "")?;
+        let id = match o.req("game")? {
+            Value::String(s) => s.as_str(),
+            other => {
+                return Err((
+                    "game".into(),
+                    format!("expected a game id string, got {}", kind(other)),
+                ))
+            }
+        };
+        let position = match id {
+            "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
+            other => {
+                let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
+                return Err((
+                    "game".into(),
+                    format!("unknown game {other:?} (known: {})", ids.join(", ")),
+                ));
+            }
+        };
+        if position.family() != Family::Nim && o.opt("misere").is_some() {
+            return Err((
+                "misere".into(),
+                format!("misère play is offered only for nim, not for {id}"),
+            ));
+        }
+        o.finish(&["game"])?;
+        Ok(position)
+    }
+}
