@@ -108,6 +108,7 @@ macro_rules! families {
 
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
+    Heaps(games::heaps::Heaps, games::heaps::HeapMove) = "heaps",
 }
 
 impl Position {
@@ -137,6 +138,9 @@ impl Position {
         };
         let position = match id {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
+            "heaps" | "bash" | "subtraction" | "kayles" | "dawson" | "lasker" => {
+                Position::Heaps(games::heaps::Heaps::from_spec(&mut o, id)?)
+            }
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
