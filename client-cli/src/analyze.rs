@@ -23,7 +23,7 @@ pub struct Args {
     /// followed by the position: heap sizes, pieces, a board or grid rows.
     #[arg(value_name = "GAME [POSITION]...", conflicts_with = "spec")]
     short: Vec<String>,
-    /// The position as a JSON spec (see GAMES.md and docs/protocol.md).
+    /// The position as a JSON spec (see docs/games.md and docs/protocol.md).
     #[arg(long)]
     spec: Option<String>,
     /// Print exactly one JSON object instead of the person-friendly view.

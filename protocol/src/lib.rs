@@ -2,7 +2,7 @@
 //! with it), the bot (which plans with it) and the clients.
 //!
 //! - [`game`]: the [`Rules`] and [`Strategy`] interfaces every family implements;
-//! - [`games`]: one module per game family of GAMES.md;
+//! - [`games`]: one module per game family of docs/games.md;
 //! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`analysis`]: the report `grundy analyze` prints;

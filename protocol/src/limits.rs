@@ -1,4 +1,4 @@
-//! The largest specs the engine accepts (GAMES.md "Limits"). Anything larger is
+//! The largest specs the engine accepts (docs/games.md "Limits"). Anything larger is
 //! refused with an error naming the limit.
 
 /// Heaps in `nim` and `heaps`, and in a `twist` split.

@@ -1,7 +1,7 @@
 //! Every game family behind one type: [`Position`] (with [`Rules`] and
 //! [`Strategy`] dispatched to the family) and [`Move`] (serialised in the
 //! family's own encoding, see docs/protocol.md). [`Position::from_spec`] reads a
-//! GAMES.md spec.
+//! docs/games.md spec.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -13,7 +13,7 @@ use crate::json::{kind, Fail, Obj};
 
 macro_rules! families {
     ($($variant:ident($pos:ty, $mv:ty) = $id:literal),* $(,)?) => {
-        /// A game family of GAMES.md, by its public id.
+        /// A game family of docs/games.md, by its public id.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Family { $($variant),* }
 

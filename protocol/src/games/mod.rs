@@ -1,4 +1,4 @@
-//! One module per game family of GAMES.md.
+//! One module per game family of docs/games.md.
 
 pub mod heaps;
 pub mod nim;

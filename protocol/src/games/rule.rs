@@ -461,7 +461,7 @@ impl Rule {
         }
     }
 
-    /// Reads a RULE of GAMES.md.
+    /// Reads a RULE of docs/games.md.
     pub fn parse(v: &Value, path: &str) -> Result<Rule, Fail> {
         let kind = match v {
             Value::String(s) => match s.as_str() {
@@ -531,7 +531,7 @@ pub fn parse_set(v: &Value, path: &str) -> Result<Vec<u64>, Fail> {
 
 /// The move shape of an octal code `d0.d1d2...`: digit d_k says what removing k
 /// tokens may leave (1: no heap, 2: one heap, 4: two heaps).
-fn octal_shape(code: &str) -> Result<Shape, String> {
+pub fn octal_shape(code: &str) -> Result<Shape, String> {
     let (before, after) = code
         .split_once('.')
         .ok_or_else(|| format!("an octal code looks like \"0.77\"; {code:?} has no point"))?;
