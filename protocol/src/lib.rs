@@ -18,6 +18,7 @@ pub mod limits;
 pub mod oracle;
 pub mod position;
 pub mod sums;
+pub mod wire;
 
 pub use analysis::Analysis;
 pub use error::{MoveError, SpecError};

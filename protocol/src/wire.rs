@@ -1,0 +1,392 @@
+//! The wire messages of protocol v1 (docs/protocol.md): JSON text frames, one
+//! message per frame, tagged by `type`. Unknown fields are ignored; an unknown
+//! `type` is answered with an error, never a dropped connection.
+//!
+//! Game specs and moves travel as plain JSON values here: their encodings are
+//! per game (docs/protocol.md, "Game specs" and "Moves") and are read by the
+//! engine ([`crate::Position::from_spec`], [`crate::Rules::parse_move`]).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version this build speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A client-chosen request id, echoed in the answer: a string or a number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(u64),
+    Text(String),
+}
+
+/// The time control of a match: a bank per player plus an increment per move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Clock {
+    /// Each player's bank at the start, in milliseconds.
+    pub initial_ms: u64,
+    /// Added to the mover's bank after each of their moves.
+    #[serde(default)]
+    pub increment_ms: u64,
+}
+
+/// How a room's start position is chosen: a spec, or a random start of a family.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RandomStart {
+    /// The game id (`nim`, `kayles`, `wythoff`, ...).
+    pub family: String,
+    /// The seed: the same seed gives the same start.
+    pub seed: u64,
+    /// Size bound (largest heap, strip length, grid side ...; per family).
+    #[serde(default)]
+    pub size: Option<u64>,
+}
+
+/// Messages a client sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// First message on a connection: agree the version, say who you are.
+    Hello {
+        id: Option<RequestId>,
+        version: u32,
+        #[serde(default)]
+        name: Option<String>,
+    },
+    /// Open a room; the creator takes seat `seat` (default 0) unless `seat` is null
+    /// and `watch` is true.
+    CreateRoom {
+        id: Option<RequestId>,
+        /// The start position as a game spec; or give `random`.
+        #[serde(default)]
+        spec: Option<Value>,
+        #[serde(default)]
+        random: Option<RandomStart>,
+        #[serde(default)]
+        clock: Option<Clock>,
+        /// Shown in the lobby list (default true).
+        #[serde(default = "yes")]
+        listed: bool,
+        /// The seat the creator takes (0 or 1; default 0).
+        #[serde(default)]
+        seat: Option<u8>,
+    },
+    /// The open and running rooms.
+    ListRooms { id: Option<RequestId> },
+    /// Take a free seat in a room (by room id or short code).
+    Join {
+        id: Option<RequestId>,
+        room: String,
+        #[serde(default)]
+        seat: Option<u8>,
+    },
+    /// Watch a room; with `since`, receive the events after that sequence number.
+    Watch {
+        id: Option<RequestId>,
+        room: String,
+        #[serde(default)]
+        since: Option<u64>,
+    },
+    /// Come back to a seat after a dropped connection.
+    Resume {
+        id: Option<RequestId>,
+        room: String,
+        token: String,
+        #[serde(default)]
+        since: Option<u64>,
+    },
+    /// Play a move (its encoding is the game's, docs/protocol.md).
+    Move {
+        id: Option<RequestId>,
+        room: String,
+        token: String,
+        #[serde(rename = "move")]
+        mv: Value,
+    },
+    Resign {
+        id: Option<RequestId>,
+        room: String,
+        token: String,
+    },
+    /// Call the match off before the first move.
+    Abort {
+        id: Option<RequestId>,
+        room: String,
+        token: String,
+    },
+    /// Stop receiving a room's events (a seated player keeps the seat).
+    Leave { id: Option<RequestId>, room: String },
+    /// A finished match's record.
+    GetMatch { id: Option<RequestId>, room: String },
+    Ping { id: Option<RequestId> },
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ClientMsg {
+    /// Every `type` a client may send (for "unknown type" errors).
+    pub const TYPES: &'static [&'static str] = &[
+        "hello",
+        "create_room",
+        "list_rooms",
+        "join",
+        "watch",
+        "resume",
+        "move",
+        "resign",
+        "abort",
+        "leave",
+        "get_match",
+        "ping",
+    ];
+
+    pub fn id(&self) -> Option<&RequestId> {
+        match self {
+            ClientMsg::Hello { id, .. }
+            | ClientMsg::CreateRoom { id, .. }
+            | ClientMsg::ListRooms { id }
+            | ClientMsg::Join { id, .. }
+            | ClientMsg::Watch { id, .. }
+            | ClientMsg::Resume { id, .. }
+            | ClientMsg::Move { id, .. }
+            | ClientMsg::Resign { id, .. }
+            | ClientMsg::Abort { id, .. }
+            | ClientMsg::Leave { id, .. }
+            | ClientMsg::GetMatch { id, .. }
+            | ClientMsg::Ping { id } => id.as_ref(),
+        }
+    }
+}
+
+/// Machine-readable error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The message is not valid JSON or lacks a required field.
+    BadRequest,
+    /// The `type` is not one this server knows.
+    UnknownType,
+    /// The first message was not `hello`, or asked for a version this server lacks.
+    BadVersion,
+    /// The spec was refused (the message names the field).
+    BadSpec,
+    IllegalMove,
+    NotYourTurn,
+    /// A seat token is missing or wrong.
+    Unauthorized,
+    UnknownRoom,
+    RoomFull,
+    /// The match is over (or not started, for moves).
+    MatchOver,
+    /// Abort is only possible before the first move.
+    TooLate,
+    /// Too many messages: retry after `retry_after_ms`.
+    RateLimited,
+    /// A server limit was reached; `limit` names it.
+    LimitReached,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// Something went wrong on the server's side.
+    Internal,
+}
+
+/// A seat as others see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatInfo {
+    pub name: Option<String>,
+    pub connected: bool,
+}
+
+/// How a match ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Played out: the rules decided (no move left, three in a row, ...).
+    Rules,
+    Resign,
+    /// A player's clock ran out.
+    Flag,
+    /// Called off before the first move by a player.
+    Abort,
+    /// The first move was not made in time.
+    NoShow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MatchResult {
+    /// The winning seat, or null for an aborted match.
+    pub winner: Option<u8>,
+    pub reason: EndReason,
+}
+
+/// One entry of a room's event log. Sequence numbers start at 1 and have no gaps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventBody {
+    /// A player took a seat.
+    Seated { seat: u8, name: Option<String> },
+    /// Both seats are taken: the clock of seat 0 runs.
+    Started,
+    /// A move was played. `clocks_ms` are both banks after it; `position` is the
+    /// position after it (the game's JSON view).
+    Moved {
+        seat: u8,
+        #[serde(rename = "move")]
+        mv: Value,
+        clocks_ms: [u64; 2],
+        position: Value,
+    },
+    /// A player's connection dropped or came back.
+    Presence { seat: u8, connected: bool },
+    /// The match is over.
+    Ended { result: MatchResult },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Event {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+/// A room's full state, sent on join, watch and resume when the events since
+/// the client's last sequence number are not enough (or not asked for).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Snapshot {
+    pub room: String,
+    pub code: String,
+    /// The start position.
+    pub spec: Value,
+    /// The current position (the game's JSON view).
+    pub position: Value,
+    pub seats: [SeatInfo; 2],
+    /// Every move so far, in order.
+    pub moves: Vec<Value>,
+    /// The seat to move, or null before the start and after the end.
+    pub to_move: Option<u8>,
+    pub clock: Option<Clock>,
+    pub clocks_ms: [u64; 2],
+    pub result: Option<MatchResult>,
+    /// The sequence number of the last event included in this state.
+    pub seq: u64,
+}
+
+/// A line of the lobby list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoomSummary {
+    pub room: String,
+    pub code: String,
+    pub game: String,
+    pub spec: Value,
+    pub seats: [SeatInfo; 2],
+    /// "open" (a seat is free), "playing" or "finished".
+    pub state: String,
+    pub clock: Option<Clock>,
+}
+
+/// A move of a match record, with the time it was played.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RecordedMove {
+    pub seat: u8,
+    #[serde(rename = "move")]
+    pub mv: Value,
+    /// Milliseconds since the match started.
+    pub at_ms: u64,
+}
+
+/// A finished (or running) match as kept by the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MatchRecord {
+    pub room: String,
+    pub spec: Value,
+    pub players: [Option<String>; 2],
+    pub clock: Option<Clock>,
+    pub moves: Vec<RecordedMove>,
+    pub result: Option<MatchResult>,
+}
+
+/// The limits this server enforces (each refusal names the one it hit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Limits {
+    pub max_frame_bytes: usize,
+    pub messages_per_second: u32,
+    pub burst: u32,
+    pub seats_per_connection: usize,
+    pub open_rooms: usize,
+    pub hello_timeout_ms: u64,
+    pub ping_interval_ms: u64,
+    pub idle_timeout_ms: u64,
+}
+
+/// Messages the server sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    Welcome {
+        id: Option<RequestId>,
+        version: u32,
+        server: String,
+        limits: Limits,
+    },
+    /// The answer to `create_room` and `join`: your seat and its secret token.
+    Seated {
+        id: Option<RequestId>,
+        room: String,
+        seat: u8,
+        token: String,
+        snapshot: Snapshot,
+    },
+    /// The answer to `watch` and `resume`: a snapshot, or the missed events.
+    Watching {
+        id: Option<RequestId>,
+        room: String,
+        /// For `resume`: your seat.
+        seat: Option<u8>,
+        snapshot: Option<Snapshot>,
+        events: Vec<Event>,
+    },
+    Rooms {
+        id: Option<RequestId>,
+        rooms: Vec<RoomSummary>,
+    },
+    /// A command was carried out (`seq`: the event it produced, if any).
+    Ack {
+        id: Option<RequestId>,
+        room: Option<String>,
+        seq: Option<u64>,
+    },
+    Match {
+        id: Option<RequestId>,
+        record: MatchRecord,
+    },
+    /// An event of a room you play in or watch.
+    Event { room: String, event: Event },
+    Error {
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+        /// For `limit_reached`: which limit.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<String>,
+    },
+    Pong { id: Option<RequestId> },
+    /// The server is going down; reconnect and resume later.
+    Shutdown { message: String },
+}
+
+impl ServerMsg {
+    pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMsg::Error {
+            id,
+            code,
+            message: message.into(),
+            retry_after_ms: None,
+            limit: None,
+        }
+    }
+}
