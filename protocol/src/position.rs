@@ -108,6 +108,7 @@ macro_rules! families {
 
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
+    Treblecross(games::treblecross::Treblecross, games::treblecross::CellMove) = "treblecross",
 }
 
 impl Position {
@@ -137,6 +138,9 @@ impl Position {
         };
         let position = match id {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
+            "treblecross" => {
+                Position::Treblecross(games::treblecross::Treblecross::from_spec(&mut o)?)
+            }
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
