@@ -84,6 +84,8 @@ fn g_after(k: usize, i: usize) -> u64 {
 
 impl Treblecross {
     pub fn from_spec(o: &mut Obj) -> Result<Self, Fail> {
+        // Built once per process, here rather than in the first bot move.
+        grundy_table();
         let length = o.opt_u64("length", MAX_STRIP as u64)?;
         let board = o.opt("board");
         match (length, board) {
