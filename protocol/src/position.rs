@@ -109,6 +109,7 @@ macro_rules! families {
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
     Treblecross(games::treblecross::Treblecross, games::treblecross::CellMove) = "treblecross",
+    Darkraft(games::darkraft::Darkraft, games::darkraft::CellPick) = "darkraft",
 }
 
 impl Position {
@@ -141,6 +142,7 @@ impl Position {
             "treblecross" => {
                 Position::Treblecross(games::treblecross::Treblecross::from_spec(&mut o)?)
             }
+            "darkraft" => Position::Darkraft(games::darkraft::Darkraft::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
