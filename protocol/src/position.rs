@@ -109,6 +109,8 @@ macro_rules! families {
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
     Heaps(games::heaps::Heaps, games::heaps::HeapMove) = "heaps",
+    Treblecross(games::treblecross::Treblecross, games::treblecross::CellMove) = "treblecross",
+    Darkraft(games::darkraft::Darkraft, games::darkraft::CellPick) = "darkraft",
 }
 
 impl Position {
@@ -141,6 +143,10 @@ impl Position {
             "heaps" | "bash" | "subtraction" | "kayles" | "dawson" | "lasker" => {
                 Position::Heaps(games::heaps::Heaps::from_spec(&mut o, id)?)
             }
+            "treblecross" => {
+                Position::Treblecross(games::treblecross::Treblecross::from_spec(&mut o)?)
+            }
+            "darkraft" => Position::Darkraft(games::darkraft::Darkraft::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((

@@ -73,7 +73,9 @@ pub enum ClientMsg {
         seat: Option<u8>,
     },
     /// The open and running rooms.
-    ListRooms { id: Option<RequestId> },
+    ListRooms {
+        id: Option<RequestId>,
+    },
     /// Take a free seat in a room (by room id or short code).
     Join {
         id: Option<RequestId>,
@@ -116,10 +118,18 @@ pub enum ClientMsg {
         token: String,
     },
     /// Stop receiving a room's events (a seated player keeps the seat).
-    Leave { id: Option<RequestId>, room: String },
+    Leave {
+        id: Option<RequestId>,
+        room: String,
+    },
     /// A finished match's record.
-    GetMatch { id: Option<RequestId>, room: String },
-    Ping { id: Option<RequestId> },
+    GetMatch {
+        id: Option<RequestId>,
+        room: String,
+    },
+    Ping {
+        id: Option<RequestId>,
+    },
 }
 
 fn yes() -> bool {
@@ -363,7 +373,10 @@ pub enum ServerMsg {
         record: MatchRecord,
     },
     /// An event of a room you play in or watch.
-    Event { room: String, event: Event },
+    Event {
+        room: String,
+        event: Event,
+    },
     Error {
         id: Option<RequestId>,
         code: ErrorCode,
@@ -374,9 +387,13 @@ pub enum ServerMsg {
         #[serde(skip_serializing_if = "Option::is_none")]
         limit: Option<String>,
     },
-    Pong { id: Option<RequestId> },
+    Pong {
+        id: Option<RequestId>,
+    },
     /// The server is going down; reconnect and resume later.
-    Shutdown { message: String },
+    Shutdown {
+        message: String,
+    },
 }
 
 impl ServerMsg {

@@ -1,6 +1,8 @@
 //! One module per game family of docs/games.md.
 
+pub mod darkraft;
 pub mod heaps;
 pub mod nim;
 pub mod rule;
 pub mod sequence;
+pub mod treblecross;
