@@ -18,7 +18,9 @@ pub enum Status {
     /// The game is over. `to_move_wins` tells whether the player who would move
     /// next has won (misère Nim when the last stone is gone) or lost (normal play
     /// with no move left; Treblecross after the opponent's three in a row).
-    Over { to_move_wins: bool },
+    Over {
+        to_move_wins: bool,
+    },
 }
 
 /// The outcome class of a position with perfect play on both sides.

@@ -61,7 +61,10 @@ pub fn u64_at(v: &Value, path: &str, max: u64) -> Result<u64, Fail> {
                 }
             }
         }
-        other => fail(path, format!("expected a whole number, got {}", kind(other))),
+        other => fail(
+            path,
+            format!("expected a whole number, got {}", kind(other)),
+        ),
     }
 }
 

@@ -108,6 +108,9 @@ macro_rules! families {
 
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
+    Staircase(games::staircase::Staircase, games::staircase::SlideMove) = "staircase",
+    Twist(games::twist::Twist, games::twist::TwistMove) = "twist",
+    Graph(games::graph::Graph, games::graph::TokenMove) = "graph",
 }
 
 impl Position {
@@ -137,6 +140,9 @@ impl Position {
         };
         let position = match id {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
+            "staircase" => Position::Staircase(games::staircase::Staircase::from_spec(&mut o)?),
+            "twist" => Position::Twist(games::twist::Twist::from_spec(&mut o)?),
+            "graph" => Position::Graph(games::graph::Graph::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((

@@ -27,7 +27,10 @@ fn seed_examples() {
     // 3, 4, 5: take 2 from the 3-heap, leaving 1, 4, 5.
     let a = analyze(json!({"game": "nim", "heaps": [3, 4, 5]}));
     assert_eq!(a.outcome, Outcome::N);
-    assert_eq!(serde_json::to_value(&a.best_move).unwrap(), json!({"heap": 0, "take": 2}));
+    assert_eq!(
+        serde_json::to_value(&a.best_move).unwrap(),
+        json!({"heap": 0, "take": 2})
+    );
     assert_eq!(a.winning_move_count, Some(1));
     // 7, 9, 12, 15: three winning moves, one of them 12 -> 1.
     let a = analyze(json!({"game": "nim", "heaps": [7, 9, 12, 15]}));
@@ -38,7 +41,10 @@ fn seed_examples() {
         .any(|m| serde_json::to_value(m).unwrap() == json!({"heap": 2, "take": 11})));
     // 13, 12, 8: take 9 from the 13-heap.
     let a = analyze(json!({"game": "nim", "heaps": [13, 12, 8]}));
-    assert_eq!(serde_json::to_value(&a.best_move).unwrap(), json!({"heap": 0, "take": 9}));
+    assert_eq!(
+        serde_json::to_value(&a.best_move).unwrap(),
+        json!({"heap": 0, "take": 9})
+    );
     // hihocoder 1163, sample "3 2 1": the first player (Alice) loses, Bob wins.
     let a = analyze(json!({"game": "nim", "heaps": [3, 2, 1]}));
     assert_eq!(a.outcome, Outcome::P);
@@ -53,10 +59,16 @@ fn misere_endgame() {
     assert_eq!(a.grundy, None);
     // One big heap beside two single stones: reduce it to 1, leaving three.
     let a = analyze(json!({"game": "nim", "heaps": [5, 1, 1], "misere": true}));
-    assert_eq!(serde_json::to_value(&a.best_move).unwrap(), json!({"heap": 0, "take": 4}));
+    assert_eq!(
+        serde_json::to_value(&a.best_move).unwrap(),
+        json!({"heap": 0, "take": 4})
+    );
     // One big heap beside one single stone: empty it, leaving one.
     let a = analyze(json!({"game": "nim", "heaps": [5, 1], "misere": true}));
-    assert_eq!(serde_json::to_value(&a.best_move).unwrap(), json!({"heap": 0, "take": 5}));
+    assert_eq!(
+        serde_json::to_value(&a.best_move).unwrap(),
+        json!({"heap": 0, "take": 5})
+    );
     // Over: the player to move in misère wins when the last stone is gone.
     let a = analyze(json!({"game": "nim", "heaps": [0], "misere": true}));
     assert_eq!(a.outcome, Outcome::N);
@@ -69,30 +81,56 @@ fn huge_heaps_are_fine() {
     let a = analyze(json!({"game": "nim", "heaps": [big, big - 1, big - 1, big]}));
     assert_eq!(a.outcome, Outcome::P);
     let a = analyze(json!({"game": "nim", "heaps": [big, 5]}));
-    assert_eq!(serde_json::to_value(&a.best_move).unwrap(), json!({"heap": 0, "take": big - 5}));
+    assert_eq!(
+        serde_json::to_value(&a.best_move).unwrap(),
+        json!({"heap": 0, "take": big - 5})
+    );
 }
 
 #[test]
 fn bad_specs_name_the_field() {
     let cases = [
         (json!({"game": "nim"}), "heaps: is required but missing"),
-        (json!({"game": "nim", "heaps": [1, -2]}), "heaps[1]: must not be negative, got -2"),
-        (json!({"game": "nim", "heaps": [1, 2.5]}), "heaps[1]: must be a whole number, got 2.5"),
-        (json!({"game": "nim", "heaps": [u64::MAX]}), "heaps[0]: must be at most 9223372036854775808"),
-        (json!({"game": "nim", "heaps": "3 4 5"}), "heaps: expected an array, got the string"),
-        (json!({"game": "nim", "heaps": [1], "misere": "yes"}), "misere: expected true or false"),
-        (json!({"game": "nim", "heaps": [1], "heap": 2}), "heap: unknown field"),
+        (
+            json!({"game": "nim", "heaps": [1, -2]}),
+            "heaps[1]: must not be negative, got -2",
+        ),
+        (
+            json!({"game": "nim", "heaps": [1, 2.5]}),
+            "heaps[1]: must be a whole number, got 2.5",
+        ),
+        (
+            json!({"game": "nim", "heaps": [u64::MAX]}),
+            "heaps[0]: must be at most 9223372036854775808",
+        ),
+        (
+            json!({"game": "nim", "heaps": "3 4 5"}),
+            "heaps: expected an array, got the string",
+        ),
+        (
+            json!({"game": "nim", "heaps": [1], "misere": "yes"}),
+            "misere: expected true or false",
+        ),
+        (
+            json!({"game": "nim", "heaps": [1], "heap": 2}),
+            "heap: unknown field",
+        ),
         (json!({"game": "chess"}), "game: unknown game \"chess\""),
         (json!({"heaps": [1]}), "game: is required but missing"),
         (json!([1, 2]), "expected a JSON object, got an array of 2"),
     ];
     for (spec, want) in cases {
-        let err = Position::from_spec(&spec).expect_err("must be refused").to_string();
+        let err = Position::from_spec(&spec)
+            .expect_err("must be refused")
+            .to_string();
         assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
     }
     let many = vec![1u64; 10_001];
     let err = Position::from_spec(&json!({"game": "nim", "heaps": many})).unwrap_err();
-    assert_eq!(err.to_string(), "heaps: has 10001 entries; the limit is 10000");
+    assert_eq!(
+        err.to_string(),
+        "heaps: has 10001 entries; the limit is 10000"
+    );
 }
 
 #[test]
@@ -100,16 +138,26 @@ fn bad_moves_say_why() {
     use grundy_protocol::Rules;
     let p = parse(&json!({"game": "nim", "heaps": [3, 0]}));
     let cases = [
-        (json!({"heap": 2, "take": 1}), "no heap 2: there are 2 (numbered from 0)"),
+        (
+            json!({"heap": 2, "take": 1}),
+            "no heap 2: there are 2 (numbered from 0)",
+        ),
         (json!({"heap": 0, "take": 0}), "at least one stone"),
-        (json!({"heap": 0, "take": 4}), "heap 0 has only 3 stones, cannot take 4"),
+        (
+            json!({"heap": 0, "take": 4}),
+            "heap 0 has only 3 stones, cannot take 4",
+        ),
         (json!({"heap": 1, "take": 1}), "heap 1 has only 0 stones"),
         (json!({"heap": 0}), "take: is required"),
         (json!({"heap": -1, "take": 1}), "heap: must not be negative"),
         (json!("take 3"), "expected a JSON object"),
     ];
     for (mv, want) in cases {
-        let err = p.parse_move(&mv).and_then(|m| p.check(&m)).expect_err("refused").to_string();
+        let err = p
+            .parse_move(&mv)
+            .and_then(|m| p.check(&m))
+            .expect_err("refused")
+            .to_string();
         assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
     }
 }

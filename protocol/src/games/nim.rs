@@ -87,11 +87,7 @@ impl Nim {
             let t = h ^ x;
             return if t < h { vec![t] } else { Vec::new() };
         }
-        let others_big = self
-            .heaps
-            .iter()
-            .enumerate()
-            .any(|(j, &s)| j != i && s > 1);
+        let others_big = self.heaps.iter().enumerate().any(|(j, &s)| j != i && s > 1);
         if others_big {
             // Some heap stays above 1 whatever we do here: normal-play rule.
             let t = h ^ x;

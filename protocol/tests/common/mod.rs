@@ -49,9 +49,16 @@ fn check_one(solver: &mut Solver<Position>, pos: &Position, grundy_expected: boo
         (None, Some(_)) => assert!(!grundy_expected, "no grundy value for {pos:?}"),
         (None, None) => {}
     }
-    let want: HashSet<Move> = solver.winning_moves(pos).expect("oracle").into_iter().collect();
+    let want: HashSet<Move> = solver
+        .winning_moves(pos)
+        .expect("oracle")
+        .into_iter()
+        .collect();
     let got = pos.winning_moves(usize::MAX);
-    assert!(got.complete, "winning moves of a small position cut short: {pos:?}");
+    assert!(
+        got.complete,
+        "winning moves of a small position cut short: {pos:?}"
+    );
     let got: HashSet<Move> = got.moves.into_iter().collect();
     assert_eq!(got, want, "winning moves of {pos:?}");
     match pos.best_move() {
