@@ -72,12 +72,12 @@ impl Twist {
     }
 }
 
-/// Enumerates splits of `m` (at most [`MAX_HEAPS`] parts) in reverse
+/// Enumerates splits of `m` into at most `max_parts` parts in reverse
 /// lexicographic order (`[m]` first), pushing each into `out` until it is
 /// full. With `zero_xor`, only splits with nim-sum 0, found without visiting
 /// dead ends: every prefix kept can still be completed. Iterative, so a split
 /// into thousands of parts does not deepen the stack.
-fn splits(m: u64, zero_xor: bool, out: &mut Collector<TwistMove>) {
+fn splits(m: u64, zero_xor: bool, max_parts: usize, out: &mut Collector<TwistMove>) {
     let mut parts: Vec<u64> = Vec::new();
     // next[l]: the largest size still to try for part l.
     let mut next: Vec<u64> = vec![m];
@@ -85,7 +85,7 @@ fn splits(m: u64, zero_xor: bool, out: &mut Collector<TwistMove>) {
     loop {
         let level = parts.len();
         let Some(&cap) = next.last() else { return };
-        let pick = largest_part(cap, rem, x, level + 1, zero_xor);
+        let pick = largest_part(cap, rem, x, level + 1, max_parts, zero_xor);
         match pick {
             Some(a) => {
                 if let Some(n) = next.last_mut() {
@@ -123,23 +123,30 @@ fn splits(m: u64, zero_xor: bool, out: &mut Collector<TwistMove>) {
 }
 
 /// The largest size `a` in `1..=cap` for the `used`-th part (counting it) such
-/// that the split can still be completed from the `rem` stones left and the
+/// (of at most `max_parts`) such that the split can still be completed from the `rem` stones left and the
 /// nim-sum `x` so far (to nim-sum 0 when `zero_xor`).
-fn largest_part(cap: u64, rem: u64, x: u64, used: usize, zero_xor: bool) -> Option<u64> {
+fn largest_part(
+    cap: u64,
+    rem: u64,
+    x: u64,
+    used: usize,
+    max_parts: usize,
+    zero_xor: bool,
+) -> Option<u64> {
     let cap = cap.min(rem);
-    if cap == 0 || used > MAX_HEAPS {
+    if cap == 0 || used > max_parts {
         return None;
     }
     if !zero_xor {
         // Any size works while another part may follow; the last allowed part
         // must take everything.
-        return if used < MAX_HEAPS {
+        return if used < max_parts {
             Some(cap)
         } else {
             (cap == rem).then_some(rem)
         };
     }
-    if used + 3 <= MAX_HEAPS {
+    if used + 3 <= max_parts {
         // Three more parts are always enough: the rest r' can be completed to
         // nim-sum 0 iff r' >= x' (the xor so far), and r - a >= x ^ a reads
         // (a & !x) <= (r - x) / 2 (using x ^ a = x + a - 2 (x & a)).
@@ -153,7 +160,7 @@ fn largest_part(cap: u64, rem: u64, x: u64, used: usize, zero_xor: bool) -> Opti
     // one by one.
     (1..=cap)
         .rev()
-        .find(|&a| completable(rem - a, x ^ a, MAX_HEAPS - used))
+        .find(|&a| completable(rem - a, x ^ a, max_parts - used))
 }
 
 /// Whether `r` stones can be split into at most `parts` parts with nim-sum `x`.
@@ -273,7 +280,7 @@ impl Rules for Twist {
         match self {
             Twist::Unsplit(m) => {
                 let mut out = Collector::new(limit);
-                splits(*m, false, &mut out);
+                splits(*m, false, MAX_HEAPS, &mut out);
                 out.finish()
             }
             Twist::Split(heaps) => take_moves(heaps, limit).map(TwistMove::Take),
@@ -303,7 +310,7 @@ impl Strategy for Twist {
     fn winning_moves(&self, limit: usize) -> MoveList<TwistMove> {
         let mut out = Collector::new(limit);
         match self {
-            Twist::Unsplit(m) if m % 2 == 0 => splits(*m, true, &mut out),
+            Twist::Unsplit(m) if m % 2 == 0 => splits(*m, true, MAX_HEAPS, &mut out),
             Twist::Unsplit(_) => {}
             Twist::Split(heaps) => {
                 let x = nim_sum(heaps.iter().copied());
@@ -343,6 +350,74 @@ impl Strategy for Twist {
                         })
                     })
                     .or_else(|| patient_move(heaps).map(TwistMove::Take))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn listed(m: u64, zero_xor: bool, max_parts: usize) -> Vec<Vec<u64>> {
+        let mut out = Collector::new(usize::MAX);
+        splits(m, zero_xor, max_parts, &mut out);
+        out.finish()
+            .moves
+            .into_iter()
+            .filter_map(|mv| match mv {
+                TwistMove::Split { split } => Some(split),
+                TwistMove::Take(_) => None,
+            })
+            .collect()
+    }
+
+    /// Every composition of m, by brute force over the cut points.
+    fn compositions(m: u64) -> Vec<Vec<u64>> {
+        (0..1u64 << (m - 1))
+            .map(|cuts| {
+                let mut parts = vec![1u64];
+                for i in 0..m - 1 {
+                    if cuts >> i & 1 == 1 {
+                        parts.push(1);
+                    } else if let Some(last) = parts.last_mut() {
+                        *last += 1;
+                    }
+                }
+                parts
+            })
+            .collect()
+    }
+
+    /// The part-count limit is honoured exactly, also within three parts of
+    /// it (where the search falls back to trying sizes one by one).
+    #[test]
+    fn splits_with_few_parts_allowed() {
+        for m in 1..=12u64 {
+            for max_parts in 1..=7usize {
+                for zero_xor in [false, true] {
+                    let want: HashSet<Vec<u64>> = compositions(m)
+                        .into_iter()
+                        .filter(|c| c.len() <= max_parts)
+                        .filter(|c| !zero_xor || c.iter().fold(0, |a, &b| a ^ b) == 0)
+                        .collect();
+                    let got = listed(m, zero_xor, max_parts);
+                    assert_eq!(got.len(), want.len(), "m {m} parts {max_parts} {zero_xor}");
+                    assert_eq!(got.into_iter().collect::<HashSet<_>>(), want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn largest_masked() {
+        for cap in 0..64u64 {
+            for mask in 0..64u64 {
+                for d in 0..64u64 {
+                    let want = (0..=cap).rev().find(|&a| a & mask <= d);
+                    assert_eq!(largest_with_masked_at_most(cap, mask, d), want);
+                }
             }
         }
     }
