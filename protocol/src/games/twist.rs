@@ -61,8 +61,9 @@ impl Twist {
         Ok(Twist::Unsplit(stones))
     }
 
-    /// The best split from a lost (odd) M: nim-sum 1 with two equal big heaps,
-    /// so the only way on is to take the single stone and then mirror for long.
+    /// The split from a lost (odd) M: two equal big heaps and a single stone,
+    /// nim-sum 1, so the opponent has at most three winning moves and, after
+    /// one, a long mirrored game to play without a slip.
     fn patient_split(m: u64) -> Vec<u64> {
         if m == 1 {
             vec![1]
@@ -122,9 +123,9 @@ fn splits(m: u64, zero_xor: bool, max_parts: usize, out: &mut Collector<TwistMov
     }
 }
 
-/// The largest size `a` in `1..=cap` for the `used`-th part (counting it) such
-/// (of at most `max_parts`) such that the split can still be completed from the `rem` stones left and the
-/// nim-sum `x` so far (to nim-sum 0 when `zero_xor`).
+/// The largest size `a` in `1..=cap` for the `used`-th part (counting it, of
+/// at most `max_parts`) such that the split can still be completed from the
+/// `rem` stones left and the nim-sum `x` so far (to nim-sum 0 when `zero_xor`).
 fn largest_part(
     cap: u64,
     rem: u64,
