@@ -111,6 +111,9 @@ families! {
     Heaps(games::heaps::Heaps, games::heaps::HeapMove) = "heaps",
     Treblecross(games::treblecross::Treblecross, games::treblecross::CellMove) = "treblecross",
     Darkraft(games::darkraft::Darkraft, games::darkraft::CellPick) = "darkraft",
+    Staircase(games::staircase::Staircase, games::staircase::SlideMove) = "staircase",
+    Twist(games::twist::Twist, games::twist::TwistMove) = "twist",
+    Graph(games::graph::Graph, games::graph::TokenMove) = "graph",
 }
 
 impl Position {
@@ -147,6 +150,9 @@ impl Position {
                 Position::Treblecross(games::treblecross::Treblecross::from_spec(&mut o)?)
             }
             "darkraft" => Position::Darkraft(games::darkraft::Darkraft::from_spec(&mut o)?),
+            "staircase" => Position::Staircase(games::staircase::Staircase::from_spec(&mut o)?),
+            "twist" => Position::Twist(games::twist::Twist::from_spec(&mut o)?),
+            "graph" => Position::Graph(games::graph::Graph::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((

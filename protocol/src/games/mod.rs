@@ -1,8 +1,11 @@
 //! One module per game family of docs/games.md.
 
 pub mod darkraft;
+pub mod graph;
 pub mod heaps;
 pub mod nim;
 pub mod rule;
 pub mod sequence;
+pub mod staircase;
 pub mod treblecross;
+pub mod twist;
