@@ -108,6 +108,7 @@ macro_rules! families {
 
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
+    Wythoff(games::wythoff::Wythoff, games::wythoff::WythoffMove) = "wythoff",
 }
 
 impl Position {
@@ -137,6 +138,7 @@ impl Position {
         };
         let position = match id {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
+            "wythoff" => Position::Wythoff(games::wythoff::Wythoff::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
