@@ -109,6 +109,7 @@ macro_rules! families {
 families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
     Wythoff(games::wythoff::Wythoff, games::wythoff::WythoffMove) = "wythoff",
+    Moore(games::moore::Moore, games::moore::MooreMove) = "moore",
 }
 
 impl Position {
@@ -139,6 +140,7 @@ impl Position {
         let position = match id {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
             "wythoff" => Position::Wythoff(games::wythoff::Wythoff::from_spec(&mut o)?),
+            "moore" => Position::Moore(games::moore::Moore::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((

@@ -1,4 +1,5 @@
 //! One module per game family of GAMES.md.
 
+pub mod moore;
 pub mod nim;
 pub mod wythoff;
