@@ -110,6 +110,7 @@ families! {
     Nim(games::nim::Nim, games::nim::TakeMove) = "nim",
     Wythoff(games::wythoff::Wythoff, games::wythoff::WythoffMove) = "wythoff",
     Moore(games::moore::Moore, games::moore::MooreMove) = "moore",
+    NewStone(games::new_stone::NewStone, games::new_stone::NewStoneMove) = "new-stone",
 }
 
 impl Position {
@@ -141,6 +142,7 @@ impl Position {
             "nim" => Position::Nim(games::nim::Nim::from_spec(&mut o)?),
             "wythoff" => Position::Wythoff(games::wythoff::Wythoff::from_spec(&mut o)?),
             "moore" => Position::Moore(games::moore::Moore::from_spec(&mut o)?),
+            "new-stone" => Position::NewStone(games::new_stone::NewStone::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
