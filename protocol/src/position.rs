@@ -114,6 +114,9 @@ families! {
     Staircase(games::staircase::Staircase, games::staircase::SlideMove) = "staircase",
     Twist(games::twist::Twist, games::twist::TwistMove) = "twist",
     Graph(games::graph::Graph, games::graph::TokenMove) = "graph",
+    Wythoff(games::wythoff::Wythoff, games::wythoff::WythoffMove) = "wythoff",
+    Moore(games::moore::Moore, games::moore::MooreMove) = "moore",
+    NewStone(games::new_stone::NewStone, games::new_stone::NewStoneMove) = "new-stone",
 }
 
 impl Position {
@@ -153,6 +156,9 @@ impl Position {
             "staircase" => Position::Staircase(games::staircase::Staircase::from_spec(&mut o)?),
             "twist" => Position::Twist(games::twist::Twist::from_spec(&mut o)?),
             "graph" => Position::Graph(games::graph::Graph::from_spec(&mut o)?),
+            "wythoff" => Position::Wythoff(games::wythoff::Wythoff::from_spec(&mut o)?),
+            "moore" => Position::Moore(games::moore::Moore::from_spec(&mut o)?),
+            "new-stone" => Position::NewStone(games::new_stone::NewStone::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((
