@@ -1,0 +1,5 @@
+//! The Grundy match server (library part): see ARCHITECTURE.md.
+//!
+//! - [`store`]: persistence of rooms, seats, event logs and results (SQLite).
+
+pub mod store;

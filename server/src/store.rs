@@ -1,0 +1,1194 @@
+//! Persistence of matches: rooms, seats, event logs and results.
+//!
+//! The server talks to a [`MatchStore`], a small trait so that a shared database
+//! can replace the embedded one once matches are spread over several nodes. The
+//! embedded implementation, [`SqliteStore`], keeps everything in one SQLite file
+//! (WAL mode, `synchronous=NORMAL`), created with its schema on first open.
+//!
+//! Writes go through one writer thread that batches them (group commit): it takes
+//! one queued [`WriteOp`], drains whatever else is queued (up to [`MAX_BATCH`]),
+//! applies them all in one transaction, commits, and only then resolves each op's
+//! receiver. An op that fails on its own (an unknown room, a duplicate sequence
+//! number) is rolled back alone and gets its own error; the others of its batch
+//! still commit. A failed commit fails every op of the batch.
+//!
+//! Reads use a connection of their own and block: call them from
+//! `spawn_blocking`. Bad data in the file never panics: it becomes a
+//! [`StoreError::Corrupt`] naming the room (and the event's sequence number).
+//!
+//! Schema (version [`SCHEMA_VERSION`], kept in `PRAGMA user_version`):
+//!
+//! ```sql
+//! rooms  (id TEXT PK, code TEXT UNIQUE, spec TEXT json, clock TEXT json NULL,
+//!         listed INT, created_at_ms INT, result TEXT json NULL, finished_at_ms INT NULL)
+//! seats  (room -> rooms.id, seat INT 0|1, name TEXT NULL, token TEXT, PK (room, seat))
+//! events (room -> rooms.id, seq INT, at_ms INT, body TEXT json Event, PK (room, seq))
+//! ```
+//!
+//! A room is unfinished while its `result` is NULL (partial index `rooms_unfinished`).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use grundy_protocol::wire::{Clock, Event, EventBody, MatchRecord, MatchResult, RecordedMove};
+use rusqlite::{ffi, params, Connection, OptionalExtension, TransactionBehavior};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// The schema version this build writes and reads (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// The most ops the writer commits in one transaction.
+pub const MAX_BATCH: usize = 1024;
+
+/// How long a connection waits for a lock held by another connection.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS rooms (
+    id             TEXT    NOT NULL PRIMARY KEY,
+    code           TEXT    NOT NULL UNIQUE,
+    spec           TEXT    NOT NULL,
+    clock          TEXT,
+    listed         INTEGER NOT NULL,
+    created_at_ms  INTEGER NOT NULL,
+    result         TEXT,
+    finished_at_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS rooms_unfinished ON rooms (created_at_ms, id) WHERE result IS NULL;
+CREATE TABLE IF NOT EXISTS seats (
+    room  TEXT    NOT NULL REFERENCES rooms (id),
+    seat  INTEGER NOT NULL CHECK (seat IN (0, 1)),
+    name  TEXT,
+    token TEXT    NOT NULL,
+    PRIMARY KEY (room, seat)
+);
+CREATE TABLE IF NOT EXISTS events (
+    room  TEXT    NOT NULL REFERENCES rooms (id),
+    seq   INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    body  TEXT    NOT NULL,
+    PRIMARY KEY (room, seq)
+);
+";
+
+/// One write to the store.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// A new room. Its id and its code must both be new.
+    CreateRoom {
+        room: String,
+        code: String,
+        spec: Value,
+        clock: Option<Clock>,
+        listed: bool,
+        created_at_ms: u64,
+    },
+    /// A player took seat `seat` (0 or 1). Writing a seat again replaces it.
+    Seat {
+        room: String,
+        seat: u8,
+        name: Option<String>,
+        token: String,
+    },
+    /// An event of the room's log; its `seq` must be new for the room.
+    Event {
+        room: String,
+        event: Event,
+        /// Unix epoch milliseconds when it happened.
+        at_ms: u64,
+    },
+    /// The match is over. Idempotent: a room keeps its first result.
+    Finish {
+        room: String,
+        result: MatchResult,
+        finished_at_ms: u64,
+    },
+}
+
+impl WriteOp {
+    /// The room the op writes to.
+    pub fn room(&self) -> &str {
+        match self {
+            WriteOp::CreateRoom { room, .. }
+            | WriteOp::Seat { room, .. }
+            | WriteOp::Event { room, .. }
+            | WriteOp::Finish { room, .. } => room,
+        }
+    }
+}
+
+/// An unfinished room as stored, for restart recovery.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRoom {
+    pub room: String,
+    pub code: String,
+    pub spec: Value,
+    pub clock: Option<Clock>,
+    pub listed: bool,
+    pub created_at_ms: u64,
+    /// Seats 0 and 1; `None` for a free seat.
+    pub seats: [Option<StoredSeat>; 2],
+    /// The event log in sequence order, each with its unix epoch ms.
+    pub events: Vec<(Event, u64)>,
+    /// Always `None` from [`MatchStore::load_unfinished`].
+    pub result: Option<MatchResult>,
+}
+
+/// A taken seat as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSeat {
+    pub name: Option<String>,
+    /// The secret seat token.
+    pub token: String,
+}
+
+/// What can go wrong in the store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The database file could not be opened or set up.
+    #[error("cannot open the match store {path}: {message}")]
+    Open { path: PathBuf, message: String },
+    /// The file was written by a newer build.
+    #[error(
+        "the match store has schema version {found}, newer than version {supported} \
+         that this build knows; run a newer server or use another file"
+    )]
+    SchemaTooNew { found: i64, supported: i64 },
+    /// SQLite failed (the text is SQLite's).
+    #[error("sqlite: {0}")]
+    Sqlite(String),
+    /// The op names a room that was never created.
+    #[error("unknown room {0}")]
+    UnknownRoom(String),
+    /// A room with this id or this code exists already.
+    #[error("a room with id {room} or code {code} exists already")]
+    DuplicateRoom { room: String, code: String },
+    /// The room's log has an event with this sequence number already.
+    #[error("room {room} has an event {seq} already")]
+    DuplicateEvent { room: String, seq: u64 },
+    /// Seats are 0 and 1.
+    #[error("room {room}: no seat {seat} (seats are 0 and 1)")]
+    BadSeat { room: String, seat: u8 },
+    /// A number too large for SQLite's signed 64-bit integers.
+    #[error("room {room}: {what} {value} is too large to store")]
+    OutOfRange {
+        room: String,
+        what: &'static str,
+        value: u64,
+    },
+    /// A value could not be encoded as JSON.
+    #[error("room {room}: cannot encode {what} as JSON: {message}")]
+    Encode {
+        room: String,
+        what: &'static str,
+        message: String,
+    },
+    /// A stored row does not read back (bad JSON, wrong type, negative number).
+    #[error("corrupt data in room {room}{}: {message}", at_seq(.seq))]
+    Corrupt {
+        room: String,
+        seq: Option<u64>,
+        message: String,
+    },
+    /// The store was closed.
+    #[error("the match store is closed")]
+    Closed,
+}
+
+fn at_seq(seq: &Option<u64>) -> String {
+    seq.map(|s| format!(" at event {s}")).unwrap_or_default()
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e.to_string())
+    }
+}
+
+/// Where matches are kept. Behind a trait so that a shared database can replace
+/// SQLite later.
+pub trait MatchStore: Send + Sync + 'static {
+    /// Queues a write without blocking; the receiver resolves once it is durable
+    /// (committed), or with its error. After [`close`](MatchStore::close) it
+    /// resolves at once with [`StoreError::Closed`]. A receiver whose sender was
+    /// dropped (a `RecvError`) means the same as `Closed`.
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>>;
+
+    /// Every room whose match is not finished, with its seats and its event log in
+    /// sequence order (for restart recovery), oldest room first. Blocks.
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError>;
+
+    /// A match's record (spec, players' names, moves timed from the `started`
+    /// event, or from the first move when there is none, and result), finished or
+    /// running; `None` for an unknown room id. Blocks.
+    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError>;
+
+    /// Waits until every queued write is committed, then stops the writer.
+    /// Idempotent. Blocks.
+    fn close(&self);
+}
+
+/// A write waiting for the writer thread, with where its outcome goes.
+type Done = oneshot::Sender<Result<(), StoreError>>;
+
+enum Msg {
+    Op(WriteOp, Done),
+    /// Tests only: the writer waits until the sending half of this channel is
+    /// dropped, so that tests can queue many ops before it drains them.
+    #[cfg(test)]
+    Hold(mpsc::Receiver<()>),
+}
+
+impl Msg {
+    /// Answers a message that cannot be delivered.
+    fn reject(self) {
+        match self {
+            Msg::Op(_, done) => {
+                let _ = done.send(Err(StoreError::Closed));
+            }
+            #[cfg(test)]
+            Msg::Hold(_) => {}
+        }
+    }
+}
+
+/// The embedded store: one SQLite file, one writer thread doing group commit,
+/// one connection for reads.
+pub struct SqliteStore {
+    sender: Mutex<Option<mpsc::Sender<Msg>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    reader: Mutex<Connection>,
+    transactions: Arc<AtomicU64>,
+}
+
+impl SqliteStore {
+    /// Opens the store at `path`, creating the file and its schema if needed.
+    /// Refuses a file of a newer schema version.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let open_error = |e: rusqlite::Error| StoreError::Open {
+            path: path.to_owned(),
+            message: e.to_string(),
+        };
+        let mut writer = Connection::open(path).map_err(open_error)?;
+        configure(&writer).map_err(open_error)?;
+        let mode: String = writer
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+            .map_err(open_error)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Open {
+                path: path.to_owned(),
+                message: format!("cannot use WAL mode (journal_mode is {mode})"),
+            });
+        }
+        migrate(&mut writer).map_err(|e| match e {
+            StoreError::Sqlite(message) => StoreError::Open {
+                path: path.to_owned(),
+                message,
+            },
+            other => other,
+        })?;
+
+        let reader = Connection::open(path).map_err(open_error)?;
+        configure(&reader).map_err(open_error)?;
+        reader
+            .pragma_update(None, "query_only", true)
+            .map_err(open_error)?;
+
+        let (sender, receiver) = mpsc::channel();
+        let transactions = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&transactions);
+        let handle = std::thread::Builder::new()
+            .name("grundy-store-writer".into())
+            .spawn(move || writer_loop(writer, receiver, &counter))
+            .map_err(|e| StoreError::Open {
+                path: path.to_owned(),
+                message: format!("cannot start the writer thread: {e}"),
+            })?;
+        Ok(SqliteStore {
+            sender: Mutex::new(Some(sender)),
+            writer: Mutex::new(Some(handle)),
+            reader: Mutex::new(reader),
+            transactions,
+        })
+    }
+
+    /// How many write transactions the writer has committed so far (each holds up
+    /// to [`MAX_BATCH`] ops).
+    pub fn transactions(&self) -> u64 {
+        self.transactions.load(Ordering::Relaxed)
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        // A panic while reading leaves the connection usable.
+        self.reader.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tests only: stops the writer until the returned sender is dropped.
+    #[cfg(test)]
+    fn hold(&self) -> mpsc::Sender<()> {
+        let (release, wait) = mpsc::channel();
+        if let Some(sender) = lock(&self.sender).as_ref() {
+            let _ = sender.send(Msg::Hold(wait));
+        }
+        release
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl MatchStore for SqliteStore {
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        let (done, receiver) = oneshot::channel();
+        let msg = Msg::Op(op, done);
+        match lock(&self.sender).as_ref() {
+            Some(sender) => {
+                if let Err(mpsc::SendError(msg)) = sender.send(msg) {
+                    msg.reject();
+                }
+            }
+            None => msg.reject(),
+        }
+        receiver
+    }
+
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
+        let mut conn = self.reader();
+        // One read transaction: a consistent view across the queries.
+        let tx = conn.transaction()?;
+        let mut rooms = Vec::new();
+        {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id, code, spec, clock, listed, created_at_ms FROM rooms
+                 WHERE result IS NULL ORDER BY created_at_ms, id",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let room: String = row.get(0)?;
+                let bad = |e: rusqlite::Error| corrupt(&room, None, e);
+                let code: String = row.get(1).map_err(bad)?;
+                let spec: String = row.get(2).map_err(bad)?;
+                let clock: Option<String> = row.get(3).map_err(bad)?;
+                let listed: bool = row.get(4).map_err(bad)?;
+                let created_at_ms: i64 = row.get(5).map_err(bad)?;
+                rooms.push(StoredRoom {
+                    spec: parse_json(&room, "spec", &spec)?,
+                    clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
+                    created_at_ms: unsigned(&room, None, "created_at_ms", created_at_ms)?,
+                    listed,
+                    code,
+                    seats: [None, None],
+                    events: Vec::new(),
+                    result: None,
+                    room,
+                });
+            }
+        }
+        for room in &mut rooms {
+            room.seats = load_seats(&tx, &room.room)?;
+            room.events = load_events(&tx, &room.room)?;
+        }
+        tx.finish()?;
+        Ok(rooms)
+    }
+
+    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
+        let mut conn = self.reader();
+        let tx = conn.transaction()?;
+        let row = tx
+            .prepare_cached("SELECT spec, clock, result FROM rooms WHERE id = ?1")?
+            .query_row([room], |row| {
+                Ok((
+                    row.get::<_, String>(0),
+                    row.get::<_, Option<String>>(1),
+                    row.get::<_, Option<String>>(2),
+                ))
+            })
+            .optional()?;
+        let Some((spec, clock, result)) = row else {
+            return Ok(None);
+        };
+        let bad = |e: rusqlite::Error| corrupt(room, None, e);
+        let spec = parse_json(room, "spec", &spec.map_err(bad)?)?;
+        let clock = clock
+            .map_err(bad)?
+            .map(|c| parse_json(room, "clock", &c))
+            .transpose()?;
+        let result = result
+            .map_err(bad)?
+            .map(|r| parse_json(room, "result", &r))
+            .transpose()?;
+        let seats = load_seats(&tx, room)?;
+        let events = load_events(&tx, room)?;
+        tx.finish()?;
+
+        let start = events
+            .iter()
+            .find(|(event, _)| matches!(event.body, EventBody::Started))
+            .or_else(|| {
+                events
+                    .iter()
+                    .find(|(event, _)| matches!(event.body, EventBody::Moved { .. }))
+            })
+            .map_or(0, |(_, at_ms)| *at_ms);
+        let moves = events
+            .into_iter()
+            .filter_map(|(event, at_ms)| match event.body {
+                EventBody::Moved { seat, mv, .. } => Some(RecordedMove {
+                    seat,
+                    mv,
+                    at_ms: at_ms.saturating_sub(start),
+                }),
+                _ => None,
+            })
+            .collect();
+        let [seat0, seat1] = seats;
+        Ok(Some(MatchRecord {
+            room: room.to_owned(),
+            spec,
+            players: [seat0.and_then(|s| s.name), seat1.and_then(|s| s.name)],
+            clock,
+            moves,
+            result,
+        }))
+    }
+
+    fn close(&self) {
+        // Held across the join so that a concurrent close also waits for the end.
+        let mut writer = lock(&self.writer);
+        // Dropping the sender lets the writer drain what is queued, then stop.
+        drop(lock(&self.sender).take());
+        if let Some(handle) = writer.take() {
+            if handle.join().is_err() {
+                tracing::error!("the match store's writer thread panicked");
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Settings every connection needs (`journal_mode` is kept by the file).
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    Ok(())
+}
+
+/// Creates the schema on a new file; refuses a newer one.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    tx.execute_batch(SCHEMA)?;
+    if found < SCHEMA_VERSION {
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// The writer thread: group commit until every sender is gone and the queue is
+/// empty.
+fn writer_loop(mut conn: Connection, receiver: mpsc::Receiver<Msg>, transactions: &AtomicU64) {
+    let mut batch: Vec<(WriteOp, Done)> = Vec::with_capacity(MAX_BATCH);
+    while let Ok(msg) = receiver.recv() {
+        let mut hold = accept(msg, &mut batch);
+        while hold.is_none() && batch.len() < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(msg) => hold = accept(msg, &mut batch),
+                Err(_) => break,
+            }
+        }
+        if !batch.is_empty() {
+            commit_batch(&mut conn, &mut batch, transactions);
+        }
+        if let Some(hold) = hold {
+            let _ = hold.recv();
+        }
+    }
+}
+
+/// Adds an op to the batch; returns a hold (tests only) instead.
+fn accept(msg: Msg, batch: &mut Vec<(WriteOp, Done)>) -> Option<mpsc::Receiver<()>> {
+    match msg {
+        Msg::Op(op, done) => {
+            batch.push((op, done));
+            None
+        }
+        #[cfg(test)]
+        Msg::Hold(hold) => Some(hold),
+    }
+}
+
+/// Writes the batch in one transaction, then resolves every op.
+fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transactions: &AtomicU64) {
+    match apply_batch(conn, batch) {
+        Ok(outcomes) => {
+            transactions.fetch_add(1, Ordering::Relaxed);
+            for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
+                let _ = done.send(outcome);
+            }
+        }
+        Err(error) => {
+            tracing::error!(ops = batch.len(), %error, "match store: group commit failed");
+            for (_, done) in batch.drain(..) {
+                let _ = done.send(Err(error.clone()));
+            }
+        }
+    }
+}
+
+/// Applies every op in one transaction, each inside its own savepoint so that a
+/// failing op is rolled back alone. Err: the transaction itself failed.
+fn apply_batch(
+    conn: &mut Connection,
+    batch: &[(WriteOp, Done)],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for (op, _) in batch {
+        let savepoint = tx.savepoint()?;
+        match apply_op(&savepoint, op) {
+            Ok(()) => {
+                savepoint.commit()?;
+                outcomes.push(Ok(()));
+            }
+            Err(error) => {
+                // Rolls back to the savepoint (and fails the batch if SQLite had
+                // already rolled the whole transaction back).
+                savepoint.finish()?;
+                tracing::warn!(room = op.room(), %error, "match store: write refused");
+                outcomes.push(Err(error));
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(outcomes)
+}
+
+fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
+    match op {
+        WriteOp::CreateRoom {
+            room,
+            code,
+            spec,
+            clock,
+            listed,
+            created_at_ms,
+        } => {
+            let spec = encode(room, "spec", spec)?;
+            let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
+            let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
+            conn.prepare_cached(
+                "INSERT INTO rooms (id, code, spec, clock, listed, created_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![room, code, spec, clock, listed, created_at_ms])
+            .map_err(|e| match constraint(&e) {
+                Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => {
+                    StoreError::DuplicateRoom {
+                        room: room.clone(),
+                        code: code.clone(),
+                    }
+                }
+                _ => e.into(),
+            })?;
+        }
+        WriteOp::Seat {
+            room,
+            seat,
+            name,
+            token,
+        } => {
+            if *seat > 1 {
+                return Err(StoreError::BadSeat {
+                    room: room.clone(),
+                    seat: *seat,
+                });
+            }
+            conn.prepare_cached(
+                "INSERT INTO seats (room, seat, name, token) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (room, seat) DO UPDATE SET name = excluded.name, token = excluded.token",
+            )?
+            .execute(params![room, seat, name, token])
+            .map_err(|e| match constraint(&e) {
+                Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownRoom(room.clone()),
+                _ => e.into(),
+            })?;
+        }
+        WriteOp::Event { room, event, at_ms } => {
+            let seq = signed(room, "seq", event.seq)?;
+            let at_ms = signed(room, "at_ms", *at_ms)?;
+            let body = encode(room, "event", event)?;
+            conn.prepare_cached(
+                "INSERT INTO events (room, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![room, seq, at_ms, body])
+            .map_err(|e| match constraint(&e) {
+                Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownRoom(room.clone()),
+                Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
+                    room: room.clone(),
+                    seq: event.seq,
+                },
+                _ => e.into(),
+            })?;
+        }
+        WriteOp::Finish {
+            room,
+            result,
+            finished_at_ms,
+        } => {
+            let json = encode(room, "result", result)?;
+            let finished_at_ms = signed(room, "finished_at_ms", *finished_at_ms)?;
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE rooms SET result = ?2, finished_at_ms = ?3
+                     WHERE id = ?1 AND result IS NULL",
+                )?
+                .execute(params![room, json, finished_at_ms])?;
+            if changed == 0 {
+                let existing: Option<Option<String>> = conn
+                    .prepare_cached("SELECT result FROM rooms WHERE id = ?1")?
+                    .query_row([room], |row| row.get(0))
+                    .optional()?;
+                match existing {
+                    None => return Err(StoreError::UnknownRoom(room.clone())),
+                    Some(existing) if existing.as_deref() != Some(json.as_str()) => {
+                        tracing::warn!(
+                            room,
+                            kept = existing.as_deref().unwrap_or(""),
+                            ignored = json,
+                            "match store: room finished already; its first result is kept"
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The extended code of a constraint violation.
+fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
+    match e.sqlite_error() {
+        Some(err) if err.code == ffi::ErrorCode::ConstraintViolation => Some(err.extended_code),
+        _ => None,
+    }
+}
+
+fn encode<T: serde::Serialize + ?Sized>(
+    room: &str,
+    what: &'static str,
+    value: &T,
+) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Encode {
+        room: room.to_owned(),
+        what,
+        message: e.to_string(),
+    })
+}
+
+fn signed(room: &str, what: &'static str, value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::OutOfRange {
+        room: room.to_owned(),
+        what,
+        value,
+    })
+}
+
+fn unsigned(room: &str, seq: Option<u64>, what: &str, value: i64) -> Result<u64, StoreError> {
+    u64::try_from(value).map_err(|_| StoreError::Corrupt {
+        room: room.to_owned(),
+        seq,
+        message: format!("{what} is negative ({value})"),
+    })
+}
+
+fn corrupt(room: &str, seq: Option<u64>, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt {
+        room: room.to_owned(),
+        seq,
+        message: e.to_string(),
+    }
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(
+    room: &str,
+    what: &str,
+    text: &str,
+) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| corrupt(room, None, format!("bad {what} JSON: {e}")))
+}
+
+fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
+    let mut seats = [None, None];
+    let mut stmt = conn.prepare_cached("SELECT seat, name, token FROM seats WHERE room = ?1")?;
+    let mut rows = stmt.query([room])?;
+    while let Some(row) = rows.next()? {
+        let bad = |e: rusqlite::Error| corrupt(room, None, e);
+        let seat: i64 = row.get(0).map_err(bad)?;
+        let slot = usize::try_from(seat)
+            .ok()
+            .and_then(|i| seats.get_mut(i))
+            .ok_or_else(|| corrupt(room, None, format!("no seat {seat}")))?;
+        *slot = Some(StoredSeat {
+            name: row.get(1).map_err(bad)?,
+            token: row.get(2).map_err(bad)?,
+        });
+    }
+    Ok(seats)
+}
+
+fn load_events(conn: &Connection, room: &str) -> Result<Vec<(Event, u64)>, StoreError> {
+    let mut events = Vec::new();
+    let mut stmt =
+        conn.prepare_cached("SELECT seq, at_ms, body FROM events WHERE room = ?1 ORDER BY seq")?;
+    let mut rows = stmt.query([room])?;
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get(0).map_err(|e| corrupt(room, None, e))?;
+        let seq = unsigned(room, None, "seq", seq)?;
+        let bad = |e: rusqlite::Error| corrupt(room, Some(seq), e);
+        let at_ms: i64 = row.get(1).map_err(bad)?;
+        let at_ms = unsigned(room, Some(seq), "at_ms", at_ms)?;
+        let body: String = row.get(2).map_err(bad)?;
+        let event: Event = serde_json::from_str(&body)
+            .map_err(|e| corrupt(room, Some(seq), format!("bad event JSON: {e}")))?;
+        if event.seq != seq {
+            return Err(corrupt(
+                room,
+                Some(seq),
+                format!("the event body says seq {}", event.seq),
+            ));
+        }
+        events.push((event, at_ms));
+    }
+    Ok(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grundy_protocol::wire::EndReason;
+    use serde_json::json;
+
+    fn temp() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("grundy.sqlite");
+        (dir, path)
+    }
+
+    /// Writes and waits for the outcome.
+    fn put(store: &SqliteStore, op: WriteOp) -> Result<(), StoreError> {
+        store.write(op).blocking_recv().expect("the writer answers")
+    }
+
+    fn create(room: &str, created_at_ms: u64) -> WriteOp {
+        WriteOp::CreateRoom {
+            room: room.into(),
+            code: format!("code-{room}"),
+            spec: json!({"game": "nim", "heaps": [3, 4, 5]}),
+            clock: Some(Clock {
+                initial_ms: 60_000,
+                increment_ms: 1_000,
+            }),
+            listed: true,
+            created_at_ms,
+        }
+    }
+
+    fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
+        WriteOp::Seat {
+            room: room.into(),
+            seat,
+            name: Some(name.into()),
+            token: format!("token-{room}-{seat}"),
+        }
+    }
+
+    fn event(room: &str, seq: u64, body: EventBody, at_ms: u64) -> WriteOp {
+        WriteOp::Event {
+            room: room.into(),
+            event: Event { seq, body },
+            at_ms,
+        }
+    }
+
+    fn moved(seat: u8, heap: u64) -> EventBody {
+        EventBody::Moved {
+            seat,
+            mv: json!({"heap": heap, "take": 1}),
+            clocks_ms: [60_000, 59_000],
+            position: json!({"heaps": [2, 4, 5]}),
+        }
+    }
+
+    fn finish(room: &str, winner: u8, reason: EndReason) -> WriteOp {
+        WriteOp::Finish {
+            room: room.into(),
+            result: MatchResult {
+                winner: Some(winner),
+                reason,
+            },
+            finished_at_ms: 9_999,
+        }
+    }
+
+    /// A whole match: two seats, a start, two moves, a presence change, the end.
+    fn play_match(store: &SqliteStore, room: &str) {
+        let ops = [
+            create(room, 100),
+            seat(room, 0, "ada"),
+            seat(room, 1, "bob"),
+            event(
+                room,
+                1,
+                EventBody::Seated {
+                    seat: 0,
+                    name: Some("ada".into()),
+                },
+                100,
+            ),
+            event(
+                room,
+                2,
+                EventBody::Seated {
+                    seat: 1,
+                    name: Some("bob".into()),
+                },
+                900,
+            ),
+            event(room, 3, EventBody::Started, 1_000),
+            event(room, 4, moved(0, 0), 1_500),
+            event(
+                room,
+                5,
+                EventBody::Presence {
+                    seat: 1,
+                    connected: false,
+                },
+                1_600,
+            ),
+            event(room, 6, moved(1, 2), 2_300),
+        ];
+        for op in ops {
+            put(store, op).expect("write");
+        }
+    }
+
+    #[test]
+    fn record_of_a_finished_match() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        play_match(&store, "r1");
+        let result = MatchResult {
+            winner: Some(1),
+            reason: EndReason::Rules,
+        };
+        put(&store, event("r1", 7, EventBody::Ended { result }, 2_300)).expect("ended");
+        put(&store, finish("r1", 1, EndReason::Rules)).expect("finish");
+        // A second Finish is harmless and keeps the first result.
+        put(&store, finish("r1", 0, EndReason::Resign)).expect("finish again");
+
+        let record = store.record("r1").expect("record").expect("known room");
+        assert_eq!(record.room, "r1");
+        assert_eq!(record.spec, json!({"game": "nim", "heaps": [3, 4, 5]}));
+        assert_eq!(record.players, [Some("ada".into()), Some("bob".into())]);
+        assert_eq!(
+            record.clock,
+            Some(Clock {
+                initial_ms: 60_000,
+                increment_ms: 1_000
+            })
+        );
+        assert_eq!(
+            record.moves,
+            vec![
+                RecordedMove {
+                    seat: 0,
+                    mv: json!({"heap": 0, "take": 1}),
+                    at_ms: 500
+                },
+                RecordedMove {
+                    seat: 1,
+                    mv: json!({"heap": 2, "take": 1}),
+                    at_ms: 1_300
+                },
+            ]
+        );
+        assert_eq!(record.result, Some(result));
+        assert_eq!(store.record("nope").expect("record"), None);
+        assert!(store.load_unfinished().expect("load").is_empty());
+    }
+
+    #[test]
+    fn moves_are_timed_from_the_first_move_without_a_start() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("r", 0)).expect("create");
+        put(&store, event("r", 1, moved(0, 0), 5_000)).expect("move");
+        put(&store, event("r", 2, moved(1, 1), 7_000)).expect("move");
+        let record = store.record("r").expect("record").expect("known");
+        let times: Vec<u64> = record.moves.iter().map(|m| m.at_ms).collect();
+        assert_eq!(times, [0, 2_000]);
+        assert_eq!(record.players, [None, None]);
+        assert_eq!(record.result, None);
+    }
+
+    #[test]
+    fn load_unfinished_returns_running_rooms_with_ordered_logs() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        play_match(&store, "done");
+        put(&store, finish("done", 0, EndReason::Resign)).expect("finish");
+
+        put(&store, create("open", 200)).expect("create");
+        put(&store, seat("open", 1, "cy")).expect("seat");
+        // Written out of order: read back in sequence order.
+        for seq in [3, 1, 2] {
+            put(&store, event("open", seq, EventBody::Started, seq * 10)).expect("event");
+        }
+        put(&store, create("early", 50)).expect("create");
+
+        let rooms = store.load_unfinished().expect("load");
+        let ids: Vec<&str> = rooms.iter().map(|r| r.room.as_str()).collect();
+        assert_eq!(ids, ["early", "open"]);
+        let open = &rooms[1];
+        assert_eq!(open.code, "code-open");
+        assert!(open.listed);
+        assert_eq!(open.created_at_ms, 200);
+        assert_eq!(open.result, None);
+        assert_eq!(
+            open.seats,
+            [
+                None,
+                Some(StoredSeat {
+                    name: Some("cy".into()),
+                    token: "token-open-1".into()
+                })
+            ]
+        );
+        let seqs: Vec<(u64, u64)> = open.events.iter().map(|(e, at)| (e.seq, *at)).collect();
+        assert_eq!(seqs, [(1, 10), (2, 20), (3, 30)]);
+        assert!(rooms[0].events.is_empty());
+    }
+
+    #[test]
+    fn data_survives_close_and_reopen() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        play_match(&store, "a");
+        play_match(&store, "b");
+        put(&store, finish("b", 1, EndReason::Flag)).expect("finish");
+        let unfinished = store.load_unfinished().expect("load");
+        let record = store.record("b").expect("record");
+        store.close();
+        drop(store);
+
+        let store = SqliteStore::open(&path).expect("reopen");
+        assert_eq!(store.load_unfinished().expect("load"), unfinished);
+        assert_eq!(store.record("b").expect("record"), record);
+        assert_eq!(unfinished.len(), 1);
+        assert_eq!(unfinished[0].events.len(), 6);
+    }
+
+    #[test]
+    fn concurrent_writes_all_land() {
+        const THREADS: u64 = 8;
+        const EVENTS: u64 = 250;
+        let (_dir, path) = temp();
+        let store = Arc::new(SqliteStore::open(&path).expect("open"));
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    let room = format!("room{t}");
+                    put(&store, create(&room, t)).expect("create");
+                    let pending: Vec<_> = (1..=EVENTS)
+                        .map(|seq| store.write(event(&room, seq, EventBody::Started, seq)))
+                        .collect();
+                    for done in pending {
+                        assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("worker");
+        }
+        let rooms = store.load_unfinished().expect("load");
+        assert_eq!(rooms.len(), THREADS as usize);
+        for room in &rooms {
+            let seqs: Vec<u64> = room.events.iter().map(|(e, _)| e.seq).collect();
+            assert_eq!(seqs, (1..=EVENTS).collect::<Vec<_>>());
+        }
+        let ops = THREADS * (EVENTS + 1);
+        assert!(
+            store.transactions() < ops,
+            "{} transactions",
+            store.transactions()
+        );
+    }
+
+    #[test]
+    fn group_commit_batches_queued_ops() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("g", 0)).expect("create");
+        let before = store.transactions();
+
+        let release = store.hold();
+        let pending: Vec<_> = (1..=1000)
+            .map(|seq| store.write(event("g", seq, EventBody::Started, seq)))
+            .collect();
+        drop(release);
+        for done in pending {
+            assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
+        }
+        assert_eq!(store.transactions() - before, 1);
+
+        // More than a batch holds: ceil(3000 / MAX_BATCH) transactions.
+        let before = store.transactions();
+        let release = store.hold();
+        let pending: Vec<_> = (1001..=4000)
+            .map(|seq| store.write(event("g", seq, EventBody::Started, seq)))
+            .collect();
+        drop(release);
+        for done in pending {
+            assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
+        }
+        assert_eq!(
+            store.transactions() - before,
+            3000u64.div_ceil(MAX_BATCH as u64)
+        );
+        let record = store.load_unfinished().expect("load");
+        assert_eq!(record[0].events.len(), 4000);
+    }
+
+    #[test]
+    fn a_bad_op_fails_alone_in_its_batch() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("x", 0)).expect("create");
+
+        let release = store.hold();
+        let ok1 = store.write(event("x", 1, EventBody::Started, 1));
+        let dup = store.write(event("x", 1, EventBody::Started, 2));
+        let unknown = store.write(event("ghost", 1, EventBody::Started, 1));
+        let bad_seat = store.write(seat("x", 2, "eve"));
+        let dup_room = store.write(create("x", 0));
+        let unknown_finish = store.write(finish("ghost", 0, EndReason::Rules));
+        let ok2 = store.write(event("x", 2, EventBody::Started, 3));
+        drop(release);
+
+        assert_eq!(ok1.blocking_recv().expect("answer"), Ok(()));
+        assert_eq!(
+            dup.blocking_recv().expect("answer"),
+            Err(StoreError::DuplicateEvent {
+                room: "x".into(),
+                seq: 1
+            })
+        );
+        assert_eq!(
+            unknown.blocking_recv().expect("answer"),
+            Err(StoreError::UnknownRoom("ghost".into()))
+        );
+        assert_eq!(
+            bad_seat.blocking_recv().expect("answer"),
+            Err(StoreError::BadSeat {
+                room: "x".into(),
+                seat: 2
+            })
+        );
+        assert!(matches!(
+            dup_room.blocking_recv().expect("answer"),
+            Err(StoreError::DuplicateRoom { .. })
+        ));
+        assert_eq!(
+            unknown_finish.blocking_recv().expect("answer"),
+            Err(StoreError::UnknownRoom("ghost".into()))
+        );
+        assert_eq!(ok2.blocking_recv().expect("answer"), Ok(()));
+
+        let rooms = store.load_unfinished().expect("load");
+        let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
+        assert_eq!(log, [(1, 1), (2, 3)]);
+    }
+
+    #[test]
+    fn write_after_close_is_refused() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        let queued = store.write(create("c", 0));
+        store.close();
+        store.close();
+        assert_eq!(queued.blocking_recv().expect("answer"), Ok(()));
+        assert_eq!(put(&store, create("d", 0)), Err(StoreError::Closed));
+        // Reads still work after close.
+        assert!(store.record("c").expect("record").is_some());
+    }
+
+    #[test]
+    fn bad_json_in_the_file_is_an_error_naming_room_and_seq() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        play_match(&store, "r");
+        store.close();
+        drop(store);
+
+        let raw = Connection::open(&path).expect("raw");
+        raw.execute(
+            "UPDATE events SET body = '{not json' WHERE room = 'r' AND seq = 4",
+            [],
+        )
+        .expect("corrupt it");
+        drop(raw);
+
+        let store = SqliteStore::open(&path).expect("reopen");
+        for error in [
+            store.load_unfinished().expect_err("corrupt"),
+            store.record("r").expect_err("corrupt"),
+        ] {
+            match &error {
+                StoreError::Corrupt { room, seq, .. } => {
+                    assert_eq!((room.as_str(), *seq), ("r", Some(4)));
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+            assert!(error.to_string().contains("room r at event 4"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let (_dir, path) = temp();
+        drop(SqliteStore::open(&path).expect("create"));
+        let raw = Connection::open(&path).expect("raw");
+        raw.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .expect("bump");
+        drop(raw);
+        assert_eq!(
+            SqliteStore::open(&path).err(),
+            Some(StoreError::SchemaTooNew {
+                found: SCHEMA_VERSION + 1,
+                supported: SCHEMA_VERSION
+            })
+        );
+    }
+}
