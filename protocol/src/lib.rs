@@ -6,6 +6,7 @@
 //! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`analysis`]: the report `grundy analyze` prints;
+//! - [`random`]: random start specs, deterministic in a seed;
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
 //!   for every family's strategy.
 
@@ -17,6 +18,7 @@ pub mod json;
 pub mod limits;
 pub mod oracle;
 pub mod position;
+pub mod random;
 pub mod sums;
 pub mod wire;
 
