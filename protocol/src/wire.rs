@@ -94,6 +94,8 @@ pub enum ClientMsg {
     Resume {
         id: Option<RequestId>,
         room: String,
+        /// The seat token (an empty or missing token is refused as unauthorized).
+        #[serde(default)]
         token: String,
         #[serde(default)]
         since: Option<u64>,
@@ -102,6 +104,8 @@ pub enum ClientMsg {
     Move {
         id: Option<RequestId>,
         room: String,
+        /// The seat token (an empty or missing token is refused as unauthorized).
+        #[serde(default)]
         token: String,
         #[serde(rename = "move")]
         mv: Value,
@@ -109,12 +113,16 @@ pub enum ClientMsg {
     Resign {
         id: Option<RequestId>,
         room: String,
+        /// The seat token (an empty or missing token is refused as unauthorized).
+        #[serde(default)]
         token: String,
     },
     /// Call the match off before the first move.
     Abort {
         id: Option<RequestId>,
         room: String,
+        /// The seat token (an empty or missing token is refused as unauthorized).
+        #[serde(default)]
         token: String,
     },
     /// Stop receiving a room's events (a seated player keeps the seat).

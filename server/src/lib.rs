@@ -1,5 +1,20 @@
-//! The Grundy match server (library part): see ARCHITECTURE.md.
+//! The Grundy match server: rooms, seats, spectators, clocks, resume and
+//! persistence, over WebSocket (protocol v1, docs/protocol.md).
 //!
-//! - [`store`]: persistence of rooms, seats, event logs and results (SQLite).
+//! - [`server`]: the listener and graceful shutdown;
+//! - [`connection`]: one task per socket (reader) plus a writer task;
+//! - [`lobby`]: the room registry;
+//! - [`room`]: one task per room, owning its match;
+//! - [`outbox`]: the bounded per-connection outbound queue;
+//! - [`store`]: persistence (SQLite, group commit) behind a trait.
 
+pub mod config;
+pub mod connection;
+pub mod lobby;
+pub mod outbox;
+pub mod room;
+pub mod server;
 pub mod store;
+
+pub use config::Config;
+pub use server::Server;

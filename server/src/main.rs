@@ -1,5 +1,67 @@
-//! The match server: not built yet (see the open issue on the match server).
-fn main() {
-    eprintln!("grundy-server is not built yet; for now use `grundy analyze`.");
-    std::process::exit(2);
+//! `grundy-server`: the match server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Parser;
+use grundy_server::store::SqliteStore;
+use grundy_server::{Config, Server};
+
+/// The Grundy match server: hosts matches of every game in the catalogue over
+/// WebSocket (protocol v1), keeps every finished match in SQLite, and brings
+/// unfinished matches back after a restart.
+#[derive(Parser)]
+#[command(name = "grundy-server", version)]
+struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    listen: SocketAddr,
+    /// The SQLite database file; created on first start.
+    #[arg(long, default_value = "./grundy.db")]
+    db: PathBuf,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let args = Args::parse();
+    let store = SqliteStore::open(&args.db)
+        .with_context(|| format!("opening the database {}", args.db.display()))?;
+    let server = Server::start(args.listen, Arc::new(store), Config::default()).await?;
+    let token = server.shutdown_token();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        token.cancel();
+    });
+    server.run_until_shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

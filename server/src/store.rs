@@ -3,7 +3,8 @@
 //! The server talks to a [`MatchStore`], a small trait so that a shared database
 //! can replace the embedded one once matches are spread over several nodes. The
 //! embedded implementation, [`SqliteStore`], keeps everything in one SQLite file
-//! (WAL mode, `synchronous=NORMAL`), created with its schema on first open.
+//! (WAL mode, `synchronous=FULL`: a commit survives a power loss; group commit
+//! spreads the fsync over many writes), created with its schema on first open.
 //!
 //! Writes go through one writer thread that batches them (group commit): it takes
 //! one queued [`WriteOp`], drains whatever else is queued (up to [`MAX_BATCH`]),
@@ -480,7 +481,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Settings every connection needs (`journal_mode` is kept by the file).
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", true)?;
     Ok(())
 }

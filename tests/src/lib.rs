@@ -1,1 +1,225 @@
-//! End-to-end tests over real sockets live here once the server exists.
+//! The end-to-end harness: a real server on 127.0.0.1:0 over a temporary
+//! SQLite file, and WebSocket clients that speak protocol v1 as any third-party
+//! client would.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use grundy_server::store::SqliteStore;
+use grundy_server::{Config, Server};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for any one message before failing.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub struct TestServer {
+    pub server: Option<Server>,
+    pub addr: SocketAddr,
+    pub db: PathBuf,
+    pub config: Config,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(Config::default()).await
+    }
+
+    pub async fn start_with(config: Config) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("grundy.db");
+        let server = boot(&db, config.clone()).await;
+        TestServer {
+            addr: server.local_addr(),
+            server: Some(server),
+            db,
+            config,
+            _dir: dir,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+
+    /// Shuts the server down gracefully and starts a new one over the same file
+    /// (on a new port).
+    pub async fn restart(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.shutdown().await;
+        }
+        let server = boot(&self.db, self.config.clone()).await;
+        self.addr = server.local_addr();
+        self.server = Some(server);
+    }
+
+    pub async fn stop(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.shutdown().await;
+        }
+    }
+}
+
+async fn boot(db: &std::path::Path, config: Config) -> Server {
+    let store = SqliteStore::open(db).expect("open store");
+    Server::start(
+        "127.0.0.1:0".parse().expect("addr"),
+        Arc::new(store),
+        config,
+    )
+    .await
+    .expect("server starts")
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    pub ws: Ws,
+    next_id: u64,
+    /// Messages read while waiting for something else.
+    pending: VecDeque<Value>,
+}
+
+impl Client {
+    /// Connects without saying hello.
+    pub async fn raw(url: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connect");
+        Client {
+            ws,
+            next_id: 1,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Connects and says hello as `name`.
+    pub async fn connect(url: &str, name: &str) -> Client {
+        let mut c = Client::raw(url).await;
+        let welcome = c
+            .request(json!({"type": "hello", "version": 1, "name": name}))
+            .await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        c
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws
+            .send(Message::text(v.to_string()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws
+            .send(Message::text(text.to_string()))
+            .await
+            .expect("send");
+    }
+
+    /// The next message from the socket (not the pending queue); None once the
+    /// connection is closed.
+    pub async fn read(&mut self) -> Option<Message> {
+        match tokio::time::timeout(PATIENCE, self.ws.next()).await {
+            Ok(Some(Ok(m))) => Some(m),
+            Ok(_) => None,
+            Err(_) => panic!("no message within {PATIENCE:?}"),
+        }
+    }
+
+    /// The next JSON message, pending ones first.
+    pub async fn recv(&mut self) -> Value {
+        if let Some(v) = self.pending.pop_front() {
+            return v;
+        }
+        loop {
+            match self.read().await {
+                Some(Message::Text(t)) => {
+                    return serde_json::from_str(&t).expect("server sends JSON")
+                }
+                Some(Message::Close(f)) => panic!("connection closed: {f:?}"),
+                Some(_) => continue,
+                None => panic!("connection closed"),
+            }
+        }
+    }
+
+    /// Sends `v` with a fresh `id` and returns the answer with that id; other
+    /// messages meanwhile are kept for later.
+    pub async fn request(&mut self, mut v: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        v["id"] = json!(id);
+        self.send(v).await;
+        let mut seen = Vec::new();
+        loop {
+            let m = match self.read().await {
+                Some(Message::Text(t)) => serde_json::from_str::<Value>(&t).expect("JSON"),
+                Some(Message::Close(f)) => panic!("closed while waiting for answer {id}: {f:?}"),
+                Some(_) => continue,
+                None => panic!("closed while waiting for answer {id}"),
+            };
+            if m["id"] == json!(id) {
+                self.pending.extend(seen);
+                return m;
+            }
+            seen.push(m);
+        }
+    }
+
+    /// The next event of any room (skipping nothing: non-events are an error).
+    pub async fn event(&mut self) -> Value {
+        let m = self.recv().await;
+        assert_eq!(m["type"], "event", "expected an event, got {m}");
+        m["event"].clone()
+    }
+
+    /// Waits for the close frame; returns its code and reason.
+    pub async fn closed(&mut self) -> (u16, String) {
+        loop {
+            match self.read().await {
+                Some(Message::Close(Some(f))) => return (u16::from(f.code), f.reason.to_string()),
+                Some(Message::Close(None)) | None => return (1005, String::new()),
+                Some(_) => continue,
+            }
+        }
+    }
+}
+
+/// A room with two seated players: (room id, code, token 0, token 1, player 0,
+/// player 1). The `started` event is consumed from both.
+pub async fn two_players(
+    url: &str,
+    spec: Value,
+    clock: Option<Value>,
+) -> (String, String, String, String, Client, Client) {
+    let mut a = Client::connect(url, "alice").await;
+    let mut create = json!({"type": "create_room", "spec": spec});
+    if let Some(c) = clock {
+        create["clock"] = c;
+    }
+    let seated = a.request(create).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].as_str().expect("room").to_string();
+    let code = seated["snapshot"]["code"]
+        .as_str()
+        .expect("code")
+        .to_string();
+    let t0 = seated["token"].as_str().expect("token").to_string();
+    let mut b = Client::connect(url, "bob").await;
+    let seated = b.request(json!({"type": "join", "room": code})).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    assert_eq!(seated["seat"], 1);
+    let t1 = seated["token"].as_str().expect("token").to_string();
+    // Alice hears bob sit down and the start.
+    assert_eq!(a.event().await["kind"], "seated");
+    assert_eq!(a.event().await["kind"], "started");
+    (room, code, t0, t1, a, b)
+}

@@ -1,0 +1,42 @@
+//! Server settings: where to listen, where to keep matches, and the limits that
+//! are part of the protocol (docs/protocol.md, "Limits").
+
+use std::time::Duration;
+
+use grundy_protocol::wire::Limits;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub limits: Limits,
+    /// Frames queued for one connection before it counts as a slow reader.
+    pub outbox_capacity: usize,
+    /// A player's first move must come within this (timed matches), or the match
+    /// is aborted as a no-show.
+    pub no_show: Duration,
+    /// How long a finished room stays in memory for watchers and late resumes.
+    pub linger: Duration,
+    /// Largest `position` sent inside a move event; larger positions are left
+    /// out (clients replay the moves from the spec).
+    pub max_event_position_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            limits: Limits {
+                max_frame_bytes: 64 * 1024,
+                messages_per_second: 50,
+                burst: 100,
+                seats_per_connection: 64,
+                open_rooms: 100_000,
+                hello_timeout_ms: 10_000,
+                ping_interval_ms: 5_000,
+                idle_timeout_ms: 15_000,
+            },
+            outbox_capacity: 1024,
+            no_show: Duration::from_secs(30),
+            linger: Duration::from_secs(300),
+            max_event_position_bytes: 16 * 1024,
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! One WebSocket connection: the handshake, a reader loop that parses and
+//! dispatches commands, and a writer task fed by the connection's bounded
+//! outbox. Errors are answered with a coded message; only a broken transport,
+//! a slow reader, an idle peer or abuse closes the connection, with a close
+//! code and a reason.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, PROTOCOL_VERSION};
+use grundy_protocol::Position;
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::time::{sleep_until, Instant};
+use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::outbox::Outbox;
+use crate::room::RoomCmd;
+use crate::store::MatchStore;
+
+/// What every connection shares.
+pub struct Shared {
+    pub lobby: Arc<Lobby>,
+    pub store: Arc<dyn MatchStore>,
+    pub config: Arc<Config>,
+    pub next_conn: AtomicU64,
+}
+
+/// Longest player name.
+const MAX_NAME: usize = 40;
+/// Longest time control accepted: a day's bank, an hour's increment.
+const MAX_BANK_MS: u64 = 24 * 3600 * 1000;
+const MAX_INCREMENT_MS: u64 = 3600 * 1000;
+
+pub fn ws_config(config: &Config) -> WebSocketConfig {
+    let max = config.limits.max_frame_bytes;
+    WebSocketConfig::default()
+        .read_buffer_size(4096)
+        .write_buffer_size(0)
+        .max_write_buffer_size(max.max(1 << 20) * 4)
+        .max_message_size(Some(max))
+        .max_frame_size(Some(max))
+}
+
+/// Tokens for the rate limit: `rate` per second, at most `burst` saved up.
+struct Bucket {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32, burst: u32) -> Bucket {
+        Bucket {
+            tokens: burst as f64,
+            rate: rate as f64,
+            burst: burst as f64,
+            last: Instant::now(),
+        }
+    }
+
+    /// Ok, or how long until a message would be allowed.
+    fn take(&mut self) -> Result<(), u64> {
+        let now = Instant::now();
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(((1.0 - self.tokens) / self.rate * 1000.0).ceil() as u64)
+        }
+    }
+}
+
+/// Why the server closes a connection.
+struct Closing(CloseCode, String);
+
+struct Conn {
+    shared: Arc<Shared>,
+    outbox: Outbox,
+    name: Option<String>,
+    hello: bool,
+    /// Rooms this connection plays or watches in (for the limit and for `Gone`).
+    rooms: Vec<String>,
+    bucket: Bucket,
+    /// Messages refused in a row for the rate limit.
+    refused_in_a_row: u32,
+}
+
+pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: CancellationToken) {
+    let _ = stream.set_nodelay(true);
+    let config = shared.config.clone();
+    let hello_timeout = Duration::from_millis(config.limits.hello_timeout_ms);
+    let ws = match tokio::time::timeout(
+        hello_timeout,
+        tokio_tungstenite::accept_async_with_config(stream, Some(ws_config(&config))),
+    )
+    .await
+    {
+        Ok(Ok(ws)) => ws,
+        Ok(Err(e)) => {
+            tracing::debug!("handshake failed: {e}");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!("handshake timed out");
+            return;
+        }
+    };
+    let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (mut sink, mut stream) = ws.split();
+    let (outbox, mut frames) = Outbox::new(id, config.outbox_capacity);
+    let (control_tx, mut control) = mpsc::unbounded_channel::<Message>();
+
+    // The writer: batches whatever is queued, then flushes once.
+    let kick = outbox.kick.clone();
+    let writer = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                biased;
+                msg = control.recv() => {
+                    let Some(msg) = msg else { break };
+                    let closing = matches!(msg, Message::Close(_));
+                    if closing {
+                        // Whatever was queued before the close goes out first.
+                        while let Ok(frame) = frames.try_recv() {
+                            if sink.feed(Message::Text(frame)).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    if sink.send(msg).await.is_err() || closing {
+                        break;
+                    }
+                }
+                frame = frames.recv() => {
+                    let Some(frame) = frame else { break };
+                    if sink.feed(Message::Text(frame)).await.is_err() {
+                        break;
+                    }
+                    let mut ok = true;
+                    while let Ok(frame) = frames.try_recv() {
+                        if sink.feed(Message::Text(frame)).await.is_err() {
+                            ok = false;
+                            break;
+                        }
+                    }
+                    if !ok || sink.flush().await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        kick.cancel();
+        let _ = sink.close().await;
+    });
+
+    let mut conn = Conn {
+        shared: shared.clone(),
+        outbox: outbox.clone(),
+        name: None,
+        hello: false,
+        rooms: Vec::new(),
+        bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
+        refused_in_a_row: 0,
+    };
+    let hello_deadline = Instant::now() + hello_timeout;
+    let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
+    let idle_limit = Duration::from_millis(config.limits.idle_timeout_ms);
+    let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+    let mut last_seen = Instant::now();
+
+    let closing: Option<Closing> = loop {
+        let hello_wait = async {
+            if conn.hello {
+                std::future::pending::<()>().await
+            } else {
+                sleep_until(hello_deadline).await
+            }
+        };
+        tokio::select! {
+            msg = stream.next() => {
+                last_seen = Instant::now();
+                match msg {
+                    Some(Ok(Message::Text(text))) => {
+                        if let Err(c) = conn.on_text(&text).await {
+                            break Some(c);
+                        }
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        conn.reply(ServerMsg::error(None, ErrorCode::BadRequest,
+                            "binary frames are not accepted: send JSON text frames"));
+                    }
+                    Some(Ok(Message::Close(_))) | None => break None,
+                    Some(Ok(_)) => {} // ping (answered by the library), pong, raw frame
+                    Some(Err(WsError::Capacity(CapacityError::MessageTooLong { size, max_size }))) => {
+                        break Some(Closing(CloseCode::Size,
+                            format!("message of {size} bytes exceeds the limit of {max_size} (max_frame_bytes)")));
+                    }
+                    Some(Err(WsError::Utf8(_))) => {
+                        break Some(Closing(CloseCode::Invalid, "text frame is not valid UTF-8".into()));
+                    }
+                    Some(Err(e)) => {
+                        tracing::debug!(conn = id, "read error: {e}");
+                        break Some(Closing(CloseCode::Protocol, format!("protocol error: {e}")));
+                    }
+                }
+            }
+            _ = ping.tick() => {
+                if last_seen.elapsed() > idle_limit {
+                    break Some(Closing(CloseCode::Away, format!("no sign of life for {} ms (idle_timeout_ms)", idle_limit.as_millis())));
+                }
+                let _ = control_tx.send(Message::Ping(Default::default()));
+            }
+            _ = hello_wait => {
+                break Some(Closing(CloseCode::Policy, format!("no hello within {} ms (hello_timeout_ms)", hello_timeout.as_millis())));
+            }
+            _ = outbox.kick.cancelled() => {
+                break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
+            }
+            _ = shutdown.cancelled() => {
+                conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
+                break Some(Closing(CloseCode::Away, "server shutting down".into()));
+            }
+        }
+    };
+
+    // Tell the rooms, then close politely.
+    for tx in shared.lobby.senders(&conn.rooms) {
+        let _ = tx.send(RoomCmd::Gone { conn: id }).await;
+    }
+    if let Some(Closing(code, reason)) = closing {
+        let _ = control_tx.send(Message::Close(Some(CloseFrame {
+            code,
+            reason: Utf8Bytes::from(reason),
+        })));
+    }
+    drop(control_tx);
+    drop(conn);
+    drop(outbox);
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+}
+
+impl Conn {
+    fn reply(&self, msg: ServerMsg) {
+        self.outbox.send(&msg);
+    }
+
+    fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+        self.reply(ServerMsg::error(id, code, message));
+    }
+
+    async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
+        if let Err(retry_after_ms) = self.bucket.take() {
+            self.refused_in_a_row += 1;
+            let burst = self.shared.config.limits.burst;
+            if self.refused_in_a_row > burst.saturating_mul(10) {
+                return Err(Closing(
+                    CloseCode::Policy,
+                    "message rate far above the limit (messages_per_second)".into(),
+                ));
+            }
+            self.reply(ServerMsg::Error {
+                id: None,
+                code: ErrorCode::RateLimited,
+                message: format!(
+                    "more than {} messages per second (messages_per_second)",
+                    self.shared.config.limits.messages_per_second
+                ),
+                retry_after_ms: Some(retry_after_ms),
+                limit: Some("messages_per_second".into()),
+            });
+            return Ok(());
+        }
+        self.refused_in_a_row = 0;
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error(None, ErrorCode::BadRequest, format!("not valid JSON: {e}"));
+                return Ok(());
+            }
+        };
+        let id = value
+            .get("id")
+            .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+        let Some(kind) = value
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            self.error(
+                id,
+                ErrorCode::BadRequest,
+                "a message needs a \"type\" string",
+            );
+            return Ok(());
+        };
+        if !ClientMsg::TYPES.contains(&kind.as_str()) {
+            self.error(
+                id,
+                ErrorCode::UnknownType,
+                format!(
+                    "unknown message type {kind:?} (known: {})",
+                    ClientMsg::TYPES.join(", ")
+                ),
+            );
+            return Ok(());
+        }
+        let msg: ClientMsg = match serde_json::from_value(value) {
+            Ok(m) => m,
+            Err(e) => {
+                self.error(
+                    id,
+                    ErrorCode::BadRequest,
+                    format!("bad {kind} message: {e}"),
+                );
+                return Ok(());
+            }
+        };
+        if !self.hello && !matches!(msg, ClientMsg::Hello { .. }) {
+            self.error(
+                id,
+                ErrorCode::BadRequest,
+                "say hello first: {\"type\": \"hello\", \"version\": 1}",
+            );
+            return Ok(());
+        }
+        self.dispatch(msg).await;
+        Ok(())
+    }
+
+    async fn dispatch(&mut self, msg: ClientMsg) {
+        match msg {
+            ClientMsg::Hello { id, version, name } => {
+                if version != PROTOCOL_VERSION {
+                    return self.error(
+                        id,
+                        ErrorCode::BadVersion,
+                        format!(
+                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
+                        ),
+                    );
+                }
+                if let Some(n) = &name {
+                    if n.chars().count() > MAX_NAME || n.chars().any(char::is_control) {
+                        return self.error(
+                            id,
+                            ErrorCode::BadRequest,
+                            format!("name must be at most {MAX_NAME} printable characters"),
+                        );
+                    }
+                }
+                self.name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+                self.hello = true;
+                self.reply(ServerMsg::Welcome {
+                    id,
+                    version: PROTOCOL_VERSION,
+                    server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
+                    limits: self.shared.config.limits.clone(),
+                });
+            }
+            ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
+            ClientMsg::ListRooms { id } => {
+                let rooms = self.shared.lobby.list();
+                self.reply(ServerMsg::Rooms { id, rooms });
+            }
+            ClientMsg::CreateRoom {
+                id,
+                spec,
+                random,
+                clock,
+                listed,
+                seat,
+            } => {
+                self.create_room(id, spec, random, clock, listed, seat)
+                    .await
+            }
+            ClientMsg::Join { id, room, seat } => {
+                let name = self.name.clone();
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
+                    outbox,
+                    id,
+                    name,
+                    seat,
+                })
+                .await
+            }
+            ClientMsg::Watch { id, room, since } => {
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Watch {
+                    outbox,
+                    id,
+                    since,
+                })
+                .await
+            }
+            ClientMsg::Resume {
+                id,
+                room,
+                token,
+                since,
+            } => {
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Resume {
+                    outbox,
+                    id,
+                    token,
+                    since,
+                })
+                .await
+            }
+            ClientMsg::Move {
+                id,
+                room,
+                token,
+                mv,
+            } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Move {
+                    outbox,
+                    id,
+                    token,
+                    mv,
+                })
+                .await
+            }
+            ClientMsg::Resign { id, room, token } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Resign {
+                    outbox,
+                    id,
+                    token,
+                })
+                .await
+            }
+            ClientMsg::Abort { id, room, token } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Abort {
+                    outbox,
+                    id,
+                    token,
+                })
+                .await
+            }
+            ClientMsg::Leave { id, room } => {
+                if let Some(rid) = self.shared.lobby.resolve(&room) {
+                    self.rooms.retain(|r| r != &rid);
+                }
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Leave { outbox, id })
+                    .await
+            }
+            ClientMsg::GetMatch { id, room } => {
+                let store = self.shared.store.clone();
+                let key = self.shared.lobby.resolve(&room).unwrap_or(room.clone());
+                let found = tokio::task::spawn_blocking(move || store.record(&key)).await;
+                match found {
+                    Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
+                    Ok(Ok(None)) => {
+                        self.error(id, ErrorCode::UnknownRoom, format!("no match {room:?}"))
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!("reading a match record failed: {e}");
+                        self.error(id, ErrorCode::Internal, "could not read the match record")
+                    }
+                    Err(_) => {
+                        self.error(id, ErrorCode::Internal, "could not read the match record")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends a command to a room found by id or code. `joins`: the command makes
+    /// this connection a member of the room (counted against the limit).
+    async fn send_to_room(
+        &mut self,
+        id: Option<RequestId>,
+        key: &str,
+        joins: bool,
+        make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
+    ) {
+        let (Some(room_id), Some(tx)) =
+            (self.shared.lobby.resolve(key), self.shared.lobby.find(key))
+        else {
+            return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
+        };
+        if joins && !self.rooms.contains(&room_id) {
+            let limit = self.shared.config.limits.seats_per_connection;
+            if self.rooms.len() >= limit {
+                return self.reply(ServerMsg::Error {
+                    id,
+                    code: ErrorCode::LimitReached,
+                    message: format!("one connection may be in at most {limit} rooms at once (seats_per_connection)"),
+                    retry_after_ms: None,
+                    limit: Some("seats_per_connection".into()),
+                });
+            }
+            self.rooms.push(room_id);
+        }
+        if tx
+            .send(make(self.outbox.clone(), id.clone()))
+            .await
+            .is_err()
+        {
+            self.error(
+                id,
+                ErrorCode::UnknownRoom,
+                format!("room {key:?} has closed"),
+            );
+        }
+    }
+
+    async fn create_room(
+        &mut self,
+        id: Option<RequestId>,
+        spec: Option<Value>,
+        random: Option<grundy_protocol::wire::RandomStart>,
+        clock: Option<Clock>,
+        listed: bool,
+        seat: Option<u8>,
+    ) {
+        if let Some(c) = clock {
+            if c.initial_ms == 0 || c.initial_ms > MAX_BANK_MS || c.increment_ms > MAX_INCREMENT_MS
+            {
+                return self.error(
+                    id,
+                    ErrorCode::BadRequest,
+                    format!("clock: initial_ms must be 1..={MAX_BANK_MS} and increment_ms at most {MAX_INCREMENT_MS}"),
+                );
+            }
+        }
+        let limit = self.shared.config.limits.seats_per_connection;
+        if self.rooms.len() >= limit {
+            return self.reply(ServerMsg::Error {
+                id,
+                code: ErrorCode::LimitReached,
+                message: format!(
+                    "one connection may be in at most {limit} rooms at once (seats_per_connection)"
+                ),
+                retry_after_ms: None,
+                limit: Some("seats_per_connection".into()),
+            });
+        }
+        let spec = match (spec, random) {
+            (Some(spec), None) => spec,
+            (None, Some(r)) => {
+                match grundy_protocol::random::random_spec(&r.family, r.seed, r.size) {
+                    Ok(spec) => spec,
+                    Err(e) => return self.error(id, ErrorCode::BadSpec, format!("random: {e}")),
+                }
+            }
+            _ => {
+                return self.error(
+                    id,
+                    ErrorCode::BadRequest,
+                    "give exactly one of spec and random",
+                )
+            }
+        };
+        // Building a position can build a table (up to a couple of seconds for
+        // the largest specs): keep it off the reactor.
+        let parsed = {
+            let spec = spec.clone();
+            tokio::task::spawn_blocking(move || Position::from_spec(&spec)).await
+        };
+        let start = match parsed {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return self.error(id, ErrorCode::BadSpec, format!("spec refused: {e}")),
+            Err(_) => return self.error(id, ErrorCode::Internal, "reading the spec failed"),
+        };
+        let seat = seat.unwrap_or(0);
+        if seat > 1 {
+            return self.error(
+                id,
+                ErrorCode::BadRequest,
+                format!("seat must be 0 or 1, not {seat}"),
+            );
+        }
+        match self.shared.lobby.create(spec, start, clock, listed).await {
+            Ok((room_id, tx)) => {
+                self.rooms.push(room_id);
+                let cmd = RoomCmd::Join {
+                    outbox: self.outbox.clone(),
+                    id: id.clone(),
+                    name: self.name.clone(),
+                    seat: Some(seat),
+                };
+                if tx.send(cmd).await.is_err() {
+                    self.error(id, ErrorCode::Internal, "the new room closed at once");
+                }
+            }
+            Err((code, message)) => self.error(id, code, message),
+        }
+    }
+}
+
+/// The next connection id.
+pub fn shared(lobby: Arc<Lobby>, store: Arc<dyn MatchStore>, config: Arc<Config>) -> Arc<Shared> {
+    Arc::new(Shared {
+        lobby,
+        store,
+        config,
+        next_conn: AtomicU64::new(1),
+    })
+}

@@ -1,0 +1,270 @@
+//! The room registry: creates rooms (each its own task), finds them by id or
+//! short code, lists the open ones, and brings unfinished rooms back after a
+//! restart. Its lock guards only the map, never a match.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
+use grundy_protocol::{Position, Rules, Status};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::room::{now_ms, Room, RoomCmd, RoomInit};
+use crate::store::{MatchStore, StoreError, WriteOp};
+
+/// Commands queued for one room before senders wait.
+const ROOM_QUEUE: usize = 256;
+/// Short codes: no 0/O or 1/I to misread.
+const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+struct Entry {
+    tx: mpsc::Sender<RoomCmd>,
+    code: String,
+    summary: Arc<Mutex<RoomSummary>>,
+    listed: bool,
+}
+
+#[derive(Default)]
+struct Rooms {
+    by_id: HashMap<String, Entry>,
+    by_code: HashMap<String, String>,
+}
+
+pub struct Lobby {
+    rooms: Mutex<Rooms>,
+    store: Arc<dyn MatchStore>,
+    config: Arc<Config>,
+    tracker: TaskTracker,
+}
+
+pub type Refusal = (ErrorCode, String);
+
+impl Lobby {
+    pub fn new(
+        store: Arc<dyn MatchStore>,
+        config: Arc<Config>,
+        tracker: TaskTracker,
+    ) -> Arc<Lobby> {
+        Arc::new(Lobby {
+            rooms: Mutex::new(Rooms::default()),
+            store,
+            config,
+            tracker,
+        })
+    }
+
+    fn rooms(&self) -> std::sync::MutexGuard<'_, Rooms> {
+        // A panic while holding this lock cannot leave the map half-updated
+        // (every update is a single insert or remove), so poisoning is ignored.
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Opens a room for `start` and returns its id and command queue.
+    pub async fn create(
+        self: &Arc<Self>,
+        spec: Value,
+        start: Position,
+        clock: Option<Clock>,
+        listed: bool,
+    ) -> Result<(String, mpsc::Sender<RoomCmd>), Refusal> {
+        if start.status() != Status::Ongoing {
+            return Err((
+                ErrorCode::BadSpec,
+                "the position is already over: nobody could move".into(),
+            ));
+        }
+        // A short code may collide with a finished room's in the store: retry.
+        let mut attempts = 0;
+        let (id, code) = loop {
+            let (id, code) = self.fresh_ids()?;
+            let durable = self.store.write(WriteOp::CreateRoom {
+                room: id.clone(),
+                code: code.clone(),
+                spec: spec.clone(),
+                clock,
+                listed,
+                created_at_ms: now_ms(),
+            });
+            match durable.await {
+                Ok(Ok(())) => break (id, code),
+                Ok(Err(StoreError::DuplicateRoom { .. })) if attempts < 5 => attempts += 1,
+                Ok(Err(e)) => {
+                    tracing::error!("could not record a new room: {e}");
+                    return Err((
+                        ErrorCode::Internal,
+                        "the server could not record the room".into(),
+                    ));
+                }
+                Err(_) => {
+                    return Err((
+                        ErrorCode::ShuttingDown,
+                        "the server is shutting down".into(),
+                    ))
+                }
+            }
+        };
+        let room = Room::new(
+            RoomInit {
+                id: id.clone(),
+                code,
+                spec,
+                start,
+                clock,
+                listed,
+            },
+            self.store.clone(),
+            self.config.clone(),
+        );
+        let tx = self.spawn(room);
+        Ok((id, tx))
+    }
+
+    /// A new room id and a short code no room in memory uses; refused when the
+    /// server holds as many rooms as it may.
+    fn fresh_ids(&self) -> Result<(String, String), Refusal> {
+        let rooms = self.rooms();
+        if rooms.by_id.len() >= self.config.limits.open_rooms {
+            return Err((
+                ErrorCode::LimitReached,
+                format!(
+                    "the server holds {} rooms, its limit (open_rooms)",
+                    self.config.limits.open_rooms
+                ),
+            ));
+        }
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let code = loop {
+            let code = short_code();
+            if !rooms.by_code.contains_key(&code) {
+                break code;
+            }
+        };
+        Ok((id, code))
+    }
+
+    fn spawn(self: &Arc<Self>, room: Room) -> mpsc::Sender<RoomCmd> {
+        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+        let snapshot = room.snapshot();
+        let (id, code) = (snapshot.room.clone(), snapshot.code.clone());
+        self.rooms().by_code.insert(code.clone(), id.clone());
+        self.rooms().by_id.insert(
+            id.clone(),
+            Entry {
+                tx: tx.clone(),
+                code,
+                summary: room.summary(),
+                listed: room.listed(),
+            },
+        );
+        let lobby = Arc::downgrade(self);
+        self.tracker.spawn(room.run(rx, move || {
+            if let Some(lobby) = lobby.upgrade() {
+                lobby.remove(&id);
+            }
+        }));
+        tx
+    }
+
+    fn remove(&self, id: &str) {
+        let mut rooms = self.rooms();
+        if let Some(entry) = rooms.by_id.remove(id) {
+            rooms.by_code.remove(&entry.code);
+        }
+    }
+
+    /// A room by id or short code (codes in any case).
+    pub fn find(&self, key: &str) -> Option<mpsc::Sender<RoomCmd>> {
+        let rooms = self.rooms();
+        let id = rooms
+            .by_code
+            .get(&key.to_ascii_uppercase())
+            .map(String::as_str)
+            .unwrap_or(key);
+        rooms.by_id.get(id).map(|e| e.tx.clone())
+    }
+
+    /// The listed rooms that are open or playing.
+    pub fn list(&self) -> Vec<RoomSummary> {
+        let rooms = self.rooms();
+        let mut out: Vec<RoomSummary> = rooms
+            .by_id
+            .values()
+            .filter(|e| e.listed)
+            .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
+            .filter(|s| s.state != "finished")
+            .collect();
+        out.sort_by(|a, b| a.state.cmp(&b.state).then(a.code.cmp(&b.code)));
+        out
+    }
+
+    /// Every room's command queue (to tell rooms about a closed connection).
+    pub fn senders(&self, ids: &[String]) -> Vec<mpsc::Sender<RoomCmd>> {
+        let rooms = self.rooms();
+        ids.iter()
+            .filter_map(|id| rooms.by_id.get(id).map(|e| e.tx.clone()))
+            .collect()
+    }
+
+    /// The id behind an id or code.
+    pub fn resolve(&self, key: &str) -> Option<String> {
+        let rooms = self.rooms();
+        if rooms.by_id.contains_key(key) {
+            return Some(key.to_string());
+        }
+        rooms.by_code.get(&key.to_ascii_uppercase()).cloned()
+    }
+
+    /// Brings back every unfinished room from the store; returns how many.
+    pub fn restore(self: &Arc<Self>) -> anyhow::Result<usize> {
+        let stored = self.store.load_unfinished()?;
+        let mut count = 0;
+        for s in stored {
+            let start = match Position::from_spec(&s.spec) {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::error!(room = %s.room, "stored spec refused, room not restored: {e}");
+                    continue;
+                }
+            };
+            let mut room = Room::new(
+                RoomInit {
+                    id: s.room.clone(),
+                    code: s.code,
+                    spec: s.spec,
+                    start,
+                    clock: s.clock,
+                    listed: s.listed,
+                },
+                self.store.clone(),
+                self.config.clone(),
+            );
+            let seats = s.seats.map(|seat| seat.map(|x| (x.name, x.token)));
+            let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
+            if let Err(e) = room.restore(seats, events) {
+                tracing::error!(room = %s.room, "room not restored: {e}");
+                continue;
+            }
+            self.spawn(room);
+            count += 1;
+        }
+        Ok(count)
+    }
+
+    /// Drops every room's queue so the room tasks end (shutdown).
+    pub fn close(&self) {
+        let mut rooms = self.rooms();
+        rooms.by_id.clear();
+        rooms.by_code.clear();
+    }
+}
+
+fn short_code() -> String {
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes[..6]
+        .iter()
+        .map(|b| CODE_ALPHABET[(*b as usize) % CODE_ALPHABET.len()] as char)
+        .collect()
+}

@@ -1,0 +1,67 @@
+//! A connection's outbound queue. Rooms and the connection itself push
+//! ready-serialised frames into it; one writer task per socket drains it. The
+//! queue is bounded: a reader too slow to keep up is disconnected (it may come
+//! back and resume) rather than allowed to stall a match or grow memory.
+
+use grundy_protocol::wire::ServerMsg;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_util::sync::CancellationToken;
+
+/// Identifies a connection inside this server process.
+pub type ConnId = u64;
+
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    pub conn: ConnId,
+    tx: mpsc::Sender<Utf8Bytes>,
+    /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
+    pub kick: CancellationToken,
+}
+
+impl Outbox {
+    pub fn new(conn: ConnId, capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        (
+            Outbox {
+                conn,
+                tx,
+                kick: CancellationToken::new(),
+            },
+            rx,
+        )
+    }
+
+    /// Queues a frame; false (and the connection is dropped) if the queue is full
+    /// or the connection is gone.
+    pub fn send_frame(&self, frame: Utf8Bytes) -> bool {
+        match self.tx.try_send(frame) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::info!(
+                    conn = self.conn,
+                    "outbound queue full: dropping a slow reader"
+                );
+                self.kick.cancel();
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    pub fn send(&self, msg: &ServerMsg) -> bool {
+        self.send_frame(encode(msg))
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed() || self.kick.is_cancelled()
+    }
+}
+
+/// Serialises a message once, to be shared by every subscriber.
+pub fn encode(msg: &ServerMsg) -> Utf8Bytes {
+    // Serialising these plain data types cannot fail (no maps with non-string keys).
+    Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_else(|e| {
+        format!(r#"{{"type":"error","code":"internal","message":"encoding failed: {e}"}}"#)
+    }))
+}

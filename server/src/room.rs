@@ -1,0 +1,747 @@
+//! One task per room owns its match: the position, the seats, the clocks and the
+//! event log. Commands arrive over a channel; nothing about a match sits behind
+//! a lock that the network path contends on.
+//!
+//! Every state change becomes an event with the next sequence number. An event
+//! is made durable in the store *before* anyone hears of it, so whatever a
+//! player saw acknowledged survives a restart.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use grundy_protocol::wire::{
+    Clock, EndReason, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo,
+    ServerMsg, Snapshot,
+};
+use grundy_protocol::{Position, Rules, Status};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::outbox::{encode, ConnId, Outbox};
+use crate::store::{MatchStore, WriteOp};
+
+/// What a connection asks of a room. Answers go straight to `outbox`, in order
+/// with the room's events.
+pub enum RoomCmd {
+    Join {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        name: Option<String>,
+        seat: Option<u8>,
+    },
+    Watch {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        since: Option<u64>,
+    },
+    Resume {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+        since: Option<u64>,
+    },
+    Move {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+        mv: Value,
+    },
+    Resign {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Abort {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Leave {
+        outbox: Outbox,
+        id: Option<RequestId>,
+    },
+    /// The connection closed.
+    Gone { conn: ConnId },
+}
+
+struct Seat {
+    name: Option<String>,
+    token: String,
+    /// Connections acting for this seat right now.
+    conns: Vec<ConnId>,
+}
+
+/// Everything needed to start (or restart) a room's task.
+pub struct RoomInit {
+    pub id: String,
+    pub code: String,
+    pub spec: Value,
+    pub start: Position,
+    pub clock: Option<Clock>,
+    pub listed: bool,
+}
+
+pub struct Room {
+    id: String,
+    code: String,
+    spec: Value,
+    listed: bool,
+    clock: Option<Clock>,
+    position: Position,
+    seats: [Option<Seat>; 2],
+    moves: Vec<Value>,
+    events: Vec<Event>,
+    subscribers: HashMap<ConnId, Outbox>,
+    /// Each player's bank (ms) as of `turn_started`.
+    banks: [u64; 2],
+    turn_started: Option<Instant>,
+    result: Option<MatchResult>,
+    store: Arc<dyn MatchStore>,
+    config: Arc<Config>,
+    summary: Arc<Mutex<RoomSummary>>,
+}
+
+type Refusal = (ErrorCode, String);
+
+fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err((code, message.into()))
+}
+
+/// Unix time in milliseconds, for the records.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Room {
+    pub fn new(init: RoomInit, store: Arc<dyn MatchStore>, config: Arc<Config>) -> Room {
+        let bank = init.clock.map_or(0, |c| c.initial_ms);
+        let room = Room {
+            id: init.id,
+            code: init.code,
+            spec: init.spec,
+            listed: init.listed,
+            clock: init.clock,
+            position: init.start,
+            seats: [None, None],
+            moves: Vec::new(),
+            events: Vec::new(),
+            subscribers: HashMap::new(),
+            banks: [bank, bank],
+            turn_started: None,
+            result: None,
+            store,
+            config,
+            summary: Arc::new(Mutex::new(RoomSummary {
+                room: String::new(),
+                code: String::new(),
+                game: String::new(),
+                spec: Value::Null,
+                seats: [no_seat(), no_seat()],
+                state: String::new(),
+                clock: None,
+            })),
+        };
+        room.update_summary();
+        room
+    }
+
+    /// The lobby's view of this room, kept current by the room's task.
+    pub fn summary(&self) -> Arc<Mutex<RoomSummary>> {
+        self.summary.clone()
+    }
+
+    pub fn listed(&self) -> bool {
+        self.listed
+    }
+
+    /// Rebuilds a room from its stored seats and event log (after a restart).
+    /// Clocks resume from the banks of the last move: downtime is not charged.
+    pub fn restore(
+        &mut self,
+        seats: [Option<(Option<String>, String)>; 2],
+        events: Vec<Event>,
+    ) -> Result<(), String> {
+        for (i, seat) in seats.into_iter().enumerate() {
+            self.seats[i] = seat.map(|(name, token)| Seat {
+                name,
+                token,
+                conns: Vec::new(),
+            });
+        }
+        for event in &events {
+            match &event.body {
+                EventBody::Started => self.turn_started = Some(Instant::now()),
+                EventBody::Moved { mv, clocks_ms, .. } => {
+                    let m = self
+                        .position
+                        .parse_move(mv)
+                        .map_err(|e| format!("stored move {mv} unreadable: {e}"))?;
+                    self.position
+                        .play(&m)
+                        .map_err(|e| format!("stored move {mv} illegal: {e}"))?;
+                    self.moves.push(mv.clone());
+                    self.banks = *clocks_ms;
+                    self.turn_started = Some(Instant::now());
+                }
+                EventBody::Ended { result } => self.result = Some(*result),
+                EventBody::Seated { .. } | EventBody::Presence { .. } => {}
+            }
+        }
+        self.events = events;
+        self.update_summary();
+        Ok(())
+    }
+
+    /// The room's task: commands, and the clock's deadline.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>, on_exit: impl FnOnce()) {
+        loop {
+            let deadline = self.deadline();
+            let linger = self
+                .result
+                .is_some()
+                .then(|| Instant::now() + self.config.linger);
+            tokio::select! {
+                cmd = commands.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline) => self.on_deadline().await,
+                _ = sleep_until(linger) => break,
+            }
+        }
+        on_exit();
+    }
+
+    fn to_move(&self) -> u8 {
+        (self.moves.len() % 2) as u8
+    }
+
+    fn started(&self) -> bool {
+        self.turn_started.is_some()
+    }
+
+    /// When the side to move runs out of time (or of patience for a first move).
+    fn deadline(&self) -> Option<(Instant, EndReason)> {
+        self.clock?;
+        let started = self.turn_started?;
+        if self.result.is_some() {
+            return None;
+        }
+        let s = self.to_move() as usize;
+        let flag = started + std::time::Duration::from_millis(self.banks[s]);
+        // A player's first move is the one at ply 0 or 1.
+        if self.moves.len() < 2 {
+            let no_show = started + self.config.no_show;
+            if no_show < flag {
+                return Some((no_show, EndReason::NoShow));
+            }
+        }
+        Some((flag, EndReason::Flag))
+    }
+
+    async fn on_deadline(&mut self) {
+        let Some((_, reason)) = self.deadline() else {
+            return;
+        };
+        let winner = match reason {
+            EndReason::NoShow => None,
+            _ => Some(1 - self.to_move()),
+        };
+        if let Err(e) = self.finish(MatchResult { winner, reason }).await {
+            tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
+        }
+    }
+
+    /// Both banks as of now.
+    fn clocks_now(&self) -> [u64; 2] {
+        let mut banks = self.banks;
+        if let (Some(t), None, Some(_)) = (self.turn_started, self.result, self.clock) {
+            let s = self.to_move() as usize;
+            banks[s] = banks[s].saturating_sub(t.elapsed().as_millis() as u64);
+        }
+        banks
+    }
+
+    async fn handle(&mut self, cmd: RoomCmd) {
+        match cmd {
+            RoomCmd::Join {
+                outbox,
+                id,
+                name,
+                seat,
+            } => {
+                let result = self.join(&outbox, name, seat).await;
+                self.answer(&outbox, id, result, |(seat, token, snapshot), id| {
+                    ServerMsg::Seated {
+                        id,
+                        room: snapshot.room.clone(),
+                        seat,
+                        token,
+                        snapshot,
+                    }
+                });
+                if !outbox.is_closed() {
+                    self.subscribers.insert(outbox.conn, outbox);
+                }
+            }
+            RoomCmd::Watch { outbox, id, since } => {
+                let result = self.catch_up(since);
+                let room = self.id.clone();
+                let ok = result.is_ok();
+                self.answer(&outbox, id, result, |(snapshot, events), id| {
+                    ServerMsg::Watching {
+                        id,
+                        room,
+                        seat: None,
+                        snapshot,
+                        events,
+                    }
+                });
+                if ok {
+                    self.subscribers.insert(outbox.conn, outbox);
+                }
+            }
+            RoomCmd::Resume {
+                outbox,
+                id,
+                token,
+                since,
+            } => {
+                let result = self.resume(&outbox, &token, since).await;
+                let room = self.id.clone();
+                let ok = result.is_ok();
+                self.answer(&outbox, id, result, |(seat, (snapshot, events)), id| {
+                    ServerMsg::Watching {
+                        id,
+                        room,
+                        seat: Some(seat),
+                        snapshot,
+                        events,
+                    }
+                });
+                if ok {
+                    self.subscribers.insert(outbox.conn, outbox);
+                }
+            }
+            RoomCmd::Move {
+                outbox,
+                id,
+                token,
+                mv,
+            } => {
+                let result = self.play(&token, mv).await;
+                self.ack(&outbox, id, result);
+            }
+            RoomCmd::Resign { outbox, id, token } => {
+                let result = self.resign(&token).await;
+                self.ack(&outbox, id, result);
+            }
+            RoomCmd::Abort { outbox, id, token } => {
+                let result = self.abort(&token).await;
+                self.ack(&outbox, id, result);
+            }
+            RoomCmd::Leave { outbox, id } => {
+                self.subscribers.remove(&outbox.conn);
+                self.drop_conn(outbox.conn).await;
+                self.ack(&outbox, id, Ok(None));
+            }
+            RoomCmd::Gone { conn } => {
+                self.subscribers.remove(&conn);
+                self.drop_conn(conn).await;
+            }
+        }
+        self.update_summary();
+    }
+
+    fn answer<T>(
+        &self,
+        outbox: &Outbox,
+        id: Option<RequestId>,
+        result: Result<T, Refusal>,
+        ok: impl FnOnce(T, Option<RequestId>) -> ServerMsg,
+    ) {
+        let msg = match result {
+            Ok(value) => ok(value, id),
+            Err((code, message)) => ServerMsg::error(id, code, message),
+        };
+        outbox.send(&msg);
+    }
+
+    fn ack(&self, outbox: &Outbox, id: Option<RequestId>, result: Result<Option<u64>, Refusal>) {
+        let room = Some(self.id.clone());
+        self.answer(outbox, id, result, |seq, id| ServerMsg::Ack {
+            id,
+            room,
+            seq,
+        });
+    }
+
+    /// The seat a token acts for.
+    fn seat_of(&self, token: &str) -> Result<u8, Refusal> {
+        if token.is_empty() {
+            return refuse(ErrorCode::Unauthorized, "a seat token is required");
+        }
+        (0..2u8)
+            .find(|&s| {
+                self.seats[s as usize]
+                    .as_ref()
+                    .is_some_and(|seat| constant_time_eq(seat.token.as_bytes(), token.as_bytes()))
+            })
+            .map_or_else(
+                || {
+                    refuse(
+                        ErrorCode::Unauthorized,
+                        "that seat token is not valid in this room",
+                    )
+                },
+                Ok,
+            )
+    }
+
+    async fn join(
+        &mut self,
+        outbox: &Outbox,
+        name: Option<String>,
+        seat: Option<u8>,
+    ) -> Result<(u8, String, Snapshot), Refusal> {
+        if self.result.is_some() {
+            return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
+        }
+        let seat = match seat {
+            Some(s @ (0 | 1)) if self.seats[s as usize].is_none() => s,
+            Some(s @ (0 | 1)) => return refuse(ErrorCode::RoomFull, format!("seat {s} is taken")),
+            Some(s) => {
+                return refuse(
+                    ErrorCode::BadRequest,
+                    format!("seat must be 0 or 1, not {s}"),
+                )
+            }
+            None => match (0..2u8).find(|&s| self.seats[s as usize].is_none()) {
+                Some(s) => s,
+                None => return refuse(ErrorCode::RoomFull, "both seats are taken"),
+            },
+        };
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        self.durable(WriteOp::Seat {
+            room: self.id.clone(),
+            seat,
+            name: name.clone(),
+            token: token.clone(),
+        })
+        .await?;
+        self.seats[seat as usize] = Some(Seat {
+            name: name.clone(),
+            token: token.clone(),
+            conns: vec![outbox.conn],
+        });
+        self.append(EventBody::Seated { seat, name }).await?;
+        if self.seats.iter().all(Option::is_some) {
+            self.append(EventBody::Started).await?;
+            self.turn_started = Some(Instant::now());
+        }
+        Ok((seat, token, self.snapshot()))
+    }
+
+    /// The events after `since`, or a snapshot when `since` is not given.
+    fn catch_up(&self, since: Option<u64>) -> Result<(Option<Snapshot>, Vec<Event>), Refusal> {
+        match since {
+            None => Ok((Some(self.snapshot()), Vec::new())),
+            Some(s) if s > self.events.len() as u64 => refuse(
+                ErrorCode::BadRequest,
+                format!("since {s} is beyond the last event ({})", self.events.len()),
+            ),
+            Some(s) => Ok((None, self.events[s as usize..].to_vec())),
+        }
+    }
+
+    async fn resume(
+        &mut self,
+        outbox: &Outbox,
+        token: &str,
+        since: Option<u64>,
+    ) -> Result<(u8, (Option<Snapshot>, Vec<Event>)), Refusal> {
+        let seat = self.seat_of(token)?;
+        // Check `since` before changing anything.
+        self.catch_up(since)?;
+        let was_connected = self.seat_connected(seat);
+        if let Some(s) = self.seats[seat as usize].as_mut() {
+            if !s.conns.contains(&outbox.conn) {
+                s.conns.push(outbox.conn);
+            }
+        }
+        if !was_connected && self.result.is_none() {
+            self.append(EventBody::Presence {
+                seat,
+                connected: true,
+            })
+            .await?;
+        }
+        Ok((seat, self.catch_up(since)?))
+    }
+
+    fn seat_connected(&self, seat: u8) -> bool {
+        self.seats[seat as usize]
+            .as_ref()
+            .is_some_and(|s| !s.conns.is_empty())
+    }
+
+    async fn drop_conn(&mut self, conn: ConnId) {
+        for seat in 0..2u8 {
+            let Some(s) = self.seats[seat as usize].as_mut() else {
+                continue;
+            };
+            let before = s.conns.len();
+            s.conns.retain(|&c| c != conn);
+            if before > 0 && s.conns.is_empty() && self.result.is_none() {
+                if let Err(e) = self
+                    .append(EventBody::Presence {
+                        seat,
+                        connected: false,
+                    })
+                    .await
+                {
+                    tracing::warn!(room = %self.id, "presence not recorded: {e:?}");
+                }
+            }
+        }
+    }
+
+    async fn play(&mut self, token: &str, mv: Value) -> Result<Option<u64>, Refusal> {
+        let seat = self.seat_of(token)?;
+        if self.result.is_some() {
+            return refuse(ErrorCode::MatchOver, "the match is over");
+        }
+        if !self.started() {
+            return refuse(
+                ErrorCode::NotYourTurn,
+                "the match has not started: waiting for an opponent",
+            );
+        }
+        if seat != self.to_move() {
+            return refuse(ErrorCode::NotYourTurn, "it is your opponent's turn");
+        }
+        let m = self
+            .position
+            .parse_move(&mv)
+            .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
+        let mut next = self.position.clone();
+        next.play(&m)
+            .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
+        // A move that arrives after the flag fell loses on time.
+        let mut clocks = self.clocks_now();
+        if let Some(clock) = self.clock {
+            if clocks[seat as usize] == 0 {
+                self.on_deadline().await;
+                return refuse(ErrorCode::MatchOver, "your time ran out");
+            }
+            clocks[seat as usize] += clock.increment_ms;
+        }
+        let canonical = serde_json::to_value(&m).unwrap_or(mv);
+        let position = next.to_json();
+        let position = if position.to_string().len() <= self.config.max_event_position_bytes {
+            position
+        } else {
+            Value::Null
+        };
+        let seq = self
+            .append(EventBody::Moved {
+                seat,
+                mv: canonical.clone(),
+                clocks_ms: clocks,
+                position,
+            })
+            .await?;
+        self.position = next;
+        self.moves.push(canonical);
+        self.banks = clocks;
+        self.turn_started = Some(Instant::now());
+        if let Status::Over { to_move_wins } = self.position.status() {
+            let to_move = self.to_move();
+            let winner = if to_move_wins { to_move } else { 1 - to_move };
+            self.finish(MatchResult {
+                winner: Some(winner),
+                reason: EndReason::Rules,
+            })
+            .await?;
+        }
+        Ok(Some(seq))
+    }
+
+    async fn resign(&mut self, token: &str) -> Result<Option<u64>, Refusal> {
+        let seat = self.seat_of(token)?;
+        if self.result.is_some() {
+            return refuse(ErrorCode::MatchOver, "the match is over");
+        }
+        let result = if self.started() {
+            MatchResult {
+                winner: Some(1 - seat),
+                reason: EndReason::Resign,
+            }
+        } else {
+            // Nobody to lose to yet: resigning an unstarted match calls it off.
+            MatchResult {
+                winner: None,
+                reason: EndReason::Abort,
+            }
+        };
+        self.finish(result).await.map(Some)
+    }
+
+    async fn abort(&mut self, token: &str) -> Result<Option<u64>, Refusal> {
+        let seat = self.seat_of(token)?;
+        if self.result.is_some() {
+            return refuse(ErrorCode::MatchOver, "the match is over");
+        }
+        // A player may call the match off until they have made their first move.
+        if self.moves.len() > seat as usize {
+            return refuse(
+                ErrorCode::TooLate,
+                "a match can be aborted only before your first move; resign instead",
+            );
+        }
+        self.finish(MatchResult {
+            winner: None,
+            reason: EndReason::Abort,
+        })
+        .await
+        .map(Some)
+    }
+
+    async fn finish(&mut self, result: MatchResult) -> Result<u64, Refusal> {
+        self.banks = self.clocks_now();
+        let seq = self.append(EventBody::Ended { result }).await?;
+        self.result = Some(result);
+        self.durable(WriteOp::Finish {
+            room: self.id.clone(),
+            result,
+            finished_at_ms: now_ms(),
+        })
+        .await?;
+        Ok(seq)
+    }
+
+    async fn durable(&self, op: WriteOp) -> Result<(), Refusal> {
+        match self.store.write(op).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                tracing::error!(room = %self.id, "store write failed: {e}");
+                refuse(
+                    ErrorCode::Internal,
+                    "the server could not record this; try again",
+                )
+            }
+            Err(_) => refuse(ErrorCode::ShuttingDown, "the server is shutting down"),
+        }
+    }
+
+    /// Records the next event, then tells every subscriber.
+    async fn append(&mut self, body: EventBody) -> Result<u64, Refusal> {
+        let seq = self.events.len() as u64 + 1;
+        let event = Event { seq, body };
+        self.durable(WriteOp::Event {
+            room: self.id.clone(),
+            event: event.clone(),
+            at_ms: now_ms(),
+        })
+        .await?;
+        let frame = encode(&ServerMsg::Event {
+            room: self.id.clone(),
+            event: event.clone(),
+        });
+        self.events.push(event);
+        self.subscribers
+            .retain(|_, outbox| outbox.send_frame(frame.clone()));
+        Ok(seq)
+    }
+
+    fn seat_info(&self, seat: usize) -> SeatInfo {
+        match &self.seats[seat] {
+            Some(s) => SeatInfo {
+                name: s.name.clone(),
+                connected: !s.conns.is_empty(),
+            },
+            None => no_seat(),
+        }
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let playing = self.started() && self.result.is_none();
+        Snapshot {
+            room: self.id.clone(),
+            code: self.code.clone(),
+            spec: self.spec.clone(),
+            position: self.position.to_json(),
+            seats: [self.seat_info(0), self.seat_info(1)],
+            moves: self.moves.clone(),
+            to_move: playing.then(|| self.to_move()),
+            clock: self.clock,
+            clocks_ms: self.clocks_now(),
+            result: self.result,
+            seq: self.events.len() as u64,
+        }
+    }
+
+    fn update_summary(&self) {
+        let state = if self.result.is_some() {
+            "finished"
+        } else if self.started() {
+            "playing"
+        } else {
+            "open"
+        };
+        let summary = RoomSummary {
+            room: self.id.clone(),
+            code: self.code.clone(),
+            game: self.position.family().id().to_string(),
+            spec: self.spec.clone(),
+            seats: [self.seat_info(0), self.seat_info(1)],
+            state: state.to_string(),
+            clock: self.clock,
+        };
+        if let Ok(mut s) = self.summary.lock() {
+            *s = summary;
+        }
+    }
+}
+
+fn no_seat() -> SeatInfo {
+    SeatInfo {
+        name: None,
+        connected: false,
+    }
+}
+
+async fn sleep_until<T>(deadline: Option<T>)
+where
+    T: Into<DeadlineOf>,
+{
+    match deadline.map(Into::into) {
+        Some(DeadlineOf(at)) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Anything that carries an instant to wake up at.
+struct DeadlineOf(Instant);
+
+impl From<Instant> for DeadlineOf {
+    fn from(at: Instant) -> Self {
+        DeadlineOf(at)
+    }
+}
+
+impl From<(Instant, EndReason)> for DeadlineOf {
+    fn from((at, _): (Instant, EndReason)) -> Self {
+        DeadlineOf(at)
+    }
+}
+
+/// Compares secrets without leaking where they differ through timing.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

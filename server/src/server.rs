@@ -1,0 +1,127 @@
+//! The listener: accepts connections, hands each to its own task, and shuts
+//! down gracefully — stop accepting, tell every client, let rooms finish their
+//! in-flight writes, drain the store.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::connection;
+use crate::lobby::Lobby;
+use crate::store::MatchStore;
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    connections: TaskTracker,
+    rooms: TaskTracker,
+    lobby: Arc<Lobby>,
+    store: Arc<dyn MatchStore>,
+}
+
+impl Server {
+    /// Binds `listen` (port 0 picks a free port), restores unfinished matches
+    /// from `store`, and starts accepting.
+    pub async fn start(
+        listen: SocketAddr,
+        store: Arc<dyn MatchStore>,
+        config: Config,
+    ) -> anyhow::Result<Server> {
+        let listener = TcpListener::bind(listen).await?;
+        let addr = listener.local_addr()?;
+        let config = Arc::new(config);
+        let rooms = TaskTracker::new();
+        let lobby = Lobby::new(store.clone(), config.clone(), rooms.clone());
+        let restored = lobby.restore()?;
+        if restored > 0 {
+            tracing::info!("restored {restored} unfinished matches");
+        }
+        let shared = connection::shared(lobby.clone(), store.clone(), config);
+        let shutdown = CancellationToken::new();
+        let connections = TaskTracker::new();
+        {
+            let shutdown = shutdown.clone();
+            let connections = connections.clone();
+            tokio::spawn(async move {
+                accept_loop(listener, shared, shutdown, connections).await;
+            });
+        }
+        tracing::info!("listening on ws://{addr}");
+        Ok(Server {
+            addr,
+            shutdown,
+            connections,
+            rooms,
+            lobby,
+            store,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A token that, when cancelled, starts the shutdown.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Waits for the shutdown token, then shuts down gracefully.
+    pub async fn run_until_shutdown(self) {
+        self.shutdown.cancelled().await;
+        self.shutdown().await;
+    }
+
+    /// Graceful shutdown: clients are told, in-flight writes are finished, the
+    /// store is drained. Returns when everything has stopped.
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        self.connections.close();
+        self.connections.wait().await;
+        // Rooms end once their queues are dropped; each finishes the command it
+        // is on (including its store write) first.
+        self.lobby.close();
+        self.rooms.close();
+        if tokio::time::timeout(Duration::from_secs(10), self.rooms.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some rooms did not stop within 10 s");
+        }
+        let store = self.store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.close()).await;
+        tracing::info!("server stopped");
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<connection::Shared>,
+    shutdown: CancellationToken,
+    connections: TaskTracker,
+) {
+    let mut backoff = Duration::from_millis(10);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    backoff = Duration::from_millis(10);
+                    connections.spawn(connection::serve(stream, shared.clone(), shutdown.clone()));
+                }
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, never die.
+                    tracing::warn!("accept failed: {e}; retrying in {backoff:?}");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            },
+            _ = shutdown.cancelled() => break,
+        }
+    }
+}
