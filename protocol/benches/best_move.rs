@@ -54,7 +54,72 @@ fn limit_specs() -> Vec<(&'static str, Value)> {
             "subtraction",
             json!({"game": "subtraction", "set": [1, 3, 4], "heaps": r.many(10_000, big)}),
         ),
+        (
+            "wythoff",
+            json!({"game": "wythoff", "heaps": [1_000_000_000_000_000u64, 999_999_999_999_999u64]}),
+        ),
+        (
+            "moore",
+            json!({"game": "moore", "k": 500, "heaps": big_heaps()}),
+        ),
+        (
+            "moore-bounded",
+            json!({"game": "moore", "k": 1, "max_take": 1_000_000_007u64, "heaps": big_heaps()}),
+        ),
+        (
+            "new-stone",
+            json!({"game": "new-stone", "heaps": big_heaps()}),
+        ),
+        (
+            "staircase",
+            json!({"game": "staircase", "pieces": staircase_pieces()}),
+        ),
+        (
+            "treblecross",
+            json!({"game": "treblecross", "length": 2000}),
+        ),
+        ("darkraft", darkraft_grid(&mut r)),
+        (
+            "twist",
+            json!({"game": "twist", "stones": 1_000_000_000_000u64}),
+        ),
+        ("graph", graph_spec()),
     ]
+}
+
+/// 1,000 distinct heaps near 2^63.
+fn big_heaps() -> Vec<u64> {
+    (0..1000u64)
+        .map(|i| (1u64 << 63) - i * 7_777_777_777)
+        .collect()
+}
+
+/// 1,000 pieces spread up to 10^15, one pair gap changed so the position is N.
+fn staircase_pieces() -> Vec<u64> {
+    let mut p: Vec<u64> = (1..=1000u64).map(|i| i * 1_000_000_000_000).collect();
+    p[998] -= 5;
+    p
+}
+
+fn darkraft_grid(r: &mut XorShift) -> Value {
+    let rows: Vec<String> = (0..20)
+        .map(|_| {
+            (0..20)
+                .map(|_| ['L', 'R', 'X'][r.below(3) as usize])
+                .collect()
+        })
+        .collect();
+    json!({"game": "darkraft", "grid": rows})
+}
+
+/// 100,000 vertices, each with edges to the next ten: 999,945 edges; 10,000 tokens.
+fn graph_spec() -> Value {
+    let n = 100_000u64;
+    let edges: Vec<[u64; 2]> = (0..n)
+        .flat_map(|v| (1..=10).filter(move |k| v + k < n).map(move |k| [v, v + k]))
+        .collect();
+    let tokens: Vec<u64> = (0..10_000u64).map(|i| (i * 7919) % n).collect();
+    json!({"game": "graph", "vertices": n, "edges": edges, "tokens": tokens})
 }
 
 fn best_move(c: &mut Criterion) {
@@ -69,6 +134,11 @@ fn best_move(c: &mut Criterion) {
 fn tables(c: &mut Criterion) {
     let mut group = c.benchmark_group("table");
     group.sample_size(10);
+    // Specs whose tables are built per match, when the match is created.
+    let mut r = XorShift(7);
+    for (name, spec) in [("darkraft", darkraft_grid(&mut r)), ("graph", graph_spec())] {
+        group.bench_function(name, |b| b.iter(|| Position::from_spec(&spec)));
+    }
     for code in ["0.77", "0.007"] {
         let shape = octal_shape(code).expect("valid code");
         group.bench_function(format!("octal-{code}"), |b| {

@@ -105,6 +105,9 @@ pub struct Room {
 
 type Refusal = (ErrorCode, String);
 
+/// Where to acknowledge a command: the sender's outbox and its request id.
+type Ack<'a> = (&'a Outbox, &'a Option<RequestId>);
+
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
     Err((code, message.into()))
 }
@@ -252,7 +255,7 @@ impl Room {
             EndReason::NoShow => None,
             _ => Some(1 - self.to_move()),
         };
-        if let Err(e) = self.finish(MatchResult { winner, reason }).await {
+        if let Err(e) = self.finish(MatchResult { winner, reason }, None).await {
             tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
         }
     }
@@ -334,16 +337,16 @@ impl Room {
                 token,
                 mv,
             } => {
-                let result = self.play(&token, mv).await;
-                self.ack(&outbox, id, result);
+                let result = self.play(&token, mv, (&outbox, &id)).await;
+                self.refusal(&outbox, id, result);
             }
             RoomCmd::Resign { outbox, id, token } => {
-                let result = self.resign(&token).await;
-                self.ack(&outbox, id, result);
+                let result = self.resign(&token, (&outbox, &id)).await;
+                self.refusal(&outbox, id, result);
             }
             RoomCmd::Abort { outbox, id, token } => {
-                let result = self.abort(&token).await;
-                self.ack(&outbox, id, result);
+                let result = self.abort(&token, (&outbox, &id)).await;
+                self.refusal(&outbox, id, result);
             }
             RoomCmd::Leave { outbox, id } => {
                 self.subscribers.remove(&outbox.conn);
@@ -379,6 +382,13 @@ impl Room {
             room,
             seq,
         });
+    }
+
+    /// Answers a command whose success was acknowledged already (before its event).
+    fn refusal(&self, outbox: &Outbox, id: Option<RequestId>, result: Result<(), Refusal>) {
+        if let Err((code, message)) = result {
+            outbox.send(&ServerMsg::error(id, code, message));
+        }
     }
 
     /// The seat a token acts for.
@@ -511,7 +521,7 @@ impl Room {
         }
     }
 
-    async fn play(&mut self, token: &str, mv: Value) -> Result<Option<u64>, Refusal> {
+    async fn play(&mut self, token: &str, mv: Value, ack: Ack<'_>) -> Result<(), Refusal> {
         let seat = self.seat_of(token)?;
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over");
@@ -548,14 +558,16 @@ impl Room {
         } else {
             Value::Null
         };
-        let seq = self
-            .append(EventBody::Moved {
+        self.append_acked(
+            EventBody::Moved {
                 seat,
                 mv: canonical.clone(),
                 clocks_ms: clocks,
                 position,
-            })
-            .await?;
+            },
+            Some(ack),
+        )
+        .await?;
         self.position = next;
         self.moves.push(canonical);
         self.banks = clocks;
@@ -563,16 +575,19 @@ impl Room {
         if let Status::Over { to_move_wins } = self.position.status() {
             let to_move = self.to_move();
             let winner = if to_move_wins { to_move } else { 1 - to_move };
-            self.finish(MatchResult {
-                winner: Some(winner),
-                reason: EndReason::Rules,
-            })
+            self.finish(
+                MatchResult {
+                    winner: Some(winner),
+                    reason: EndReason::Rules,
+                },
+                None,
+            )
             .await?;
         }
-        Ok(Some(seq))
+        Ok(())
     }
 
-    async fn resign(&mut self, token: &str) -> Result<Option<u64>, Refusal> {
+    async fn resign(&mut self, token: &str, ack: Ack<'_>) -> Result<(), Refusal> {
         let seat = self.seat_of(token)?;
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over");
@@ -589,10 +604,10 @@ impl Room {
                 reason: EndReason::Abort,
             }
         };
-        self.finish(result).await.map(Some)
+        self.finish(result, Some(ack)).await
     }
 
-    async fn abort(&mut self, token: &str) -> Result<Option<u64>, Refusal> {
+    async fn abort(&mut self, token: &str, ack: Ack<'_>) -> Result<(), Refusal> {
         let seat = self.seat_of(token)?;
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over");
@@ -604,17 +619,19 @@ impl Room {
                 "a match can be aborted only before your first move; resign instead",
             );
         }
-        self.finish(MatchResult {
-            winner: None,
-            reason: EndReason::Abort,
-        })
+        self.finish(
+            MatchResult {
+                winner: None,
+                reason: EndReason::Abort,
+            },
+            Some(ack),
+        )
         .await
-        .map(Some)
     }
 
-    async fn finish(&mut self, result: MatchResult) -> Result<u64, Refusal> {
+    async fn finish(&mut self, result: MatchResult, ack: Option<Ack<'_>>) -> Result<(), Refusal> {
         self.banks = self.clocks_now();
-        let seq = self.append(EventBody::Ended { result }).await?;
+        self.append_acked(EventBody::Ended { result }, ack).await?;
         self.result = Some(result);
         self.durable(WriteOp::Finish {
             room: self.id.clone(),
@@ -622,7 +639,7 @@ impl Room {
             finished_at_ms: now_ms(),
         })
         .await?;
-        Ok(seq)
+        Ok(())
     }
 
     async fn durable(&self, op: WriteOp) -> Result<(), Refusal> {
@@ -641,6 +658,16 @@ impl Room {
 
     /// Records the next event, then tells every subscriber.
     async fn append(&mut self, body: EventBody) -> Result<u64, Refusal> {
+        self.append_acked(body, None).await
+    }
+
+    /// Records the next event; acknowledges the command that caused it (so its
+    /// sender hears "ack" before the event), then tells every subscriber.
+    async fn append_acked(
+        &mut self,
+        body: EventBody,
+        ack: Option<Ack<'_>>,
+    ) -> Result<u64, Refusal> {
         let seq = self.events.len() as u64 + 1;
         let event = Event { seq, body };
         self.durable(WriteOp::Event {
@@ -649,6 +676,9 @@ impl Room {
             at_ms: now_ms(),
         })
         .await?;
+        if let Some((outbox, id)) = ack {
+            self.ack(outbox, id.clone(), Ok(Some(seq)));
+        }
         let frame = encode(&ServerMsg::Event {
             room: self.id.clone(),
             event: event.clone(),

@@ -1,0 +1,162 @@
+//! Clocks on tokio's paused clock: the bank runs for the side to move, the
+//! increment is added after a move, a flag falls exactly when the bank is empty,
+//! and a first move not made in time aborts the match (no-show). No sleeps: time
+//! is advanced by hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use grundy_protocol::wire::Clock;
+use grundy_protocol::Position;
+use grundy_server::lobby::Lobby;
+use grundy_server::outbox::Outbox;
+use grundy_server::room::RoomCmd;
+use grundy_server::store::SqliteStore;
+use grundy_server::Config;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_util::task::TaskTracker;
+
+struct Seat {
+    outbox: Outbox,
+    frames: mpsc::Receiver<Utf8Bytes>,
+    token: String,
+}
+
+impl Seat {
+    async fn next(&mut self) -> Value {
+        let frame = self.frames.recv().await.expect("a frame");
+        serde_json::from_str(&frame).expect("JSON")
+    }
+
+    /// The next event, skipping nothing else.
+    async fn event(&mut self) -> Value {
+        let m = self.next().await;
+        assert_eq!(m["type"], "event", "{m}");
+        m["event"].clone()
+    }
+}
+
+async fn room_with_clock(
+    clock: Clock,
+    no_show: Duration,
+) -> (mpsc::Sender<RoomCmd>, Seat, Seat, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let config = Config {
+        no_show,
+        ..Config::default()
+    };
+    let lobby = Lobby::new(store, Arc::new(config), TaskTracker::new());
+    let spec = json!({"game": "nim", "heaps": [5, 5]});
+    let start = Position::from_spec(&spec).unwrap();
+    let (_room, tx) = lobby.create(spec, start, Some(clock), true).await.unwrap();
+    let mut seats = Vec::new();
+    for (conn, seat) in [(1, 0u8), (2, 1u8)] {
+        let (outbox, mut frames) = Outbox::new(conn, 64);
+        tx.send(RoomCmd::Join {
+            outbox: outbox.clone(),
+            id: None,
+            name: None,
+            seat: Some(seat),
+        })
+        .await
+        .unwrap();
+        let seated: Value = serde_json::from_str(&frames.recv().await.unwrap()).unwrap();
+        assert_eq!(seated["type"], "seated", "{seated}");
+        seats.push(Seat {
+            outbox,
+            frames,
+            token: seated["token"].as_str().unwrap().to_string(),
+        });
+    }
+    let b = seats.pop().unwrap();
+    let mut a = seats.pop().unwrap();
+    assert_eq!(a.event().await["kind"], "seated");
+    assert_eq!(a.event().await["kind"], "started");
+    (tx, a, b, dir)
+}
+
+async fn play(tx: &mpsc::Sender<RoomCmd>, seat: &mut Seat, mv: Value) -> Value {
+    tx.send(RoomCmd::Move {
+        outbox: seat.outbox.clone(),
+        id: None,
+        token: seat.token.clone(),
+        mv,
+    })
+    .await
+    .unwrap();
+    seat.next().await
+}
+
+#[tokio::test(start_paused = true)]
+async fn bank_increment_and_flag() {
+    let clock = Clock {
+        initial_ms: 10_000,
+        increment_ms: 1_000,
+    };
+    let (tx, mut a, mut b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(3_000)).await;
+    let ack = play(&tx, &mut a, json!({"heap": 0, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = b.event().await;
+    // 10 s - 3 s spent + 1 s increment; bob's bank untouched.
+    assert_eq!(moved["clocks_ms"], json!([8_000, 10_000]), "{moved}");
+    assert_eq!(a.event().await["kind"], "moved");
+    // Bob thinks 9.999 s: still on time.
+    tokio::time::advance(Duration::from_millis(9_999)).await;
+    let ack = play(&tx, &mut b, json!({"heap": 1, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = a.event().await;
+    assert_eq!(moved["clocks_ms"], json!([8_000, 1_001]), "{moved}");
+    assert_eq!(b.event().await["kind"], "moved");
+    // Alice lets her 8 s run out: bob wins on time.
+    tokio::time::advance(Duration::from_millis(8_001)).await;
+    let ended = a.event().await;
+    assert_eq!(ended["kind"], "ended");
+    assert_eq!(
+        ended["result"],
+        json!({"winner": 1, "reason": "flag"}),
+        "{ended}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_first_move_aborts_as_no_show() {
+    let clock = Clock {
+        initial_ms: 600_000,
+        increment_ms: 0,
+    };
+    let (_tx, mut a, _b, _dir) = room_with_clock(clock, Duration::from_secs(30)).await;
+    tokio::time::advance(Duration::from_millis(30_001)).await;
+    let ended = a.event().await;
+    assert_eq!(
+        ended["result"],
+        json!({"winner": null, "reason": "no_show"}),
+        "{ended}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_move_after_the_flag_loses_on_time() {
+    let clock = Clock {
+        initial_ms: 5_000,
+        increment_ms: 0,
+    };
+    let (tx, mut a, _b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(5_000)).await;
+    let answer = play(&tx, &mut a, json!({"heap": 0, "take": 1})).await;
+    // The room sees the flag (its timer or the late move) before the move counts.
+    let ended = if answer["type"] == "event" {
+        answer["event"].clone()
+    } else {
+        assert_eq!(answer["code"], "match_over", "{answer}");
+        a.event().await
+    };
+    assert_eq!(
+        ended["result"],
+        json!({"winner": 1, "reason": "flag"}),
+        "{ended}"
+    );
+}
