@@ -164,11 +164,18 @@ fn prove_period(shape: &Shape, values: &[u32]) -> Option<(u64, u64)> {
 pub fn shared(shape: &Shape, cap: u64) -> Arc<Sequence> {
     type Cell = Arc<OnceLock<Arc<Sequence>>>;
     static CACHE: OnceLock<Mutex<HashMap<(Shape, u64), Cell>>> = OnceLock::new();
+    // Positions keep their own Arc of the sequence, so forgetting the cache only
+    // costs a rebuild; the bound keeps a stream of distinct rules from growing
+    // memory without end.
+    const MAX_CACHED: usize = 256;
     let cell: Cell = {
         let mut map = CACHE
             .get_or_init(Default::default)
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if map.len() >= MAX_CACHED && !map.contains_key(&(shape.clone(), cap)) {
+            map.clear();
+        }
         map.entry((shape.clone(), cap)).or_default().clone()
     };
     cell.get_or_init(|| Arc::new(Sequence::compute(shape, cap)))
