@@ -111,39 +111,30 @@ fn heap_size(p: &Position, i: usize) -> Option<u64> {
     }
 }
 
-/// The components of a Nim-like position: (label, Grundy value).
-fn components(p: &Position) -> Option<(Vec<(String, u64)>, &'static str)> {
+/// What the table means for this family.
+fn table_note(p: &Position) -> &'static str {
     match p {
-        Position::Nim(n) => Some((
-            n.heaps
-                .iter()
-                .enumerate()
-                .map(|(i, &h)| (format!("heap {i}"), h))
-                .collect(),
-            if n.misere {
-                "Misère: play as in normal Nim until the move would leave no heap above 1; then leave an odd number of 1-heaps."
-            } else {
-                "Bouton: the player to move wins iff some column is unbalanced (odd number of 1s); the winning move balances every column."
-            },
-        )),
-        Position::Heaps(h) => Some((
-            h.heaps
-                .iter()
-                .zip(h.values())
-                .enumerate()
-                .map(|(i, (heap, g))| (format!("heap {i} ({} under {})", heap.size, heap.rule.kind), g))
-                .collect(),
-            "Sprague–Grundy: each row is a heap's Grundy value; the player to move wins iff some column is unbalanced.",
-        )),
-        #[allow(unreachable_patterns)]
-        _ => None,
+        Position::Nim(n) if n.misere => {
+            "Misère: play as in normal Nim until the move would leave no heap above 1; then leave an odd number of 1-heaps."
+        }
+        Position::Nim(_) | Position::Twist(_) => {
+            "Bouton: the player to move wins iff some column is unbalanced (odd number of 1s); the winning move balances every column."
+        }
+        Position::Staircase(_) => {
+            "Staircase: pair the pieces from the right; each gap inside a pair is a Nim heap (moving a pair's left piece only grows its gap, and can be undone)."
+        }
+        _ => "Sprague–Grundy: each row is a part's Grundy value; the player to move wins iff some column is unbalanced.",
     }
 }
 
 /// The binary table with the nim-sum row, or None for games that are not sums.
 pub fn nim_table(p: &Position) -> Option<String> {
     const MAX_ROWS: usize = 40;
-    let (rows, note) = components(p)?;
+    let rows: Vec<(String, u64)> = grundy_protocol::components(p)?
+        .into_iter()
+        .map(|c| (c.label, c.value))
+        .collect();
+    let note = table_note(p);
     if rows.is_empty() {
         return None;
     }

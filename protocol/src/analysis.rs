@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::game::{Outcome, Strategy};
+use crate::games::twist::Twist;
 use crate::position::{Move, Position};
 
 /// Outcome, Grundy value, winning moves and the perfect player's move.
@@ -33,4 +34,60 @@ impl Analysis {
             best_move: position.best_move(),
         }
     }
+}
+
+/// One independent part of a position that is a sum of games, with its Grundy
+/// value: the rows of the binary table that shows why a position is won.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Component {
+    pub label: String,
+    pub value: u64,
+}
+
+/// The parts whose values xor to the position's value, for the families that are
+/// visibly sums (Nim heaps, heaps under rules, staircase pairs, graph tokens,
+/// twist after the split). Misère Nim lists its heaps too: the table guides play
+/// until only heaps of 1 remain. None for the other families.
+pub fn components(position: &Position) -> Option<Vec<Component>> {
+    let part = |label: String, value: u64| Component { label, value };
+    let heaps = |sizes: &[u64]| {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| part(format!("heap {i}"), h))
+            .collect()
+    };
+    Some(match position {
+        Position::Nim(n) => heaps(&n.heaps),
+        Position::Twist(Twist::Split(h)) => heaps(h),
+        Position::Heaps(h) => h
+            .heaps
+            .iter()
+            .zip(h.values())
+            .enumerate()
+            .map(|(i, (heap, g))| {
+                part(
+                    format!("heap {i} ({} under {})", heap.size, heap.rule.kind),
+                    g,
+                )
+            })
+            .collect(),
+        Position::Staircase(s) => s
+            .pair_gaps()
+            .into_iter()
+            .map(|(lo, hi, gap)| part(format!("pair {lo}..{hi}"), gap))
+            .collect(),
+        Position::Graph(g) => g
+            .tokens
+            .iter()
+            .enumerate()
+            .map(|(t, &v)| {
+                part(
+                    format!("token {t} at {v}"),
+                    g.vertex_value(v).unwrap_or(0) as u64,
+                )
+            })
+            .collect(),
+        _ => return None,
+    })
 }

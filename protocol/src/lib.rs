@@ -22,7 +22,7 @@ pub mod random;
 pub mod sums;
 pub mod wire;
 
-pub use analysis::Analysis;
+pub use analysis::{components, Analysis, Component};
 pub use error::{MoveError, SpecError};
 pub use game::{MoveList, Outcome, Rules, Status, Strategy};
 pub use position::{Family, Move, Position};

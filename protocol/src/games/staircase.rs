@@ -116,6 +116,12 @@ impl Staircase {
         out
     }
 
+    /// The pairs as (left cell, right cell, gap), rightmost pair first; the left
+    /// cell of an odd leftmost piece's pair is 0 (the wall).
+    pub fn pair_gaps(&self) -> Vec<(u64, u64, u64)> {
+        self.pairs().iter().map(|p| (p.lo, p.hi, p.gap())).collect()
+    }
+
     pub fn nim_sum(&self) -> u64 {
         self.pairs().iter().fold(0, |acc, pair| acc ^ pair.gap())
     }
