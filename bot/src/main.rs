@@ -1,5 +1,254 @@
-//! The perfect-play bot client: not built yet (see the open issue on the bot).
-fn main() {
-    eprintln!("grundy-bot is not built yet; for now use `grundy analyze`.");
-    std::process::exit(2);
+//! `grundy-bot`: the perfect-play bot as a command.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use grundy_bot::client::Client;
+use grundy_bot::duel::duel;
+use grundy_bot::house::join_and_play;
+use grundy_bot::seat::{play_seat, SeatPlan};
+use grundy_bot::Level;
+use grundy_protocol::random::random_spec;
+use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use serde_json::{json, Value};
+
+/// The Grundy bot: plays every game of the catalogue by the Sprague–Grundy
+/// theory. Levels: `perfect`, or 0 (random) to 9 (a random move with
+/// probability (10 - level) / 10, the perfect move otherwise).
+#[derive(Parser)]
+#[command(name = "grundy-bot", version)]
+struct Cli {
+    /// The server's WebSocket address.
+    #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
+    server: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play N bot-versus-bot matches, seats swapped every game, and print the results.
+    Match(MatchArgs),
+    /// Open a room, wait for an opponent, and play it.
+    Create(CreateArgs),
+    /// Join a room (by id or short code) and play it.
+    Join {
+        room: String,
+        #[arg(long, default_value = "perfect")]
+        level: Level,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Serve as a house bot: keep joining open rooms that ask for a bot.
+    House {
+        #[arg(long, default_value = "perfect")]
+        level: Level,
+        /// Stop after this many matches (default: never).
+        #[arg(long)]
+        max_matches: Option<usize>,
+    },
+}
+
+/// The start position: a spec, or a random start of a family.
+#[derive(Args)]
+struct Start {
+    /// The start position as a JSON spec.
+    #[arg(long, conflicts_with = "random")]
+    spec: Option<String>,
+    /// A random start of this game (a new start every game, from --seed).
+    #[arg(long)]
+    random: Option<String>,
+    /// Size bound of random starts (per game; see docs/protocol.md).
+    #[arg(long)]
+    size: Option<u64>,
+}
+
+impl Start {
+    fn spec(&self, seed: u64) -> Result<Value> {
+        match (&self.spec, &self.random) {
+            (Some(text), None) => serde_json::from_str(text).context("--spec is not valid JSON"),
+            (None, Some(game)) => Ok(random_spec(game, seed, self.size)?),
+            _ => bail!("give --spec '<json>' or --random GAME"),
+        }
+    }
+}
+
+#[derive(Args)]
+struct MatchArgs {
+    #[command(flatten)]
+    start: Start,
+    /// How many matches.
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// The two bots' levels, e.g. perfect,perfect or perfect,3.
+    #[arg(long, value_delimiter = ',', default_value = "perfect,perfect")]
+    levels: Vec<Level>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print exactly one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct CreateArgs {
+    #[command(flatten)]
+    start: Start,
+    #[arg(long, default_value = "perfect")]
+    level: Level,
+    /// The seat to take (0 moves first).
+    #[arg(long, default_value_t = 0)]
+    seat: u8,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Match(args) => run_matches(&cli.server, args).await,
+        Command::Create(args) => create(&cli.server, args).await,
+        Command::Join { room, level, seed } => {
+            let result = join_and_play(&cli.server, &room, level, seed).await?;
+            println!("{}", json!(result));
+            Ok(())
+        }
+        Command::House { level, max_matches } => house(&cli.server, level, max_matches).await,
+    }
+}
+
+async fn run_matches(url: &str, args: MatchArgs) -> Result<()> {
+    let [a, b] = args.levels[..] else {
+        bail!("--levels takes two levels, e.g. perfect,3");
+    };
+    let levels = [a, b];
+    let mut games = Vec::new();
+    for i in 0..args.games {
+        // Seats swap every game; a random start is replayed with the seats swapped.
+        let pair = (i / 2) as u64;
+        let spec = args.start.spec(args.seed.wrapping_add(pair))?;
+        let seats = if i % 2 == 0 {
+            levels
+        } else {
+            [levels[1], levels[0]]
+        };
+        let game = duel(url, &spec, seats, args.seed.wrapping_add(i as u64)).await?;
+        if !args.json {
+            println!(
+                "game {:>3}: seat 0 {:<8} seat 1 {:<8} winner {}  ({:?})  {}",
+                i + 1,
+                game.seats[0],
+                game.seats[1],
+                game.winner.map_or("none".into(), |w| format!(
+                    "seat {w} ({})",
+                    game.seats[w as usize]
+                )),
+                game.reason,
+                spec
+            );
+        }
+        games.push(game);
+    }
+    let wins = |level: &str| {
+        games
+            .iter()
+            .filter(|g| g.winner.is_some_and(|w| g.seats[w as usize] == level))
+            .count()
+    };
+    let (a, b) = (levels[0].to_string(), levels[1].to_string());
+    if args.json {
+        println!("{}", json!({"games": games, "levels": [a, b]}));
+    } else if a != b {
+        println!(
+            "{a}: {} wins, {b}: {} wins, of {}",
+            wins(&a),
+            wins(&b),
+            games.len()
+        );
+    }
+    Ok(())
+}
+
+async fn create(url: &str, args: CreateArgs) -> Result<()> {
+    let spec = args.start.spec(args.seed)?;
+    let name = format!("bot-{}", args.level);
+    let mut c = Client::connect(url, &name).await?;
+    let seated = c
+        .request(|id| ClientMsg::CreateRoom {
+            id,
+            spec: Some(spec),
+            random: None,
+            clock: None,
+            listed: true,
+            seat: Some(args.seat),
+            bot: None,
+        })
+        .await?;
+    let ServerMsg::Seated {
+        room,
+        seat,
+        token,
+        snapshot,
+        ..
+    } = seated
+    else {
+        bail!("unexpected answer: {seated:?}");
+    };
+    eprintln!(
+        "room {} (code {}): waiting for an opponent",
+        room, snapshot.code
+    );
+    let plan = SeatPlan {
+        url: url.to_string(),
+        name,
+        room,
+        seat,
+        token,
+        level: args.level,
+        seed: args.seed,
+    };
+    let result = play_seat(&plan, Some(c), Some(&snapshot)).await?;
+    println!("{}", json!(result));
+    Ok(())
+}
+
+async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()> {
+    let mut c = Client::connect(url, &format!("house-bot ({level})")).await?;
+    let mut served = HashSet::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut seed = 1u64;
+    loop {
+        if max_matches.is_some_and(|m| served.len() >= m) {
+            break;
+        }
+        let rooms = c.request(|id| ClientMsg::ListRooms { id }).await?;
+        if let ServerMsg::Rooms { rooms, .. } = rooms {
+            for r in rooms {
+                if r.state == "open" && r.bot.is_some() && served.insert(r.room.clone()) {
+                    let (url, room) = (url.to_string(), r.room.clone());
+                    seed += 1;
+                    tasks.spawn(async move {
+                        if let Err(e) = join_and_play(&url, &room, level, seed).await {
+                            tracing::warn!(%room, "house match failed: {e}");
+                        }
+                    });
+                }
+            }
+        }
+        while let Some(done) = tasks.try_join_next() {
+            let _ = done;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    while tasks.join_next().await.is_some() {}
+    Ok(())
 }

@@ -71,6 +71,10 @@ pub enum ClientMsg {
         /// The seat the creator takes (0 or 1; default 0).
         #[serde(default)]
         seat: Option<u8>,
+        /// Ask for a house bot of this level (`perfect`, `random`, or 0 to 10)
+        /// to take the other seat.
+        #[serde(default)]
+        bot: Option<String>,
     },
     /// The open and running rooms.
     ListRooms {
@@ -303,6 +307,8 @@ pub struct RoomSummary {
     /// "open" (a seat is free), "playing" or "finished".
     pub state: String,
     pub clock: Option<Clock>,
+    /// The house bot level this room asked for, if any.
+    pub bot: Option<String>,
 }
 
 /// A move of a match record, with the time it was played.

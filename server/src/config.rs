@@ -18,6 +18,10 @@ pub struct Config {
     /// Largest `position` sent inside a move event; larger positions are left
     /// out (clients replay the moves from the spec).
     pub max_event_position_bytes: usize,
+    /// Serve `create_room` requests for a bot with a house bot of this server
+    /// (a protocol client over loopback). Off: external `grundy-bot house`
+    /// processes serve them.
+    pub house_bots: bool,
 }
 
 impl Default for Config {
@@ -37,6 +41,7 @@ impl Default for Config {
             no_show: Duration::from_secs(30),
             linger: Duration::from_secs(300),
             max_event_position_bytes: 16 * 1024,
+            house_bots: true,
         }
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use grundy_bot::Level;
 use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, PROTOCOL_VERSION};
 use grundy_protocol::Position;
 use serde_json::Value;
@@ -29,10 +30,22 @@ use crate::store::MatchStore;
 
 /// What every connection shares.
 pub struct Shared {
+    /// This server's own address, for house bots (which connect over loopback).
+    pub url: String,
     pub lobby: Arc<Lobby>,
     pub store: Arc<dyn MatchStore>,
     pub config: Arc<Config>,
     pub next_conn: AtomicU64,
+}
+
+/// What `create_room` asks for.
+struct NewRoom {
+    spec: Option<Value>,
+    random: Option<grundy_protocol::wire::RandomStart>,
+    clock: Option<Clock>,
+    listed: bool,
+    seat: Option<u8>,
+    bot: Option<String>,
 }
 
 /// Longest player name.
@@ -383,9 +396,17 @@ impl Conn {
                 clock,
                 listed,
                 seat,
+                bot,
             } => {
-                self.create_room(id, spec, random, clock, listed, seat)
-                    .await
+                let request = NewRoom {
+                    spec,
+                    random,
+                    clock,
+                    listed,
+                    seat,
+                    bot,
+                };
+                self.create_room(id, request).await
             }
             ClientMsg::Join { id, room, seat } => {
                 let name = self.name.clone();
@@ -517,15 +538,20 @@ impl Conn {
         }
     }
 
-    async fn create_room(
-        &mut self,
-        id: Option<RequestId>,
-        spec: Option<Value>,
-        random: Option<grundy_protocol::wire::RandomStart>,
-        clock: Option<Clock>,
-        listed: bool,
-        seat: Option<u8>,
-    ) {
+    async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {
+        let NewRoom {
+            spec,
+            random,
+            clock,
+            listed,
+            seat,
+            bot,
+        } = request;
+        let bot = match bot.as_deref().map(str::parse::<Level>) {
+            None => None,
+            Some(Ok(level)) => Some(level),
+            Some(Err(e)) => return self.error(id, ErrorCode::BadRequest, format!("bot: {e}")),
+        };
         if let Some(c) = clock {
             if c.initial_ms == 0 || c.initial_ms > MAX_BANK_MS || c.increment_ms > MAX_INCREMENT_MS
             {
@@ -583,9 +609,15 @@ impl Conn {
                 format!("seat must be 0 or 1, not {seat}"),
             );
         }
-        match self.shared.lobby.create(spec, start, clock, listed).await {
+        let bot_level = bot.map(|l| l.to_string());
+        match self
+            .shared
+            .lobby
+            .create(spec, start, clock, listed, bot_level)
+            .await
+        {
             Ok((room_id, tx)) => {
-                self.rooms.push(room_id);
+                self.rooms.push(room_id.clone());
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),
@@ -593,7 +625,19 @@ impl Conn {
                     seat: Some(seat),
                 };
                 if tx.send(cmd).await.is_err() {
-                    self.error(id, ErrorCode::Internal, "the new room closed at once");
+                    return self.error(id, ErrorCode::Internal, "the new room closed at once");
+                }
+                if let (Some(level), true) = (bot, self.shared.config.house_bots) {
+                    // The house bot is a protocol client like any other, over loopback.
+                    let url = self.shared.url.clone();
+                    let seed = self.shared.next_conn.load(Ordering::Relaxed);
+                    tokio::spawn(async move {
+                        if let Err(e) =
+                            grundy_bot::house::join_and_play(&url, &room_id, level, seed).await
+                        {
+                            tracing::warn!(room = %room_id, "house bot stopped: {e}");
+                        }
+                    });
                 }
             }
             Err((code, message)) => self.error(id, code, message),
@@ -602,8 +646,14 @@ impl Conn {
 }
 
 /// The next connection id.
-pub fn shared(lobby: Arc<Lobby>, store: Arc<dyn MatchStore>, config: Arc<Config>) -> Arc<Shared> {
+pub fn shared(
+    url: String,
+    lobby: Arc<Lobby>,
+    store: Arc<dyn MatchStore>,
+    config: Arc<Config>,
+) -> Arc<Shared> {
     Arc::new(Shared {
+        url,
         lobby,
         store,
         config,

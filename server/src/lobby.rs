@@ -69,6 +69,7 @@ impl Lobby {
         start: Position,
         clock: Option<Clock>,
         listed: bool,
+        bot: Option<String>,
     ) -> Result<(String, mpsc::Sender<RoomCmd>), Refusal> {
         if start.status() != Status::Ongoing {
             return Err((
@@ -114,6 +115,7 @@ impl Lobby {
                 start,
                 clock,
                 listed,
+                bot,
             },
             self.store.clone(),
             self.config.clone(),
@@ -237,6 +239,7 @@ impl Lobby {
                     start,
                     clock: s.clock,
                     listed: s.listed,
+                    bot: None,
                 },
                 self.store.clone(),
                 self.config.clone(),

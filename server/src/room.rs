@@ -81,6 +81,8 @@ pub struct RoomInit {
     pub start: Position,
     pub clock: Option<Clock>,
     pub listed: bool,
+    /// The house bot level the creator asked for.
+    pub bot: Option<String>,
 }
 
 pub struct Room {
@@ -88,6 +90,7 @@ pub struct Room {
     code: String,
     spec: Value,
     listed: bool,
+    bot: Option<String>,
     clock: Option<Clock>,
     position: Position,
     seats: [Option<Seat>; 2],
@@ -128,6 +131,7 @@ impl Room {
             code: init.code,
             spec: init.spec,
             listed: init.listed,
+            bot: init.bot,
             clock: init.clock,
             position: init.start,
             seats: [None, None],
@@ -147,6 +151,7 @@ impl Room {
                 seats: [no_seat(), no_seat()],
                 state: String::new(),
                 clock: None,
+                bot: None,
             })),
         };
         room.update_summary();
@@ -732,6 +737,7 @@ impl Room {
             seats: [self.seat_info(0), self.seat_info(1)],
             state: state.to_string(),
             clock: self.clock,
+            bot: self.bot.clone(),
         };
         if let Ok(mut s) = self.summary.lock() {
             *s = summary;

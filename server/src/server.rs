@@ -42,7 +42,8 @@ impl Server {
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }
-        let shared = connection::shared(lobby.clone(), store.clone(), config);
+        let shared =
+            connection::shared(format!("ws://{addr}"), lobby.clone(), store.clone(), config);
         let shutdown = CancellationToken::new();
         let connections = TaskTracker::new();
         {

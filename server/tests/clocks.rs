@@ -51,7 +51,10 @@ async fn room_with_clock(
     let lobby = Lobby::new(store, Arc::new(config), TaskTracker::new());
     let spec = json!({"game": "nim", "heaps": [5, 5]});
     let start = Position::from_spec(&spec).unwrap();
-    let (_room, tx) = lobby.create(spec, start, Some(clock), true).await.unwrap();
+    let (_room, tx) = lobby
+        .create(spec, start, Some(clock), true, None)
+        .await
+        .unwrap();
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
         let (outbox, mut frames) = Outbox::new(conn, 64);

@@ -1,0 +1,114 @@
+//! Bot versus bot: two bots on one server play a match from a given start, each
+//! over its own connection, exactly as two third-party bots would.
+
+use grundy_protocol::wire::{ClientMsg, EndReason, ServerMsg};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::client::{Client, ClientError};
+use crate::level::Level;
+use crate::seat::{play_seat, PlayError, SeatPlan};
+
+/// One finished bot-versus-bot match.
+#[derive(Debug, Clone, Serialize)]
+pub struct DuelGame {
+    pub room: String,
+    pub spec: Value,
+    /// The levels of seat 0 and seat 1.
+    pub seats: [String; 2],
+    /// The winning seat (null for an aborted match).
+    pub winner: Option<u8>,
+    pub reason: EndReason,
+}
+
+/// Plays one match: `levels[0]` takes seat 0 (and moves first).
+pub async fn duel(
+    url: &str,
+    spec: &Value,
+    levels: [Level; 2],
+    seed: u64,
+) -> Result<DuelGame, PlayError> {
+    let mut plans = Vec::new();
+    let mut a = Client::connect(url, &format!("bot-{}", levels[0])).await?;
+    let seated = a
+        .request(|id| ClientMsg::CreateRoom {
+            id,
+            spec: Some(spec.clone()),
+            random: None,
+            clock: None,
+            listed: false,
+            seat: Some(0),
+            bot: None,
+        })
+        .await?;
+    let ServerMsg::Seated {
+        room,
+        token,
+        snapshot,
+        ..
+    } = seated
+    else {
+        return Err(ClientError::Unexpected(format!("{seated:?}")).into());
+    };
+    plans.push((
+        SeatPlan {
+            url: url.to_string(),
+            name: format!("bot-{}", levels[0]),
+            room: room.clone(),
+            seat: 0,
+            token,
+            level: levels[0],
+            seed,
+        },
+        a,
+        snapshot,
+    ));
+    let mut b = Client::connect(url, &format!("bot-{}", levels[1])).await?;
+    let seated = b
+        .request(|id| ClientMsg::Join {
+            id,
+            room: room.clone(),
+            seat: Some(1),
+        })
+        .await?;
+    let ServerMsg::Seated {
+        token, snapshot, ..
+    } = seated
+    else {
+        return Err(ClientError::Unexpected(format!("{seated:?}")).into());
+    };
+    plans.push((
+        SeatPlan {
+            url: url.to_string(),
+            name: format!("bot-{}", levels[1]),
+            room: room.clone(),
+            seat: 1,
+            token,
+            level: levels[1],
+            seed: seed.wrapping_add(1),
+        },
+        b,
+        snapshot,
+    ));
+    let mut tasks = Vec::new();
+    for (plan, client, snapshot) in plans {
+        tasks.push(tokio::spawn(async move {
+            play_seat(&plan, Some(client), Some(&snapshot)).await
+        }));
+    }
+    let mut result = None;
+    for t in tasks {
+        let r = t
+            .await
+            .map_err(|e| PlayError::Desync(format!("a bot task failed: {e}")))??;
+        result = Some(r);
+    }
+    let result = result.ok_or_else(|| PlayError::Desync("no result".into()))?;
+    Ok(DuelGame {
+        room,
+        spec: spec.clone(),
+        seats: [levels[0].to_string(), levels[1].to_string()],
+        winner: result.winner,
+        reason: result.reason,
+    })
+}

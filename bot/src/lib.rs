@@ -1,0 +1,17 @@
+//! The Grundy bot: a protocol v1 client that plays every game of the catalogue
+//! perfectly (or, at casual levels, with deliberate mistakes). It speaks the same
+//! protocol as any third-party bot.
+//!
+//! - [`client`]: the WebSocket protocol client;
+//! - [`level`]: playing strength and the move choice;
+//! - [`seat`]: playing one seat to the end, resuming after dropped connections;
+//! - [`duel`]: bot-versus-bot matches from one call;
+//! - [`house`]: joining rooms that ask for a bot.
+
+pub mod client;
+pub mod duel;
+pub mod house;
+pub mod level;
+pub mod seat;
+
+pub use level::Level;

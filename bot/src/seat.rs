@@ -1,0 +1,257 @@
+//! Playing one seat of one match to its end: follow the events, move when it is
+//! this seat's turn, and come back (resume with the seat token) when the
+//! connection drops.
+
+use std::time::Duration;
+
+use grundy_protocol::wire::{ClientMsg, ErrorCode, EventBody, MatchResult, ServerMsg, Snapshot};
+use grundy_protocol::{Position, Rules, Status};
+use serde_json::Value;
+
+use crate::client::{Client, ClientError};
+use crate::level::{choose_move, Level, Rng};
+
+/// Everything a bot needs to act for a seat.
+#[derive(Debug, Clone)]
+pub struct SeatPlan {
+    pub url: String,
+    pub name: String,
+    pub room: String,
+    pub seat: u8,
+    pub token: String,
+    pub level: Level,
+    pub seed: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("the match could not be followed: {0}")]
+    Desync(String),
+    #[error("gave up reconnecting after {0} attempts")]
+    GaveUp(u32),
+}
+
+/// How many times in a row the bot tries to reconnect.
+const RECONNECT_ATTEMPTS: u32 = 20;
+
+/// The match as this bot follows it.
+struct Follow {
+    position: Position,
+    moves: usize,
+    seq: u64,
+    started: bool,
+    result: Option<MatchResult>,
+}
+
+impl Follow {
+    fn from_snapshot(s: &Snapshot) -> Result<Follow, PlayError> {
+        let mut position = Position::from_spec(&s.spec)
+            .map_err(|e| PlayError::Desync(format!("spec refused: {e}")))?;
+        for mv in &s.moves {
+            play(&mut position, mv)?;
+        }
+        Ok(Follow {
+            position,
+            moves: s.moves.len(),
+            seq: s.seq,
+            started: s.to_move.is_some() || !s.moves.is_empty() || s.result.is_some(),
+            result: s.result,
+        })
+    }
+
+    fn apply(&mut self, seq: u64, body: &EventBody) -> Result<(), PlayError> {
+        if seq <= self.seq {
+            return Ok(()); // already seen (a snapshot covered it)
+        }
+        if seq != self.seq + 1 {
+            return Err(PlayError::Desync(format!("event {seq} after {}", self.seq)));
+        }
+        self.seq = seq;
+        match body {
+            EventBody::Started => self.started = true,
+            EventBody::Moved { mv, .. } => {
+                play(&mut self.position, mv)?;
+                self.moves += 1;
+            }
+            EventBody::Ended { result } => self.result = Some(*result),
+            EventBody::Seated { .. } | EventBody::Presence { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// This seat is to move (after the last move the position is over before
+    /// the `ended` event arrives: then nobody is).
+    fn my_turn(&self, seat: u8) -> bool {
+        self.started
+            && self.result.is_none()
+            && self.moves % 2 == seat as usize
+            && self.position.status() == Status::Ongoing
+    }
+}
+
+fn play(position: &mut Position, mv: &Value) -> Result<(), PlayError> {
+    let m = position
+        .parse_move(mv)
+        .map_err(|e| PlayError::Desync(format!("move {mv} unreadable: {e}")))?;
+    position
+        .play(&m)
+        .map_err(|e| PlayError::Desync(format!("move {mv} illegal here: {e}")))
+}
+
+/// Plays the seat until the match ends and returns its result. `client` and
+/// `snapshot` are the connection and state the bot already has, if any.
+pub async fn play_seat(
+    plan: &SeatPlan,
+    client: Option<Client>,
+    snapshot: Option<&Snapshot>,
+) -> Result<MatchResult, PlayError> {
+    let mut rng = Rng::new(plan.seed);
+    let mut follow = match snapshot {
+        Some(s) => Some(Follow::from_snapshot(s)?),
+        None => None,
+    };
+    let mut client = client;
+    loop {
+        // (Re)connect and catch up.
+        let mut c = match client.take() {
+            Some(c) if follow.is_some() => c,
+            _ => {
+                let (c, f) = reconnect(plan, follow.take()).await?;
+                follow = Some(f);
+                c
+            }
+        };
+        let f = follow.as_mut().expect("caught up above");
+        match drive(plan, &mut c, f, &mut rng).await {
+            Ok(result) => {
+                c.close().await;
+                return Ok(result);
+            }
+            Err(PlayError::Client(ClientError::Closed | ClientError::Timeout(_))) => {
+                tracing::info!(room = %plan.room, seat = plan.seat, "connection lost; resuming");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Follows events and moves until the match ends.
+async fn drive(
+    plan: &SeatPlan,
+    c: &mut Client,
+    f: &mut Follow,
+    rng: &mut Rng,
+) -> Result<MatchResult, PlayError> {
+    loop {
+        if let Some(result) = f.result {
+            return Ok(result);
+        }
+        if f.my_turn(plan.seat) {
+            let position = f.position.clone();
+            let level = plan.level;
+            let mut r = rng.clone();
+            let (mv, r) = tokio::task::spawn_blocking(move || {
+                let mv = choose_move(&position, level, &mut r);
+                (mv, r)
+            })
+            .await
+            .map_err(|e| PlayError::Desync(format!("move search failed: {e}")))?;
+            *rng = r;
+            let Some(mv) = mv else {
+                return Err(PlayError::Desync("my turn, but the game is over".into()));
+            };
+            let mv = serde_json::to_value(&mv).map_err(|e| PlayError::Desync(e.to_string()))?;
+            let answer = c
+                .request(|id| ClientMsg::Move {
+                    id,
+                    room: plan.room.clone(),
+                    token: plan.token.clone(),
+                    mv: mv.clone(),
+                })
+                .await;
+            match answer {
+                Ok(_) => {}
+                Err(ClientError::Refused {
+                    code: ErrorCode::MatchOver,
+                    ..
+                }) => {}
+                Err(ClientError::Refused { code, message }) => {
+                    // Should never happen: log the position and resign rather than loop.
+                    tracing::error!(room = %plan.room, position = %f.position.to_json(), %mv,
+                        "move refused ({code:?}: {message}); resigning");
+                    let _ = c
+                        .request(|id| ClientMsg::Resign {
+                            id,
+                            room: plan.room.clone(),
+                            token: plan.token.clone(),
+                        })
+                        .await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        // Wait for the next event of this room (our own move comes back as one).
+        match c.next().await? {
+            ServerMsg::Event { room, event } if room == plan.room => {
+                f.apply(event.seq, &event.body)?
+            }
+            ServerMsg::Shutdown { .. } => return Err(ClientError::Closed.into()),
+            _ => {}
+        }
+    }
+}
+
+/// Connects again and resumes the seat, with backoff.
+async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<(Client, Follow), PlayError> {
+    let mut delay = Duration::from_millis(100);
+    for attempt in 1..=RECONNECT_ATTEMPTS {
+        match resume(plan, follow.as_ref().map(|f| f.seq)).await {
+            Ok((c, answer)) => {
+                let f = match (answer, follow) {
+                    (
+                        ServerMsg::Watching {
+                            snapshot: Some(s), ..
+                        },
+                        _,
+                    ) => Follow::from_snapshot(&s)?,
+                    (ServerMsg::Watching { events, .. }, Some(mut f)) => {
+                        for e in &events {
+                            f.apply(e.seq, &e.body)?;
+                        }
+                        f
+                    }
+                    (other, _) => {
+                        return Err(PlayError::Desync(format!("resume answered {other:?}")))
+                    }
+                };
+                return Ok((c, f));
+            }
+            Err(ClientError::Refused { code, message })
+                if !matches!(code, ErrorCode::ShuttingDown | ErrorCode::UnknownRoom) =>
+            {
+                return Err(ClientError::Refused { code, message }.into());
+            }
+            Err(e) => {
+                tracing::info!(attempt, "reconnect failed: {e}; retrying in {delay:?}");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+    Err(PlayError::GaveUp(RECONNECT_ATTEMPTS))
+}
+
+async fn resume(plan: &SeatPlan, since: Option<u64>) -> Result<(Client, ServerMsg), ClientError> {
+    let mut c = Client::connect(&plan.url, &plan.name).await?;
+    let answer = c
+        .request(|id| ClientMsg::Resume {
+            id,
+            room: plan.room.clone(),
+            token: plan.token.clone(),
+            since,
+        })
+        .await?;
+    Ok((c, answer))
+}
