@@ -7,6 +7,7 @@
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`analysis`]: the report `grundy analyze` prints;
 //! - [`random`]: random start specs, deterministic in a seed;
+//! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
 //!   for every family's strategy.
 
@@ -19,6 +20,7 @@ pub mod limits;
 pub mod oracle;
 pub mod position;
 pub mod random;
+pub mod schema;
 pub mod sums;
 pub mod wire;
 

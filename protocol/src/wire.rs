@@ -54,8 +54,8 @@ pub enum ClientMsg {
         #[serde(default)]
         name: Option<String>,
     },
-    /// Open a room; the creator takes seat `seat` (default 0) unless `seat` is null
-    /// and `watch` is true.
+    /// Open a room; the creator takes seat `seat` (default 0) and is answered
+    /// with `seated`.
     CreateRoom {
         id: Option<RequestId>,
         /// The start position as a game spec; or give `random`.
@@ -121,7 +121,7 @@ pub enum ClientMsg {
         #[serde(default)]
         token: String,
     },
-    /// Call the match off before the first move.
+    /// Call the match off: allowed until your own first move.
     Abort {
         id: Option<RequestId>,
         room: String,
@@ -134,7 +134,8 @@ pub enum ClientMsg {
         id: Option<RequestId>,
         room: String,
     },
-    /// A finished match's record.
+    /// A match's record (finished or running) from the store: by room id, or by
+    /// short code while the room is in memory.
     GetMatch {
         id: Option<RequestId>,
         room: String,
@@ -191,7 +192,7 @@ pub enum ErrorCode {
     BadRequest,
     /// The `type` is not one this server knows.
     UnknownType,
-    /// The first message was not `hello`, or asked for a version this server lacks.
+    /// `hello` asked for a version this server does not speak.
     BadVersion,
     /// The spec was refused (the message names the field).
     BadSpec,
@@ -201,7 +202,7 @@ pub enum ErrorCode {
     Unauthorized,
     UnknownRoom,
     RoomFull,
-    /// The match is over (or not started, for moves).
+    /// The match is over (a move before the start is `not_your_turn`).
     MatchOver,
     /// Abort is only possible before the first move.
     TooLate,
@@ -274,8 +275,8 @@ pub struct Event {
     pub body: EventBody,
 }
 
-/// A room's full state, sent on join, watch and resume when the events since
-/// the client's last sequence number are not enough (or not asked for).
+/// A room's full state: in `seated`, and in `watching` when no `since` was
+/// given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Snapshot {
     pub room: String,
@@ -335,13 +336,21 @@ pub struct MatchRecord {
 /// The limits this server enforces (each refusal names the one it hit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limits {
+    /// Largest message a client may send (bytes); a larger one closes with 1009.
     pub max_frame_bytes: usize,
+    /// Sustained rate of client messages per connection.
     pub messages_per_second: u32,
+    /// Messages a connection may send at once before the rate applies.
     pub burst: u32,
+    /// Rooms one connection may play or watch in at once.
     pub seats_per_connection: usize,
+    /// Rooms the server holds in memory at once.
     pub open_rooms: usize,
+    /// Time to complete the WebSocket handshake, and then to send `hello`.
     pub hello_timeout_ms: u64,
+    /// How often the server sends a WebSocket ping.
     pub ping_interval_ms: u64,
+    /// A connection that sends nothing (not even a pong) this long is closed.
     pub idle_timeout_ms: u64,
 }
 

@@ -1,0 +1,490 @@
+//! `docs/protocol.schema.json` is generated from the wire types: this test fails
+//! when the committed file differs from what the types give. To update it:
+//!
+//! ```sh
+//! UPDATE_SCHEMA=1 cargo test -p grundy-protocol --test schema
+//! ```
+//!
+//! It also checks real messages (taken from the example session of
+//! docs/protocol.md, and built from the Rust types) against the schema, with a
+//! small checker for exactly the keywords the generated schema uses.
+
+use std::path::PathBuf;
+
+use grundy_protocol::schema::{protocol_schema, protocol_schema_text};
+use grundy_protocol::wire::{
+    ClientMsg, Clock, EndReason, ErrorCode, Event, EventBody, Limits, MatchRecord, MatchResult,
+    RecordedMove, RequestId, RoomSummary, SeatInfo, ServerMsg, Snapshot,
+};
+use serde_json::{json, Value};
+
+fn schema_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/protocol.schema.json")
+}
+
+#[test]
+fn committed_schema_is_current() {
+    let path = schema_path();
+    let fresh = protocol_schema_text();
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &fresh).expect("write docs/protocol.schema.json");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "docs/protocol.schema.json is out of date with protocol/src/wire.rs; regenerate it with\n\n    \
+         UPDATE_SCHEMA=1 cargo test -p grundy-protocol --test schema\n\nand commit the result"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A checker for the subset of JSON Schema 2020-12 that schemars generates here.
+
+/// Keywords that only annotate.
+const ANNOTATIONS: &[&str] = &[
+    "$schema",
+    "$defs",
+    "title",
+    "description",
+    "default",
+    "format",
+    "x-protocol-version",
+];
+/// Keywords the checker enforces.
+const ASSERTIONS: &[&str] = &[
+    "$ref",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "type",
+    "const",
+    "enum",
+    "properties",
+    "required",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+];
+
+fn check(root: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+    let map = match schema {
+        Value::Bool(true) => return Ok(()),
+        Value::Bool(false) => return Err(format!("{at}: nothing is allowed here")),
+        Value::Object(map) => map,
+        other => panic!("not a schema: {other}"),
+    };
+    for key in map.keys() {
+        assert!(
+            ANNOTATIONS.contains(&key.as_str()) || ASSERTIONS.contains(&key.as_str()),
+            "the checker does not know the keyword {key:?}: teach it before trusting it"
+        );
+    }
+    if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+        let name = r.strip_prefix("#/$defs/").expect("local $ref");
+        check(root, &root["$defs"][name], value, at)?;
+    }
+    if let Some(t) = map.get("type") {
+        let types: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            other => panic!("bad type {other}"),
+        };
+        let ok = types.iter().any(|t| match *t {
+            "null" => value.is_null(),
+            "boolean" => value.is_boolean(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "string" => value.is_string(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            other => panic!("unknown type {other}"),
+        });
+        if !ok {
+            return Err(format!("{at}: {value} is not of type {t}"));
+        }
+    }
+    if let Some(c) = map.get("const") {
+        if c != value {
+            return Err(format!("{at}: {value} is not {c}"));
+        }
+    }
+    if let Some(Value::Array(options)) = map.get("enum") {
+        if !options.contains(value) {
+            return Err(format!("{at}: {value} is not one of {options:?}"));
+        }
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = map.get("minimum").and_then(Value::as_f64) {
+            if n < min {
+                return Err(format!("{at}: {value} < {min}"));
+            }
+        }
+        if let Some(max) = map.get("maximum").and_then(Value::as_f64) {
+            if n > max {
+                return Err(format!("{at}: {value} > {max}"));
+            }
+        }
+    }
+    if let Value::Object(fields) = value {
+        if let Some(Value::Array(required)) = map.get("required") {
+            for r in required.iter().filter_map(Value::as_str) {
+                if !fields.contains_key(r) {
+                    return Err(format!("{at}: field {r:?} is required"));
+                }
+            }
+        }
+        if let Some(Value::Object(props)) = map.get("properties") {
+            for (k, v) in fields {
+                if let Some(s) = props.get(k) {
+                    check(root, s, v, &format!("{at}.{k}"))?;
+                }
+            }
+        }
+    }
+    if let Value::Array(items) = value {
+        let n = items.len() as u64;
+        if map
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| n < m)
+        {
+            return Err(format!("{at}: too few items"));
+        }
+        if map
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| n > m)
+        {
+            return Err(format!("{at}: too many items"));
+        }
+        if let Some(s) = map.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                check(root, s, item, &format!("{at}[{i}]"))?;
+            }
+        }
+    }
+    if let Some(Value::Array(all)) = map.get("allOf") {
+        for s in all {
+            check(root, s, value, at)?;
+        }
+    }
+    if let Some(Value::Array(any)) = map.get("anyOf") {
+        let errors: Vec<String> = any
+            .iter()
+            .filter_map(|s| check(root, s, value, at).err())
+            .collect();
+        if errors.len() == any.len() {
+            return Err(format!("{at}: matches no alternative: {errors:?}"));
+        }
+    }
+    if let Some(Value::Array(one)) = map.get("oneOf") {
+        let errors: Vec<String> = one
+            .iter()
+            .filter_map(|s| check(root, s, value, at).err())
+            .collect();
+        match one.len() - errors.len() {
+            1 => {}
+            0 => return Err(format!("{at}: matches no alternative: {errors:?}")),
+            n => return Err(format!("{at}: matches {n} alternatives, not one")),
+        }
+    }
+    Ok(())
+}
+
+fn validate(def: &str, value: &Value) -> Result<(), String> {
+    let root = protocol_schema();
+    check(
+        &root,
+        &json!({"$ref": format!("#/$defs/{def}")}),
+        value,
+        "$",
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Samples: frames of the example session in docs/protocol.md (ids shortened).
+
+const CLIENT_SAMPLES: &str = r#"
+{"type":"hello","id":1,"version":1,"name":"alice"}
+{"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1,2]},"clock":{"initial_ms":60000,"increment_ms":2000}}
+{"type":"create_room","id":"r","random":{"family":"kayles","seed":7},"clock":{"initial_ms":60000},"listed":false,"seat":1}
+{"type":"list_rooms","id":2}
+{"type":"join","id":3,"room":"S8V684"}
+{"type":"watch","id":2,"room":"S8V684"}
+{"type":"watch","room":"S8V684","since":0}
+{"type":"move","id":4,"room":"c6bf","token":"1438","move":{"heap":0,"take":1}}
+{"type":"resume","id":2,"room":"c6bf","token":"1438","since":3}
+{"type":"resign","id":9,"room":"c6bf","token":"1438"}
+{"type":"abort","id":10,"room":"c6bf","token":"1438"}
+{"type":"get_match","id":3,"room":"c6bf"}
+{"type":"leave","id":4,"room":"c6bf"}
+{"type":"ping","id":5,"extra":"unknown fields are ignored"}
+"#;
+
+const BAD_CLIENT_SAMPLES: &str = r#"
+{"type":"teleport","id":1}
+{"id":1,"version":1}
+{"type":"hello","id":1}
+{"type":"hello","id":-1,"version":1}
+{"type":"hello","id":1,"version":"1"}
+{"type":"move","id":4,"room":"c6bf","token":"1438"}
+{"type":"join","id":3,"room":"S8V684","seat":256}
+{"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1]},"clock":{"increment_ms":2000}}
+{"type":"watch","id":2,"since":3}
+"#;
+
+const SERVER_SAMPLES: &str = r#"
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000}}
+{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1}}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","spec":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000}}]}
+{"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob"}}
+{"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
+{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3},"events":[]}
+{"type":"error","id":4,"code":"not_your_turn","message":"it is your opponent's turn"}
+{"type":"error","id":null,"code":"rate_limited","message":"more than 50 messages per second (messages_per_second)","retry_after_ms":20,"limit":"messages_per_second"}
+{"type":"event","room":"c6bf","event":{"seq":4,"kind":"presence","seat":1,"connected":false}}
+{"type":"event","room":"c6bf","event":{"seq":5,"kind":"moved","seat":0,"move":{"heap":1,"take":1},"clocks_ms":[61996,60000],"position":{"game":"nim","heaps":[1,1]}}}
+{"type":"ack","id":4,"room":"c6bf","seq":5}
+{"type":"watching","id":2,"room":"c6bf","seat":1,"snapshot":null,"events":[{"seq":4,"kind":"presence","seat":1,"connected":false},{"seq":5,"kind":"moved","seat":0,"move":{"heap":1,"take":1},"clocks_ms":[61996,60000],"position":{"game":"nim","heaps":[1,1]}},{"seq":6,"kind":"presence","seat":1,"connected":true}]}
+{"type":"event","room":"c6bf","event":{"seq":9,"kind":"ended","result":{"winner":0,"reason":"rules"}}}
+{"type":"match","id":3,"record":{"room":"c6bf","spec":{"game":"nim","heaps":[1,2]},"players":["alice","bob"],"clock":{"initial_ms":60000,"increment_ms":2000},"moves":[{"seat":0,"move":{"heap":1,"take":1},"at_ms":8},{"seat":1,"move":{"heap":0,"take":1},"at_ms":16}],"result":{"winner":0,"reason":"rules"}}}
+{"type":"ack","id":4,"room":"c6bf","seq":null}
+{"type":"pong","id":5}
+{"type":"shutdown","message":"the server is shutting down; reconnect and resume later"}
+"#;
+
+const BAD_SERVER_SAMPLES: &str = r#"
+{"type":"ack","id":4,"room":"c6bf"}
+{"type":"event","room":"c6bf","event":{"seq":9,"kind":"teleported"}}
+{"type":"event","room":"c6bf","event":{"kind":"started"}}
+{"type":"error","id":null,"code":"oops","message":"?"}
+{"type":"event","room":"c6bf","event":{"seq":9,"kind":"ended","result":{"winner":0,"reason":"boredom"}}}
+{"type":"match","id":3,"record":{"room":"c6bf","spec":{},"players":["alice"],"clock":null,"moves":[],"result":null}}
+"#;
+
+fn lines(text: &str) -> impl Iterator<Item = Value> + '_ {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+}
+
+#[test]
+fn client_samples_validate_and_agree_with_the_server() {
+    for m in lines(CLIENT_SAMPLES) {
+        validate("ClientMsg", &m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        serde_json::from_value::<ClientMsg>(m.clone()).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    for m in lines(BAD_CLIENT_SAMPLES) {
+        assert!(validate("ClientMsg", &m).is_err(), "schema accepts {m}");
+        assert!(
+            serde_json::from_value::<ClientMsg>(m.clone()).is_err(),
+            "server accepts {m}"
+        );
+    }
+}
+
+#[test]
+fn server_samples_validate() {
+    for m in lines(SERVER_SAMPLES) {
+        validate("ServerMsg", &m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        // And they are what the Rust types write.
+        let typed: ServerMsg = serde_json::from_value(m.clone()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(serde_json::to_value(&typed).expect("serialise"), m);
+    }
+    for m in lines(BAD_SERVER_SAMPLES) {
+        assert!(validate("ServerMsg", &m).is_err(), "schema accepts {m}");
+    }
+}
+
+#[test]
+fn samples_cover_every_message_type() {
+    let root = protocol_schema();
+    for (def, samples) in [("ClientMsg", CLIENT_SAMPLES), ("ServerMsg", SERVER_SAMPLES)] {
+        let types: Vec<Value> = root["$defs"][def]["oneOf"]
+            .as_array()
+            .expect("a tagged enum")
+            .iter()
+            .map(|v| v["properties"]["type"]["const"].clone())
+            .collect();
+        assert!(!types.is_empty());
+        for t in types {
+            assert!(
+                lines(samples).any(|m| m["type"] == t),
+                "no {def} sample of type {t}"
+            );
+        }
+    }
+    let client_types: Vec<Value> = ClientMsg::TYPES.iter().map(|t| json!(t)).collect();
+    for m in lines(CLIENT_SAMPLES) {
+        assert!(client_types.contains(&m["type"]));
+    }
+}
+
+/// Every kind of server message, built from the Rust types as the server does.
+#[test]
+fn what_the_server_writes_validates() {
+    let clock = Some(Clock {
+        initial_ms: 1000,
+        increment_ms: 0,
+    });
+    let seat = SeatInfo {
+        name: Some("ann".into()),
+        connected: true,
+    };
+    let result = Some(MatchResult {
+        winner: None,
+        reason: EndReason::NoShow,
+    });
+    let snapshot = Snapshot {
+        room: "r".into(),
+        code: "ABCDEF".into(),
+        spec: json!({"game": "nim", "heaps": [1]}),
+        position: json!({"game": "nim", "heaps": [1]}),
+        seats: [seat.clone(), seat.clone()],
+        moves: vec![],
+        to_move: Some(1),
+        clock,
+        clocks_ms: [1, 2],
+        result,
+        seq: 7,
+    };
+    let bodies = [
+        EventBody::Seated {
+            seat: 1,
+            name: None,
+        },
+        EventBody::Started,
+        EventBody::Moved {
+            seat: 0,
+            mv: json!({"heap": 0, "take": 1}),
+            clocks_ms: [0, 0],
+            position: Value::Null,
+        },
+        EventBody::Presence {
+            seat: 0,
+            connected: true,
+        },
+        EventBody::Ended {
+            result: MatchResult {
+                winner: Some(1),
+                reason: EndReason::Flag,
+            },
+        },
+    ];
+    let events: Vec<Event> = bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| Event {
+            seq: i as u64 + 1,
+            body,
+        })
+        .collect();
+    let id = Some(RequestId::Text("x".into()));
+    let mut messages = vec![
+        ServerMsg::Welcome {
+            id: Some(RequestId::Number(1)),
+            version: 1,
+            server: "s".into(),
+            limits: Limits {
+                max_frame_bytes: 1,
+                messages_per_second: 2,
+                burst: 3,
+                seats_per_connection: 4,
+                open_rooms: 5,
+                hello_timeout_ms: 6,
+                ping_interval_ms: 7,
+                idle_timeout_ms: 8,
+            },
+        },
+        ServerMsg::Seated {
+            id: id.clone(),
+            room: "r".into(),
+            seat: 1,
+            token: "t".into(),
+            snapshot: snapshot.clone(),
+        },
+        ServerMsg::Watching {
+            id: None,
+            room: "r".into(),
+            seat: Some(0),
+            snapshot: Some(snapshot),
+            events: events.clone(),
+        },
+        ServerMsg::Rooms {
+            id: id.clone(),
+            rooms: vec![RoomSummary {
+                room: "r".into(),
+                code: "ABCDEF".into(),
+                game: "nim".into(),
+                spec: json!({}),
+                seats: [seat.clone(), seat],
+                state: "playing".into(),
+                clock: None,
+            }],
+        },
+        ServerMsg::Ack {
+            id: id.clone(),
+            room: None,
+            seq: Some(3),
+        },
+        ServerMsg::Match {
+            id: id.clone(),
+            record: MatchRecord {
+                room: "r".into(),
+                spec: json!({}),
+                players: [None, Some("bo".into())],
+                clock,
+                moves: vec![RecordedMove {
+                    seat: 0,
+                    mv: json!({}),
+                    at_ms: 5,
+                }],
+                result: None,
+            },
+        },
+        ServerMsg::Error {
+            id: None,
+            code: ErrorCode::RateLimited,
+            message: "m".into(),
+            retry_after_ms: Some(9),
+            limit: Some("messages_per_second".into()),
+        },
+        ServerMsg::Pong { id },
+        ServerMsg::Shutdown {
+            message: "bye".into(),
+        },
+    ];
+    messages.extend(events.into_iter().map(|event| ServerMsg::Event {
+        room: "r".into(),
+        event,
+    }));
+    for code in [
+        ErrorCode::BadRequest,
+        ErrorCode::UnknownType,
+        ErrorCode::BadVersion,
+        ErrorCode::BadSpec,
+        ErrorCode::IllegalMove,
+        ErrorCode::NotYourTurn,
+        ErrorCode::Unauthorized,
+        ErrorCode::UnknownRoom,
+        ErrorCode::RoomFull,
+        ErrorCode::MatchOver,
+        ErrorCode::TooLate,
+        ErrorCode::RateLimited,
+        ErrorCode::LimitReached,
+        ErrorCode::ShuttingDown,
+        ErrorCode::Internal,
+    ] {
+        messages.push(ServerMsg::error(None, code, "m"));
+    }
+    for m in messages {
+        let v = serde_json::to_value(&m).expect("serialise");
+        validate("ServerMsg", &v).unwrap_or_else(|e| panic!("{v}: {e}"));
+        // The root accepts any message too.
+        let root = protocol_schema();
+        check(&root, &root, &v, "$").unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
+}
