@@ -98,6 +98,11 @@ impl Client {
         }
     }
 
+    /// True if messages arrived while a request waited (not yet taken by `next`).
+    pub fn has_backlog(&self) -> bool {
+        !self.backlog.is_empty()
+    }
+
     /// The next message: held-back ones first.
     pub async fn next(&mut self) -> Result<ServerMsg, ClientError> {
         if let Some(m) = self.backlog.pop_front() {

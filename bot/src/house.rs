@@ -6,6 +6,20 @@ use crate::client::{Client, ClientError};
 use crate::level::Level;
 use crate::seat::{play_seat, PlayError, SeatPlan};
 
+/// The name a house bot of `level` takes: it marks the seat as the house's, so
+/// a restarted server can put a bot back on it.
+pub fn house_name(level: Level) -> String {
+    format!("house-bot ({level})")
+}
+
+/// The level of a seat named by [`house_name`].
+pub fn house_level(name: &str) -> Option<Level> {
+    name.strip_prefix("house-bot (")?
+        .strip_suffix(')')?
+        .parse()
+        .ok()
+}
+
 /// Joins `room` (any free seat) and plays it to the end.
 pub async fn join_and_play(
     url: &str,
@@ -13,7 +27,7 @@ pub async fn join_and_play(
     level: Level,
     seed: u64,
 ) -> Result<MatchResult, PlayError> {
-    let name = format!("house-bot ({level})");
+    let name = house_name(level);
     let mut c = Client::connect(url, &name).await?;
     let seated = c
         .request(|id| ClientMsg::Join {
@@ -42,4 +56,18 @@ pub async fn join_and_play(
         seed,
     };
     play_seat(&plan, Some(c), Some(&snapshot)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn house_names_round_trip() {
+        for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
+            assert_eq!(house_level(&house_name(level)), Some(level));
+        }
+        assert_eq!(house_level("alice"), None);
+        assert_eq!(house_level("house-bot (strong)"), None);
+    }
 }

@@ -173,10 +173,14 @@ async fn drive(
                 .await;
             match answer {
                 Ok(_) => {}
+                // Over already, or another client of this seat moved first (two
+                // bots on one seat after a restart): follow the events.
                 Err(ClientError::Refused {
-                    code: ErrorCode::MatchOver,
+                    code: ErrorCode::MatchOver | ErrorCode::NotYourTurn,
                     ..
                 }) => {}
+                // Our view was stale: events we have not applied yet explain it.
+                Err(ClientError::Refused { .. }) if c.has_backlog() => {}
                 Err(ClientError::Refused { code, message }) => {
                     // Should never happen: log the position and resign rather than loop.
                     tracing::error!(room = %plan.room, position = %f.position.to_json(), %mv,

@@ -11,6 +11,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
+use grundy_bot::house::house_level;
+use grundy_bot::Level;
+
 use crate::config::Config;
 use crate::room::{now_ms, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, WriteOp};
@@ -41,6 +44,14 @@ pub struct Lobby {
 }
 
 pub type Refusal = (ErrorCode, String);
+
+/// A seat a house bot held in a restored room.
+pub struct HouseSeat {
+    pub room: String,
+    pub seat: u8,
+    pub token: String,
+    pub level: Level,
+}
 
 impl Lobby {
     pub fn new(
@@ -219,10 +230,12 @@ impl Lobby {
         rooms.by_code.get(&key.to_ascii_uppercase()).cloned()
     }
 
-    /// Brings back every unfinished room from the store; returns how many.
-    pub fn restore(self: &Arc<Self>) -> anyhow::Result<usize> {
+    /// Brings back every unfinished room from the store; returns how many, and
+    /// the seats house bots held (so they can be put back).
+    pub fn restore(self: &Arc<Self>) -> anyhow::Result<(usize, Vec<HouseSeat>)> {
         let stored = self.store.load_unfinished()?;
         let mut count = 0;
+        let mut house = Vec::new();
         for s in stored {
             let start = match Position::from_spec(&s.spec) {
                 Ok(p) => p,
@@ -244,6 +257,18 @@ impl Lobby {
                 self.store.clone(),
                 self.config.clone(),
             );
+            for (seat, stored_seat) in s.seats.iter().enumerate() {
+                if let Some(x) = stored_seat {
+                    if let Some(level) = x.name.as_deref().and_then(house_level) {
+                        house.push(HouseSeat {
+                            room: s.room.clone(),
+                            seat: seat as u8,
+                            token: x.token.clone(),
+                            level,
+                        });
+                    }
+                }
+            }
             let seats = s.seats.map(|seat| seat.map(|x| (x.name, x.token)));
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
             if let Err(e) = room.restore(seats, events) {
@@ -253,7 +278,7 @@ impl Lobby {
             self.spawn(room);
             count += 1;
         }
-        Ok(count)
+        Ok((count, house))
     }
 
     /// Drops every room's queue so the room tasks end (shutdown).

@@ -10,6 +10,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use grundy_bot::house::house_name;
+use grundy_bot::seat::{play_seat, SeatPlan};
+
 use crate::config::Config;
 use crate::connection;
 use crate::lobby::Lobby;
@@ -35,10 +38,11 @@ impl Server {
     ) -> anyhow::Result<Server> {
         let listener = TcpListener::bind(listen).await?;
         let addr = listener.local_addr()?;
+        let config_house_bots = config.house_bots;
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let lobby = Lobby::new(store.clone(), config.clone(), rooms.clone());
-        let restored = lobby.restore()?;
+        let (restored, house_seats) = lobby.restore()?;
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }
@@ -52,6 +56,25 @@ impl Server {
             tokio::spawn(async move {
                 accept_loop(listener, shared, shutdown, connections).await;
             });
+        }
+        if config_house_bots {
+            // House bots of restored matches come back like any client: resume.
+            for h in house_seats {
+                let plan = SeatPlan {
+                    url: format!("ws://{addr}"),
+                    name: house_name(h.level),
+                    room: h.room,
+                    seat: h.seat,
+                    token: h.token,
+                    level: h.level,
+                    seed: 1,
+                };
+                tokio::spawn(async move {
+                    if let Err(e) = play_seat(&plan, None, None).await {
+                        tracing::warn!(room = %plan.room, "restored house bot stopped: {e}");
+                    }
+                });
+            }
         }
         tracing::info!("listening on ws://{addr}");
         Ok(Server {

@@ -60,6 +60,19 @@ impl TestServer {
         self.server = Some(server);
     }
 
+    /// Shuts the server down gracefully and starts a new one over the same file
+    /// on the same address, so clients that reconnect on their own find it.
+    pub async fn restart_in_place(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.shutdown().await;
+        }
+        let store = SqliteStore::open(&self.db).expect("open store");
+        let server = Server::start(self.addr, Arc::new(store), self.config.clone())
+            .await
+            .expect("server restarts on the same address");
+        self.server = Some(server);
+    }
+
     pub async fn stop(&mut self) {
         if let Some(s) = self.server.take() {
             s.shutdown().await;

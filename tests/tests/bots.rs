@@ -1,0 +1,160 @@
+//! The bot over real sockets: it wins every match it starts from an N-position,
+//! two perfect bots produce exactly the result the engine predicts, a house bot
+//! answers a person and comes back after the server restarts, and one process
+//! plays many matches at once.
+
+use grundy_bot::duel::duel;
+use grundy_bot::Level;
+use grundy_protocol::random::{game_ids, random_spec};
+use grundy_protocol::{Outcome, Position, Strategy};
+use grundy_tests::{Client, TestServer};
+use serde_json::{json, Value};
+
+/// Random starts of every game (all families and presets) with their outcome.
+fn starts(per_game: u64) -> Vec<(Value, Outcome)> {
+    let mut out = Vec::new();
+    for game in game_ids() {
+        for seed in 0..per_game {
+            let spec = random_spec(game, seed, None).expect("random start");
+            let outcome = Position::from_spec(&spec).expect("valid").outcome();
+            out.push((spec, outcome));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perfect_beats_random_from_every_n_start() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut played = 0;
+    for (seed, (spec, outcome)) in starts(4).into_iter().enumerate() {
+        if outcome != Outcome::N {
+            continue;
+        }
+        let game = duel(&url, &spec, [Level::Perfect, Level::Casual(0)], seed as u64)
+            .await
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(
+            game.winner,
+            Some(0),
+            "perfect must win {spec} moving first: {game:?}"
+        );
+        played += 1;
+    }
+    assert!(played >= 20, "only {played} N-starts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_perfect_bots_reach_the_predicted_result() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut seen = [0, 0];
+    for (seed, (spec, outcome)) in starts(2).into_iter().enumerate() {
+        let game = duel(&url, &spec, [Level::Perfect, Level::Perfect], seed as u64)
+            .await
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let expected = if outcome == Outcome::N { 0 } else { 1 };
+        assert_eq!(game.winner, Some(expected), "{spec}: {game:?}");
+        seen[expected as usize] += 1;
+    }
+    assert!(
+        seen[0] > 0 && seen[1] > 0,
+        "both outcomes covered: {seen:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_matches_at_once_in_one_process() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let spec = json!({"game": "nim", "heaps": [7, 9, 12, 15]});
+    let mut tasks = Vec::new();
+    for i in 0..40u64 {
+        let (url, spec) = (url.clone(), spec.clone());
+        tasks.push(tokio::spawn(async move {
+            duel(&url, &spec, [Level::Perfect, Level::Perfect], i).await
+        }));
+    }
+    for t in tasks {
+        let game = t.await.expect("task").expect("duel");
+        assert_eq!(game.winner, Some(0));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_house_bot_plays_a_person_and_survives_a_restart() {
+    let mut server = TestServer::start().await;
+    let url = server.url();
+    // 3, 4, 5 is an N-position: the person moving first could win, but plays
+    // badly; the perfect house bot then never lets go.
+    let mut me = Client::connect(&url, "dana").await;
+    let seated = me
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 4, 5]}, "bot": "perfect"}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].as_str().unwrap().to_string();
+    let token = seated["token"].as_str().unwrap().to_string();
+    let mut seq;
+    let mut heaps = vec![3u64, 4, 5];
+    // Wait for the bot to sit down.
+    loop {
+        let e = me.event().await;
+        seq = e["seq"].as_u64().unwrap();
+        if e["kind"] == "started" {
+            break;
+        }
+    }
+    let mut restarted = false;
+    loop {
+        // Take one stone from the first non-empty heap (a poor move, mostly).
+        let Some(i) = heaps.iter().position(|&h| h > 0) else {
+            break;
+        };
+        let ack = me
+            .request(json!({"type": "move", "room": room, "token": token, "move": {"heap": i, "take": 1}}))
+            .await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        if !restarted {
+            // The bot is cut off mid-match; it must come back by itself.
+            server.restart_in_place().await;
+            restarted = true;
+            me = Client::connect(&url, "dana").await;
+            let back = me
+                .request(json!({"type": "resume", "room": room, "token": token, "since": seq}))
+                .await;
+            assert_eq!(back["type"], "watching", "{back}");
+            for e in back["events"].as_array().unwrap() {
+                seq = e["seq"].as_u64().unwrap();
+            }
+        }
+        heaps[i] -= 1;
+        // Events until the bot has moved (or the match ended).
+        let mut ended = None;
+        loop {
+            let e = me.event().await;
+            assert_eq!(e["seq"].as_u64().unwrap(), seq + 1, "no gap: {e}");
+            seq += 1;
+            match e["kind"].as_str().unwrap() {
+                "moved" if e["seat"] == 1 => {
+                    heaps = serde_json::from_value(e["position"]["heaps"].clone()).unwrap();
+                    break;
+                }
+                "ended" => {
+                    ended = Some(e);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if let Some(e) = ended {
+            assert_eq!(e["result"]["winner"], 1, "the bot wins: {e}");
+            return;
+        }
+        if heaps.iter().all(|&h| h == 0) {
+            break;
+        }
+    }
+    let e = me.event().await;
+    assert_eq!(e["result"]["winner"], 1, "the bot wins: {e}");
+}
