@@ -106,11 +106,8 @@ async fn a_house_bot_plays_a_person_and_survives_a_restart() {
         }
     }
     let mut restarted = false;
-    loop {
-        // Take one stone from the first non-empty heap (a poor move, mostly).
-        let Some(i) = heaps.iter().position(|&h| h > 0) else {
-            break;
-        };
+    // Take one stone from the first non-empty heap (a poor move, mostly).
+    while let Some(i) = heaps.iter().position(|&h| h > 0) {
         let ack = me
             .request(json!({"type": "move", "room": room, "token": token, "move": {"heap": i, "take": 1}}))
             .await;
