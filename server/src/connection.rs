@@ -105,8 +105,6 @@ struct Conn {
     outbox: Outbox,
     name: Option<String>,
     hello: bool,
-    /// Rooms this connection plays or watches in (for the limit and for `Gone`).
-    rooms: Vec<String>,
     bucket: Bucket,
     /// Messages refused in a row for the rate limit.
     refused_in_a_row: u32,
@@ -185,7 +183,6 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         outbox: outbox.clone(),
         name: None,
         hello: false,
-        rooms: Vec::new(),
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
     };
@@ -251,7 +248,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     };
 
     // Tell the rooms, then close politely.
-    for tx in shared.lobby.senders(&conn.rooms) {
+    for tx in shared.lobby.senders(&outbox.room_ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
     if let Some(Closing(code, reason)) = closing {
@@ -471,9 +468,6 @@ impl Conn {
                 .await
             }
             ClientMsg::Leave { id, room } => {
-                if let Some(rid) = self.shared.lobby.resolve(&room) {
-                    self.rooms.retain(|r| r != &rid);
-                }
                 self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Leave { outbox, id })
                     .await
             }
@@ -512,18 +506,10 @@ impl Conn {
         else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
-        if joins && !self.rooms.contains(&room_id) {
-            let limit = self.shared.config.limits.seats_per_connection;
-            if self.rooms.len() >= limit {
-                return self.reply(ServerMsg::Error {
-                    id,
-                    code: ErrorCode::LimitReached,
-                    message: format!("one connection may be in at most {limit} rooms at once (seats_per_connection)"),
-                    retry_after_ms: None,
-                    limit: Some("seats_per_connection".into()),
-                });
+        if joins && !self.outbox.in_room(&room_id) {
+            if let Err(refusal) = self.room_limit(id.clone()) {
+                return self.reply(refusal);
             }
-            self.rooms.push(room_id);
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -536,6 +522,23 @@ impl Conn {
                 format!("room {key:?} has closed"),
             );
         }
+    }
+
+    /// Refuses a new room membership past `seats_per_connection`.
+    fn room_limit(&self, id: Option<RequestId>) -> Result<(), ServerMsg> {
+        let limit = self.shared.config.limits.seats_per_connection;
+        if self.outbox.room_count() < limit {
+            return Ok(());
+        }
+        Err(ServerMsg::Error {
+            id,
+            code: ErrorCode::LimitReached,
+            message: format!(
+                "one connection may be in at most {limit} rooms with unfinished matches at once (seats_per_connection)"
+            ),
+            retry_after_ms: None,
+            limit: Some("seats_per_connection".into()),
+        })
     }
 
     async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {
@@ -562,17 +565,8 @@ impl Conn {
                 );
             }
         }
-        let limit = self.shared.config.limits.seats_per_connection;
-        if self.rooms.len() >= limit {
-            return self.reply(ServerMsg::Error {
-                id,
-                code: ErrorCode::LimitReached,
-                message: format!(
-                    "one connection may be in at most {limit} rooms at once (seats_per_connection)"
-                ),
-                retry_after_ms: None,
-                limit: Some("seats_per_connection".into()),
-            });
+        if let Err(refusal) = self.room_limit(id.clone()) {
+            return self.reply(refusal);
         }
         let spec = match (spec, random) {
             (Some(spec), None) => spec,
@@ -617,7 +611,6 @@ impl Conn {
             .await
         {
             Ok((room_id, tx)) => {
-                self.rooms.push(room_id.clone());
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),

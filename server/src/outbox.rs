@@ -3,6 +3,9 @@
 //! queue is bounded: a reader too slow to keep up is disconnected (it may come
 //! back and resume) rather than allowed to stall a match or grow memory.
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
 use grundy_protocol::wire::ServerMsg;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
@@ -17,6 +20,11 @@ pub struct Outbox {
     tx: mpsc::Sender<Utf8Bytes>,
     /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
     pub kick: CancellationToken,
+    /// The rooms with an unfinished match this connection plays or watches:
+    /// rooms add themselves when they accept the connection and remove
+    /// themselves when it leaves or the match ends. It backs the
+    /// `seats_per_connection` limit and tells a closing connection whom to tell.
+    rooms: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Outbox {
@@ -27,6 +35,7 @@ impl Outbox {
                 conn,
                 tx,
                 kick: CancellationToken::new(),
+                rooms: Arc::default(),
             },
             rx,
         )
@@ -51,6 +60,32 @@ impl Outbox {
 
     pub fn send(&self, msg: &ServerMsg) -> bool {
         self.send_frame(encode(msg))
+    }
+
+    fn memberships(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        // Each update is a single insert or remove: a poisoned set is still whole.
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn enter(&self, room: &str) {
+        self.memberships().insert(room.to_string());
+    }
+
+    pub fn exit(&self, room: &str) {
+        self.memberships().remove(room);
+    }
+
+    pub fn in_room(&self, room: &str) -> bool {
+        self.memberships().contains(room)
+    }
+
+    /// How many rooms with unfinished matches this connection is in.
+    pub fn room_count(&self) -> usize {
+        self.memberships().len()
+    }
+
+    pub fn room_ids(&self) -> Vec<String> {
+        self.memberships().iter().cloned().collect()
     }
 
     pub fn is_closed(&self) -> bool {

@@ -284,6 +284,7 @@ impl Room {
                 seat,
             } => {
                 let result = self.join(&outbox, name, seat).await;
+                let ok = result.is_ok();
                 self.answer(&outbox, id, result, |(seat, token, snapshot), id| {
                     ServerMsg::Seated {
                         id,
@@ -293,8 +294,8 @@ impl Room {
                         snapshot,
                     }
                 });
-                if !outbox.is_closed() {
-                    self.subscribers.insert(outbox.conn, outbox);
+                if ok && !outbox.is_closed() {
+                    self.subscribe(outbox);
                 }
             }
             RoomCmd::Watch { outbox, id, since } => {
@@ -311,7 +312,7 @@ impl Room {
                     }
                 });
                 if ok {
-                    self.subscribers.insert(outbox.conn, outbox);
+                    self.subscribe(outbox);
                 }
             }
             RoomCmd::Resume {
@@ -333,7 +334,7 @@ impl Room {
                     }
                 });
                 if ok {
-                    self.subscribers.insert(outbox.conn, outbox);
+                    self.subscribe(outbox);
                 }
             }
             RoomCmd::Move {
@@ -355,6 +356,7 @@ impl Room {
             }
             RoomCmd::Leave { outbox, id } => {
                 self.subscribers.remove(&outbox.conn);
+                outbox.exit(&self.id);
                 self.drop_conn(outbox.conn).await;
                 self.ack(&outbox, id, Ok(None));
             }
@@ -364,6 +366,14 @@ impl Room {
             }
         }
         self.update_summary();
+    }
+
+    /// Starts sending this room's events to a connection.
+    fn subscribe(&mut self, outbox: Outbox) {
+        if self.result.is_none() {
+            outbox.enter(&self.id);
+        }
+        self.subscribers.insert(outbox.conn, outbox);
     }
 
     fn answer<T>(
@@ -638,17 +648,23 @@ impl Room {
         self.banks = self.clocks_now();
         self.append_acked(EventBody::Ended { result }, ack).await?;
         self.result = Some(result);
-        self.durable(WriteOp::Finish {
-            room: self.id.clone(),
-            result,
-            finished_at_ms: now_ms(),
-        })
-        .await?;
+        // A finished match no longer counts against anyone's room limit.
+        for outbox in self.subscribers.values() {
+            outbox.exit(&self.id);
+        }
         Ok(())
     }
 
     async fn durable(&self, op: WriteOp) -> Result<(), Refusal> {
-        match self.store.write(op).await {
+        self.durable_done(self.store.write(op)).await
+    }
+
+    /// Waits for a queued write to be committed.
+    async fn durable_done(
+        &self,
+        done: tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>,
+    ) -> Result<(), Refusal> {
+        match done.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
                 tracing::error!(room = %self.id, "store write failed: {e}");
@@ -675,12 +691,25 @@ impl Room {
     ) -> Result<u64, Refusal> {
         let seq = self.events.len() as u64 + 1;
         let event = Event { seq, body };
-        self.durable(WriteOp::Event {
+        let mut ops = vec![WriteOp::Event {
             room: self.id.clone(),
             event: event.clone(),
             at_ms: now_ms(),
-        })
-        .await?;
+        }];
+        // The result is recorded with the event that announces it, so a record
+        // fetched after the announcement always has it.
+        if let EventBody::Ended { result } = &event.body {
+            ops.push(WriteOp::Finish {
+                room: self.id.clone(),
+                result: *result,
+                finished_at_ms: now_ms(),
+            });
+        }
+        // Queued together: one group commit takes both.
+        let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
+        for done in pending {
+            self.durable_done(done).await?;
+        }
         if let Some((outbox, id)) = ack {
             self.ack(outbox, id.clone(), Ok(Some(seq)));
         }

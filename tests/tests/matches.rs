@@ -348,3 +348,25 @@ async fn lobby_lists_open_rooms_and_refuses_a_full_one() {
     assert_eq!(over["code"], "bad_spec", "{over}");
     let _ = Config::default();
 }
+
+#[tokio::test]
+async fn the_room_limit_counts_unfinished_matches_only() {
+    let mut config = Config::default();
+    config.limits.seats_per_connection = 2;
+    let server = TestServer::start_with(config).await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let create = json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}});
+    let first = a.request(create.clone()).await;
+    assert_eq!(first["type"], "seated", "{first}");
+    assert_eq!(a.request(create.clone()).await["type"], "seated");
+    let refused = a.request(create.clone()).await;
+    assert_eq!(refused["code"], "limit_reached", "{refused}");
+    assert_eq!(refused["limit"], "seats_per_connection");
+    // Calling the first match off frees its place.
+    let (room, token) = (first["room"].clone(), first["token"].clone());
+    let ack = a
+        .request(json!({"type": "abort", "room": room, "token": token}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(a.request(create).await["type"], "seated");
+}
