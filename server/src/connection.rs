@@ -506,10 +506,8 @@ impl Conn {
         else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
-        if joins && !self.outbox.in_room(&room_id) {
-            if let Err(refusal) = self.room_limit(id.clone()) {
-                return self.reply(refusal);
-            }
+        if joins && !self.outbox.in_room(&room_id) && self.over_room_limit(&id) {
+            return;
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -524,21 +522,23 @@ impl Conn {
         }
     }
 
-    /// Refuses a new room membership past `seats_per_connection`.
-    fn room_limit(&self, id: Option<RequestId>) -> Result<(), ServerMsg> {
+    /// Refuses a new room membership past `seats_per_connection`: answers the
+    /// request and returns true when over the limit.
+    fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
         let limit = self.shared.config.limits.seats_per_connection;
         if self.outbox.room_count() < limit {
-            return Ok(());
+            return false;
         }
-        Err(ServerMsg::Error {
-            id,
+        self.reply(ServerMsg::Error {
+            id: id.clone(),
             code: ErrorCode::LimitReached,
             message: format!(
                 "one connection may be in at most {limit} rooms with unfinished matches at once (seats_per_connection)"
             ),
             retry_after_ms: None,
             limit: Some("seats_per_connection".into()),
-        })
+        });
+        true
     }
 
     async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {
@@ -565,8 +565,8 @@ impl Conn {
                 );
             }
         }
-        if let Err(refusal) = self.room_limit(id.clone()) {
-            return self.reply(refusal);
+        if self.over_room_limit(&id) {
+            return;
         }
         let spec = match (spec, random) {
             (Some(spec), None) => spec,
