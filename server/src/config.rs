@@ -13,6 +13,9 @@ pub struct Config {
     /// A player's first move must come within this (timed matches), or the match
     /// is aborted as a no-show.
     pub no_show: Duration,
+    /// A room with nobody connected is called off (aborted) after this, unless
+    /// a running clock will end it anyway.
+    pub abandon: Duration,
     /// How long a finished room stays in memory for watchers and late resumes.
     pub linger: Duration,
     /// Largest `position` sent inside a move event; larger positions are left
@@ -39,6 +42,7 @@ impl Default for Config {
             },
             outbox_capacity: 1024,
             no_show: Duration::from_secs(30),
+            abandon: Duration::from_secs(600),
             linger: Duration::from_secs(300),
             max_event_position_bytes: 16 * 1024,
             house_bots: true,

@@ -100,6 +100,8 @@ pub struct Room {
     /// Each player's bank (ms) as of `turn_started`.
     banks: [u64; 2],
     turn_started: Option<Instant>,
+    /// Since when no seat has had a connection (None while someone is here).
+    abandoned_since: Option<Instant>,
     result: Option<MatchResult>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
@@ -140,6 +142,7 @@ impl Room {
             subscribers: HashMap::new(),
             banks: [bank, bank],
             turn_started: None,
+            abandoned_since: Some(Instant::now()),
             result: None,
             store,
             config,
@@ -235,11 +238,26 @@ impl Room {
 
     /// When the side to move runs out of time (or of patience for a first move).
     fn deadline(&self) -> Option<(Instant, EndReason)> {
-        self.clock?;
-        let started = self.turn_started?;
         if self.result.is_some() {
             return None;
         }
+        // Nobody here, and no clock that will end it: call it off in time, so
+        // forgotten rooms do not pile up.
+        let abandoned = self
+            .abandoned_since
+            .filter(|_| self.clock.is_none() || !self.started())
+            .map(|since| (since + self.config.abandon, EndReason::Abort));
+        let timed = self.clock_deadline();
+        match (abandoned, timed) {
+            (Some(a), Some(t)) => Some(if a.0 < t.0 { a } else { t }),
+            (a, t) => a.or(t),
+        }
+    }
+
+    /// The flag (or no-show) deadline of a timed match in progress.
+    fn clock_deadline(&self) -> Option<(Instant, EndReason)> {
+        self.clock?;
+        let started = self.turn_started?;
         let s = self.to_move() as usize;
         let flag = started + std::time::Duration::from_millis(self.banks[s]);
         // A player's first move is the one at ply 0 or 1.
@@ -252,12 +270,22 @@ impl Room {
         Some((flag, EndReason::Flag))
     }
 
+    /// Keeps `abandoned_since` current: set while no seat has a connection.
+    fn note_presence(&mut self) {
+        let anyone = (0..2).any(|s| self.seat_connected(s));
+        match (anyone, self.abandoned_since) {
+            (true, _) => self.abandoned_since = None,
+            (false, None) => self.abandoned_since = Some(Instant::now()),
+            (false, Some(_)) => {}
+        }
+    }
+
     async fn on_deadline(&mut self) {
         let Some((_, reason)) = self.deadline() else {
             return;
         };
         let winner = match reason {
-            EndReason::NoShow => None,
+            EndReason::NoShow | EndReason::Abort => None,
             _ => Some(1 - self.to_move()),
         };
         if let Err(e) = self.finish(MatchResult { winner, reason }, None).await {
@@ -365,6 +393,7 @@ impl Room {
                 self.drop_conn(conn).await;
             }
         }
+        self.note_presence();
         self.update_summary();
     }
 

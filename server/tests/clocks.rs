@@ -163,3 +163,43 @@ async fn a_move_after_the_flag_loses_on_time() {
         "{ended}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_room_nobody_is_in_is_called_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let lobby = Lobby::new(store, Arc::new(Config::default()), TaskTracker::new());
+    let spec = json!({"game": "nim", "heaps": [1, 2]});
+    let start = Position::from_spec(&spec).unwrap();
+    let (_room, tx) = lobby.create(spec, start, None, true, None).await.unwrap();
+    let (creator, mut creator_frames) = Outbox::new(1, 64);
+    tx.send(RoomCmd::Join {
+        outbox: creator,
+        id: None,
+        name: None,
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    assert!(creator_frames.recv().await.is_some());
+    let (watcher, mut frames) = Outbox::new(2, 64);
+    tx.send(RoomCmd::Watch {
+        outbox: watcher,
+        id: None,
+        since: None,
+    })
+    .await
+    .unwrap();
+    assert!(frames.recv().await.is_some());
+    // The creator goes away and nobody comes: ten minutes later the room is off.
+    tx.send(RoomCmd::Gone { conn: 1 }).await.unwrap();
+    let presence: Value = serde_json::from_str(&frames.recv().await.unwrap()).unwrap();
+    assert_eq!(presence["event"]["kind"], "presence");
+    tokio::time::advance(Duration::from_secs(601)).await;
+    let ended: Value = serde_json::from_str(&frames.recv().await.unwrap()).unwrap();
+    assert_eq!(
+        ended["event"]["result"],
+        json!({"winner": null, "reason": "abort"}),
+        "{ended}"
+    );
+}
