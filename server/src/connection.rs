@@ -36,6 +36,8 @@ pub struct Shared {
     pub store: Arc<dyn MatchStore>,
     pub config: Arc<Config>,
     pub next_conn: AtomicU64,
+    /// Permits for building positions from specs (which may build tables).
+    pub spec_builds: tokio::sync::Semaphore,
 }
 
 /// What `create_room` asks for.
@@ -586,7 +588,10 @@ impl Conn {
         };
         // Building a position can build a table (up to a couple of seconds for
         // the largest specs): keep it off the reactor.
+        // At most one build at a time, so a stream of expensive specs cannot take
+        // every core from the matches in progress.
         let parsed = {
+            let _permit = self.shared.spec_builds.acquire().await;
             let spec = spec.clone();
             tokio::task::spawn_blocking(move || Position::from_spec(&spec)).await
         };
@@ -651,5 +656,6 @@ pub fn shared(
         store,
         config,
         next_conn: AtomicU64::new(1),
+        spec_builds: tokio::sync::Semaphore::new(1),
     })
 }
