@@ -12,6 +12,7 @@ use futures_util::{SinkExt, StreamExt};
 use grundy_bot::Level;
 use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, PROTOCOL_VERSION};
 use grundy_protocol::Position;
+use serde::Deserialize;
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -178,6 +179,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         }
         kick.cancel();
         let _ = sink.close().await;
+        sink
     });
 
     let mut conn = Conn {
@@ -212,8 +214,13 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
-                        conn.reply(ServerMsg::error(None, ErrorCode::BadRequest,
-                            "binary frames are not accepted: send JSON text frames"));
+                        // Counted against the rate limit like any message.
+                        match conn.admit() {
+                            Ok(true) => conn.reply(ServerMsg::error(None, ErrorCode::BadRequest,
+                                "binary frames are not accepted: send JSON text frames")),
+                            Ok(false) => {}
+                            Err(c) => break Some(c),
+                        }
                     }
                     Some(Ok(Message::Close(_))) | None => break None,
                     Some(Ok(_)) => {} // ping (answered by the library), pong, raw frame
@@ -253,6 +260,8 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     for tx in shared.lobby.senders(&outbox.room_ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
+    // The server closes because of the peer: wait for the peer to close too.
+    let linger = closing.is_some() && !shutdown.is_cancelled();
     if let Some(Closing(code, reason)) = closing {
         let _ = control_tx.send(Message::Close(Some(CloseFrame {
             code,
@@ -262,7 +271,30 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     drop(control_tx);
     drop(conn);
     drop(outbox);
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    if let Ok(Ok(sink)) = tokio::time::timeout(Duration::from_secs(5), writer).await {
+        if let (true, Ok(mut ws)) = (linger, stream.reunite(sink)) {
+            drain(ws.get_mut()).await;
+        }
+    }
+}
+
+/// How long a connection the server closed waits for the peer to close too.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// After a close frame the server sent because of the peer: ends our side of
+/// the TCP stream, then reads and discards whatever the peer still sends until
+/// it closes its side (or [`LINGER`] passes). A socket closed with unread input
+/// sends a reset, and a reset can destroy the close frame and the last answers
+/// before the peer has read them (a flooding or oversized sender would never
+/// learn why it was cut off).
+async fn drain(tcp: &mut TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = tcp.shutdown().await;
+    let mut buf = vec![0u8; 8192];
+    let _ = tokio::time::timeout(LINGER, async {
+        while let Ok(1..) = tcp.read(&mut buf).await {}
+    })
+    .await;
 }
 
 impl Conn {
@@ -274,11 +306,19 @@ impl Conn {
         self.reply(ServerMsg::error(id, code, message));
     }
 
-    async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
+    /// Takes a token for one incoming message: true if it may be handled; false
+    /// if it was refused for the rate limit (and answered so); the connection
+    /// closes when a peer keeps sending far past the limit.
+    fn admit(&mut self) -> Result<bool, Closing> {
         if let Err(retry_after_ms) = self.bucket.take() {
             self.refused_in_a_row += 1;
-            let burst = self.shared.config.limits.burst;
-            if self.refused_in_a_row > burst.saturating_mul(10) {
+            // Give up on the peer before the refusals alone could fill its
+            // outbox: the close must name the rate, not a slow reader.
+            let config = &self.shared.config;
+            let patience = (config.limits.burst as usize)
+                .saturating_mul(10)
+                .min(config.outbox_capacity / 2);
+            if self.refused_in_a_row as usize > patience {
                 return Err(Closing(
                     CloseCode::Policy,
                     "message rate far above the limit (messages_per_second)".into(),
@@ -294,9 +334,16 @@ impl Conn {
                 retry_after_ms: Some(retry_after_ms),
                 limit: Some("messages_per_second".into()),
             });
-            return Ok(());
+            return Ok(false);
         }
         self.refused_in_a_row = 0;
+        Ok(true)
+    }
+
+    async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
+        if !self.admit()? {
+            return Ok(());
+        }
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
@@ -330,14 +377,14 @@ impl Conn {
             );
             return Ok(());
         }
-        let msg: ClientMsg = match serde_json::from_value(value) {
+        let msg = match ClientMsg::deserialize(&value) {
             Ok(m) => m,
             Err(e) => {
-                self.error(
-                    id,
-                    ErrorCode::BadRequest,
-                    format!("bad {kind} message: {e}"),
-                );
+                let message = match culprit(&value, &e) {
+                    Some(field) => format!("bad {kind} message: field \"{field}\": {e}"),
+                    None => format!("bad {kind} message: {e}"),
+                };
+                self.error(id, ErrorCode::BadRequest, message);
                 return Ok(());
             }
         };
@@ -641,6 +688,33 @@ impl Conn {
             Err((code, message)) => self.error(id, code, message),
         }
     }
+}
+
+/// Every field a client message may carry (besides `type`).
+const FIELDS: &[&str] = &[
+    "id", "version", "name", "spec", "random", "clock", "listed", "seat", "room", "since", "token",
+    "move",
+];
+
+/// The field that makes `value` unreadable as a [`ClientMsg`], for the error
+/// message: serde's own errors say what was wrong ("invalid type: integer `5`,
+/// expected a string") but not where. A field is to blame if leaving it out
+/// changes the error. Missing and unknown fields are named by serde already.
+/// Tries only the known fields, so a message with many keys costs little.
+fn culprit(value: &Value, err: &serde_json::Error) -> Option<&'static str> {
+    let original = err.to_string();
+    if original.starts_with("missing field") {
+        return None;
+    }
+    let object = value.as_object()?;
+    FIELDS.iter().copied().find(|field| {
+        let mut without = object.clone();
+        without.remove(*field).is_some()
+            && match ClientMsg::deserialize(&Value::Object(without)) {
+                Ok(_) => true,
+                Err(e) => e.to_string() != original,
+            }
+    })
 }
 
 /// The next connection id.

@@ -25,7 +25,9 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // Logs go to stderr; stdout carries only the `listening on` line.
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
@@ -34,6 +36,9 @@ async fn main() -> anyhow::Result<()> {
     let store = SqliteStore::open(&args.db)
         .with_context(|| format!("opening the database {}", args.db.display()))?;
     let server = Server::start(args.listen, Arc::new(store), Config::default()).await?;
+    // The one line on stdout, for scripts and tests that start the server on
+    // port 0 (stdout is line-buffered: it is out once printed).
+    println!("listening on ws://{}", server.local_addr());
     let token = server.shutdown_token();
     tokio::spawn(async move {
         wait_for_signal().await;
