@@ -34,6 +34,7 @@ async fn main() -> anyhow::Result<()> {
     let store = SqliteStore::open(&args.db)
         .with_context(|| format!("opening the database {}", args.db.display()))?;
     let server = Server::start(args.listen, Arc::new(store), Config::default()).await?;
+    println!("listening on ws://{}", server.local_addr());
     let token = server.shutdown_token();
     tokio::spawn(async move {
         wait_for_signal().await;
