@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Plays examples/python/random_bot.py against the server's house bot in every game
+# of the catalogue (and a few extra specs, a dropped connection and a join between
+# two Python bots). Fails if a match does not end with a result, or if any move was
+# refused or the bot's model of a position disagreed with the server's.
+#
+#   bash examples/python/check.sh            # CHECK_SEED=N to replay a run
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bot="$here/random_bot.py"
+seed=${CHECK_SEED:-$((RANDOM * 32768 + RANDOM))}
+
+cd "$root"
+echo "building grundy-server and grundy-bot (release)..."
+cargo build --release --quiet -p grundy-server -p grundy-bot
+server_bin="${CARGO_TARGET_DIR:-$root/target}/release/grundy-server"
+python3 -c 'import websockets' 2>/dev/null || python3 -m pip install --quiet websockets
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$server_bin" --listen 127.0.0.1:0 --db "$work/g.db" >"$work/server.log" 2>&1 &
+server_pid=$!
+url=
+for _ in $(seq 100); do
+    url=$(grep -o 'listening on ws://[^[:space:]]*' "$work/server.log" | head -1 | cut -d' ' -f3) || true
+    [[ -n $url ]] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log"; echo "the server died"; exit 1; }
+    sleep 0.1
+done
+[[ -n $url ]] || { cat "$work/server.log"; echo "the server never said 'listening on ws://...'"; exit 1; }
+echo "server on $url, seed $seed (CHECK_SEED=$seed to replay)"
+
+passed=0 failed=0 n=0
+# verdict NAME LOG STATUS: one line per match.
+verdict() {
+    local name=$1 log=$2 status=$3 result moves refused warnings
+    result=$(grep -m1 '^result:' "$log" | cut -d' ' -f2- || true)
+    moves=$(grep -c ' played ' "$log" || true)
+    refused=$(grep -c '^REFUSED' "$log" || true)
+    warnings=$(grep -c '^WARNING' "$log" || true)
+    if [[ $status == 0 && -n $result && $refused == 0 && $warnings == 0 ]]; then
+        passed=$((passed + 1))
+        printf 'ok    %-28s %3d moves, %s\n' "$name" "$moves" "$result"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL  %-28s exit %s, %s refused, %s warnings, result: %s\n' \
+            "$name" "$status" "$refused" "$warnings" "${result:-none}"
+        sed 's/^/      | /' "$log" | tail -n 20
+    fi
+}
+# play NAME ARGS...: one match of the bot, given its arguments.
+play() {
+    local name=$1 status=0
+    shift
+    n=$((n + 1))
+    timeout 30 python3 "$bot" --server "$url" --seed $((seed + n)) "$@" >"$work/$n.log" 2>&1 || status=$?
+    verdict "$name" "$work/$n.log" "$status"
+}
+
+for game in nim heaps bash subtraction kayles dawson lasker wythoff moore new-stone \
+            staircase treblecross darkraft twist graph; do
+    play "$game" --random "$game" --bot random
+done
+play "heaps vs perfect" --random heaps --bot perfect
+play "darkraft 20x20 vs perfect" --random darkraft --size 20 --bot perfect
+play "misere nim" --spec '{"game":"nim","heaps":[3,4,5],"misere":true}' --bot random
+play "heaps, every rule" --bot random --spec '{"game":"heaps","heaps":[
+    {"size":9,"rule":"any"},{"size":8,"rule":{"upto":3}},{"size":10,"rule":{"set":[1,3,4]}},
+    {"size":7,"rule":"odd"},{"size":9,"rule":"half"},{"size":9,"rule":{"octal":"4.37"}},
+    {"size":8,"rule":{"octal":"0.77"}},{"size":7,"rule":"lasker"}]}'
+play "moore with max_take" --spec '{"game":"moore","heaps":[5,6,7],"k":2,"max_take":3}' --bot random
+play "treblecross from a board" --spec '{"game":"treblecross","board":"..X......X....."}' --bot random
+play "graph with shared tokens" --bot random \
+    --spec '{"game":"graph","vertices":5,"edges":[[0,1],[0,2],[1,3],[2,3],[3,4],[0,4]],"tokens":[0,0,1]}'
+play "resume after a drop" --random new-stone --bot random --drop-after 2
+
+# Two Python bots: one creates a room without a house bot, the other joins by code.
+n=$((n + 1)); host=$work/$n.host.log; guest=$work/$n.log
+timeout 30 python3 "$bot" --server "$url" --seed $((seed + n)) --random wythoff >"$host" 2>&1 &
+host_pid=$!
+code=
+for _ in $(seq 100); do
+    code=$(grep -o -m1 '^room [A-Z0-9]*' "$host" | cut -d' ' -f2) || true
+    [[ -n $code ]] && break
+    sleep 0.1
+done
+status=0
+timeout 30 python3 "$bot" --server "$url" --seed $((seed + n + 1000)) --join "${code:-NONE}" >"$guest" 2>&1 || status=$?
+host_status=0
+wait "$host_pid" || host_status=$?
+verdict "join: the host" "$host" "$host_status"
+verdict "join: the guest" "$guest" "$status"
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
