@@ -32,8 +32,10 @@ impl Default for Config {
         Config {
             limits: Limits {
                 max_frame_bytes: 64 * 1024,
-                messages_per_second: 50,
-                burst: 100,
+                // Enough for a bot that answers at once in a long game (a move
+                // round trip takes about a millisecond), far below a flood.
+                messages_per_second: 300,
+                burst: 300,
                 seats_per_connection: 64,
                 open_rooms: 100_000,
                 hello_timeout_ms: 10_000,

@@ -215,7 +215,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                     }
                     Some(Ok(Message::Binary(_))) => {
                         // Counted against the rate limit like any message.
-                        match conn.admit() {
+                        match conn.admit(&None) {
                             Ok(true) => conn.reply(ServerMsg::error(None, ErrorCode::BadRequest,
                                 "binary frames are not accepted: send JSON text frames")),
                             Ok(false) => {}
@@ -309,7 +309,7 @@ impl Conn {
     /// Takes a token for one incoming message: true if it may be handled; false
     /// if it was refused for the rate limit (and answered so); the connection
     /// closes when a peer keeps sending far past the limit.
-    fn admit(&mut self) -> Result<bool, Closing> {
+    fn admit(&mut self, id: &Option<RequestId>) -> Result<bool, Closing> {
         if let Err(retry_after_ms) = self.bucket.take() {
             self.refused_in_a_row += 1;
             // Give up on the peer before the refusals alone could fill its
@@ -325,7 +325,7 @@ impl Conn {
                 ));
             }
             self.reply(ServerMsg::Error {
-                id: None,
+                id: id.clone(),
                 code: ErrorCode::RateLimited,
                 message: format!(
                     "more than {} messages per second (messages_per_second)",
@@ -341,19 +341,23 @@ impl Conn {
     }
 
     async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
-        if !self.admit()? {
+        // Parsed before the rate check (a frame is at most max_frame_bytes), so
+        // that even a rate_limited refusal echoes the request's id.
+        let parsed = serde_json::from_str::<Value>(text);
+        let id = parsed.as_ref().ok().and_then(|v| {
+            v.get("id")
+                .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok())
+        });
+        if !self.admit(&id)? {
             return Ok(());
         }
-        let value: Value = match serde_json::from_str(text) {
+        let value: Value = match parsed {
             Ok(v) => v,
             Err(e) => {
                 self.error(None, ErrorCode::BadRequest, format!("not valid JSON: {e}"));
                 return Ok(());
             }
         };
-        let id = value
-            .get("id")
-            .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
         let Some(kind) = value
             .get("type")
             .and_then(Value::as_str)
