@@ -1,13 +1,12 @@
 //! Bot versus bot: two bots on one server play a match from a given start, each
 //! over its own connection, exactly as two third-party bots would.
 
-use grundy_protocol::wire::{ClientMsg, EndReason, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, EndReason};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::client::{Client, ClientError};
 use crate::level::Level;
-use crate::seat::{play_seat, PlayError, SeatPlan};
+use crate::seat::{take_seat, PlayError};
 
 /// One finished bot-versus-bot match.
 #[derive(Debug, Clone, Serialize)]
@@ -28,10 +27,8 @@ pub async fn duel(
     levels: [Level; 2],
     seed: u64,
 ) -> Result<DuelGame, PlayError> {
-    let mut plans = Vec::new();
-    let mut a = Client::connect(url, &format!("bot-{}", levels[0])).await?;
-    let seated = a
-        .request(|id| ClientMsg::CreateRoom {
+    let a = take_seat(url, &format!("bot-{}", levels[0]), levels[0], seed, |id| {
+        ClientMsg::CreateRoom {
             id,
             spec: Some(spec.clone()),
             random: None,
@@ -39,62 +36,25 @@ pub async fn duel(
             listed: false,
             seat: Some(0),
             bot: None,
-        })
-        .await?;
-    let ServerMsg::Seated {
-        room,
-        token,
-        snapshot,
-        ..
-    } = seated
-    else {
-        return Err(ClientError::Unexpected(format!("{seated:?}")).into());
-    };
-    plans.push((
-        SeatPlan {
-            url: url.to_string(),
-            name: format!("bot-{}", levels[0]),
-            room: room.clone(),
-            seat: 0,
-            token,
-            level: levels[0],
-            seed,
-        },
-        a,
-        snapshot,
-    ));
-    let mut b = Client::connect(url, &format!("bot-{}", levels[1])).await?;
-    let seated = b
-        .request(|id| ClientMsg::Join {
+        }
+    })
+    .await?;
+    let room = a.plan.room.clone();
+    let b = take_seat(
+        url,
+        &format!("bot-{}", levels[1]),
+        levels[1],
+        seed.wrapping_add(1),
+        |id| ClientMsg::Join {
             id,
             room: room.clone(),
             seat: Some(1),
-        })
-        .await?;
-    let ServerMsg::Seated {
-        token, snapshot, ..
-    } = seated
-    else {
-        return Err(ClientError::Unexpected(format!("{seated:?}")).into());
-    };
-    plans.push((
-        SeatPlan {
-            url: url.to_string(),
-            name: format!("bot-{}", levels[1]),
-            room: room.clone(),
-            seat: 1,
-            token,
-            level: levels[1],
-            seed: seed.wrapping_add(1),
         },
-        b,
-        snapshot,
-    ));
+    )
+    .await?;
     let mut tasks = Vec::new();
-    for (plan, client, snapshot) in plans {
-        tasks.push(tokio::spawn(async move {
-            play_seat(&plan, Some(client), Some(&snapshot)).await
-        }));
+    for taken in [a, b] {
+        tasks.push(tokio::spawn(taken.play()));
     }
     let mut result = None;
     for t in tasks {

@@ -1,10 +1,9 @@
 //! House bots: join a room that asks for a bot and play the free seat.
 
-use grundy_protocol::wire::{ClientMsg, MatchResult, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, MatchResult};
 
-use crate::client::{Client, ClientError};
 use crate::level::Level;
-use crate::seat::{play_seat, PlayError, SeatPlan};
+use crate::seat::{take_seat, PlayError};
 
 /// The name a house bot of `level` takes: it marks the seat as the house's, so
 /// a restarted server can put a bot back on it.
@@ -27,35 +26,14 @@ pub async fn join_and_play(
     level: Level,
     seed: u64,
 ) -> Result<MatchResult, PlayError> {
-    let name = house_name(level);
-    let mut c = Client::connect(url, &name).await?;
-    let seated = c
-        .request(|id| ClientMsg::Join {
-            id,
-            room: room.to_string(),
-            seat: None,
-        })
-        .await?;
-    let ServerMsg::Seated {
-        room,
-        seat,
-        token,
-        snapshot,
-        ..
-    } = seated
-    else {
-        return Err(ClientError::Unexpected(format!("{seated:?}")).into());
-    };
-    let plan = SeatPlan {
-        url: url.to_string(),
-        name,
-        room,
-        seat,
-        token,
-        level,
-        seed,
-    };
-    play_seat(&plan, Some(c), Some(&snapshot)).await
+    take_seat(url, &house_name(level), level, seed, |id| ClientMsg::Join {
+        id,
+        room: room.to_string(),
+        seat: None,
+    })
+    .await?
+    .play()
+    .await
 }
 
 #[cfg(test)]

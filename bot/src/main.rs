@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use grundy_bot::client::Client;
 use grundy_bot::duel::duel;
 use grundy_bot::house::join_and_play;
-use grundy_bot::seat::{play_seat, SeatPlan};
+use grundy_bot::seat::take_seat;
 use grundy_bot::Level;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{ClientMsg, ServerMsg};
@@ -181,9 +181,8 @@ async fn run_matches(url: &str, args: MatchArgs) -> Result<()> {
 async fn create(url: &str, args: CreateArgs) -> Result<()> {
     let spec = args.start.spec(args.seed)?;
     let name = format!("bot-{}", args.level);
-    let mut c = Client::connect(url, &name).await?;
-    let seated = c
-        .request(|id| ClientMsg::CreateRoom {
+    let taken = take_seat(url, &name, args.level, args.seed, |id| {
+        ClientMsg::CreateRoom {
             id,
             spec: Some(spec),
             random: None,
@@ -191,32 +190,14 @@ async fn create(url: &str, args: CreateArgs) -> Result<()> {
             listed: true,
             seat: Some(args.seat),
             bot: None,
-        })
-        .await?;
-    let ServerMsg::Seated {
-        room,
-        seat,
-        token,
-        snapshot,
-        ..
-    } = seated
-    else {
-        bail!("unexpected answer: {seated:?}");
-    };
+        }
+    })
+    .await?;
     eprintln!(
         "room {} (code {}): waiting for an opponent",
-        room, snapshot.code
+        taken.plan.room, taken.snapshot.code
     );
-    let plan = SeatPlan {
-        url: url.to_string(),
-        name,
-        room,
-        seat,
-        token,
-        level: args.level,
-        seed: args.seed,
-    };
-    let result = play_seat(&plan, Some(c), Some(&snapshot)).await?;
+    let result = taken.play().await?;
     println!("{}", json!(result));
     Ok(())
 }

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, EventBody, MatchResult, ServerMsg, Snapshot};
+use grundy_protocol::wire::{
+    ClientMsg, ErrorCode, EventBody, MatchResult, RequestId, ServerMsg, Snapshot,
+};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 
@@ -21,6 +23,54 @@ pub struct SeatPlan {
     pub token: String,
     pub level: Level,
     pub seed: u64,
+}
+
+/// A seat just taken: how to play it, the connection, and the room's state.
+pub struct Taken {
+    pub plan: SeatPlan,
+    pub client: Client,
+    pub snapshot: Snapshot,
+}
+
+impl Taken {
+    /// Plays the seat to the end.
+    pub async fn play(self) -> Result<MatchResult, PlayError> {
+        play_seat(&self.plan, Some(self.client), Some(&self.snapshot)).await
+    }
+}
+
+/// Connects as `name` and sends `command` (a `create_room` or a `join`); returns
+/// the seat the server gave.
+pub async fn take_seat(
+    url: &str,
+    name: &str,
+    level: Level,
+    seed: u64,
+    command: impl FnOnce(Option<RequestId>) -> ClientMsg,
+) -> Result<Taken, PlayError> {
+    let mut client = Client::connect(url, name).await?;
+    match client.request(command).await? {
+        ServerMsg::Seated {
+            room,
+            seat,
+            token,
+            snapshot,
+            ..
+        } => Ok(Taken {
+            plan: SeatPlan {
+                url: url.to_string(),
+                name: name.to_string(),
+                room,
+                seat,
+                token,
+                level,
+                seed,
+            },
+            client,
+            snapshot,
+        }),
+        other => Err(ClientError::Unexpected(format!("{other:?}")).into()),
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
