@@ -317,7 +317,7 @@ impl Conn {
             let config = &self.shared.config;
             let patience = (config.limits.burst as usize)
                 .saturating_mul(10)
-                .min(config.outbox_capacity / 2);
+                .min(config.outbox_capacity / 4);
             if self.refused_in_a_row as usize > patience {
                 return Err(Closing(
                     CloseCode::Policy,

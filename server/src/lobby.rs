@@ -98,6 +98,7 @@ impl Lobby {
                 spec: spec.clone(),
                 clock,
                 listed,
+                bot: bot.clone(),
                 created_at_ms: now_ms(),
             });
             match durable.await {
@@ -252,12 +253,17 @@ impl Lobby {
                     start,
                     clock: s.clock,
                     listed: s.listed,
-                    bot: None,
+                    bot: s.bot.clone(),
                 },
                 self.store.clone(),
                 self.config.clone(),
             );
+            // Only a room that asked for a house bot gets one back, on the seat
+            // its house bot took.
             for (seat, stored_seat) in s.seats.iter().enumerate() {
+                if s.bot.is_none() {
+                    break;
+                }
                 if let Some(x) = stored_seat {
                     if let Some(level) = x.name.as_deref().and_then(house_level) {
                         house.push(HouseSeat {

@@ -21,7 +21,8 @@
 //!
 //! ```sql
 //! rooms  (id TEXT PK, code TEXT UNIQUE, spec TEXT json, clock TEXT json NULL,
-//!         listed INT, created_at_ms INT, result TEXT json NULL, finished_at_ms INT NULL)
+//!         listed INT, bot TEXT NULL, created_at_ms INT, result TEXT json NULL,
+//!         finished_at_ms INT NULL)
 //! seats  (room -> rooms.id, seat INT 0|1, name TEXT NULL, token TEXT, PK (room, seat))
 //! events (room -> rooms.id, seq INT, at_ms INT, body TEXT json Event, PK (room, seq))
 //! ```
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS rooms (
     spec           TEXT    NOT NULL,
     clock          TEXT,
     listed         INTEGER NOT NULL,
+    bot            TEXT,
     created_at_ms  INTEGER NOT NULL,
     result         TEXT,
     finished_at_ms INTEGER
@@ -86,6 +88,8 @@ pub enum WriteOp {
         spec: Value,
         clock: Option<Clock>,
         listed: bool,
+        /// The house bot level the creator asked for.
+        bot: Option<String>,
         created_at_ms: u64,
     },
     /// A player took seat `seat` (0 or 1). Writing a seat again replaces it.
@@ -130,6 +134,8 @@ pub struct StoredRoom {
     pub spec: Value,
     pub clock: Option<Clock>,
     pub listed: bool,
+    /// The house bot level the creator asked for.
+    pub bot: Option<String>,
     pub created_at_ms: u64,
     /// Seats 0 and 1; `None` for a free seat.
     pub seats: [Option<StoredSeat>; 2],
@@ -367,7 +373,7 @@ impl MatchStore for SqliteStore {
         let mut rooms = Vec::new();
         {
             let mut stmt = tx.prepare_cached(
-                "SELECT id, code, spec, clock, listed, created_at_ms FROM rooms
+                "SELECT id, code, spec, clock, listed, created_at_ms, bot FROM rooms
                  WHERE result IS NULL ORDER BY created_at_ms, id",
             )?;
             let mut rows = stmt.query([])?;
@@ -379,7 +385,9 @@ impl MatchStore for SqliteStore {
                 let clock: Option<String> = row.get(3).map_err(bad)?;
                 let listed: bool = row.get(4).map_err(bad)?;
                 let created_at_ms: i64 = row.get(5).map_err(bad)?;
+                let bot: Option<String> = row.get(6).map_err(bad)?;
                 rooms.push(StoredRoom {
+                    bot,
                     spec: parse_json(&room, "spec", &spec)?,
                     clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
                     created_at_ms: unsigned(&room, None, "created_at_ms", created_at_ms)?,
@@ -591,16 +599,17 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             spec,
             clock,
             listed,
+            bot,
             created_at_ms,
         } => {
             let spec = encode(room, "spec", spec)?;
             let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
             let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
             conn.prepare_cached(
-                "INSERT INTO rooms (id, code, spec, clock, listed, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?
-            .execute(params![room, code, spec, clock, listed, created_at_ms])
+            .execute(params![room, code, spec, clock, listed, bot, created_at_ms])
             .map_err(|e| match constraint(&e) {
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => {
                     StoreError::DuplicateRoom {
@@ -810,6 +819,7 @@ mod tests {
                 increment_ms: 1_000,
             }),
             listed: true,
+            bot: None,
             created_at_ms,
         }
     }
