@@ -98,7 +98,7 @@ if [ "$IDLE" -gt 0 ]; then
     # A fresh process each, so the RSS growth is the connections' alone.
     stop "$ECHO_PID"
     start_echo
-    i=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" idle --connections "$IDLE" \
+    i=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" idle --echo --connections "$IDLE" \
         --duration 8 --source-ips "$SOURCES" --server-pid "$ECHO_PID")
     echo "idle echo:   $i"
     stop "$ECHO_PID"

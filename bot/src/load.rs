@@ -648,11 +648,12 @@ fn parse_vm_rss(status: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Opens `n` connections that say hello, list the rooms, and stay idle
-/// (reading, so pings are answered) for `hold`; measures the server's RSS
-/// (`server_pid`) before and once all are open.
+/// Opens `n` connections that say hello, list the rooms (in echo mode: send one
+/// frame and read its echo), and stay idle (reading, so pings are answered) for
+/// `hold`; measures the server's RSS (`server_pid`) before and once all are open.
 pub async fn idle(
     target: &Target,
+    mode: Mode,
     n: usize,
     hold: Duration,
     server_pid: Option<u32>,
@@ -672,6 +673,15 @@ pub async fn idle(
             let permit = gate.acquire_owned().await;
             let step = async {
                 let mut ws = target.connect(i).await.map_err(Fail::Refused)?;
+                if mode == Mode::Echo {
+                    // The baseline: one frame and its echo.
+                    let text = format!(r#"{{"type":"echo","id":{i},"pad":"{ECHO_PAD}"}}"#);
+                    ws.send(text.clone()).await?;
+                    if ws.text().await?.as_str() != text {
+                        return Err(Fail::Refused("the echo differs".into()));
+                    }
+                    return Ok(ws);
+                }
                 ws.hello(&format!("idle-{i}")).await?;
                 let id = ws.id();
                 let rooms = ws

@@ -96,6 +96,9 @@ struct IdleArgs {
     /// The server's process id: its RSS is read before and with every connection open.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Against `grundy-echo`: each connection sends one frame and reads its echo.
+    #[arg(long)]
+    echo: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -217,7 +220,12 @@ async fn load(url: &str, args: LoadArgs) -> Result<()> {
 async fn idle(url: &str, args: IdleArgs) -> Result<()> {
     let target = target(url, args.source_ips.as_deref()).await?;
     let hold = seconds("--duration", args.duration)?;
-    let report = load::idle(&target, args.connections, hold, args.server_pid).await;
+    let mode = if args.echo {
+        load::Mode::Echo
+    } else {
+        load::Mode::Nim
+    };
+    let report = load::idle(&target, mode, args.connections, hold, args.server_pid).await;
     if args.json {
         println!("{}", json!(report));
     } else {
