@@ -596,14 +596,11 @@ pub async fn echo_server(listener: TcpListener) {
                 return;
             };
             while let Some(Ok(msg)) = ws.next().await {
-                match msg {
-                    Message::Text(_) | Message::Binary(_) => {
-                        if ws.send(msg).await.is_err() {
-                            break;
-                        }
-                    }
-                    Message::Close(_) => break,
-                    _ => {}
+                if msg.is_close() {
+                    break;
+                }
+                if (msg.is_text() || msg.is_binary()) && ws.send(msg).await.is_err() {
+                    break;
                 }
             }
         });
