@@ -6,12 +6,14 @@
 //! - [`level`]: playing strength and the move choice;
 //! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
-//! - [`house`]: joining rooms that ask for a bot.
+//! - [`house`]: joining rooms that ask for a bot;
+//! - [`load`]: load generation (Nim duels, the echo baseline, idle connections).
 
 pub mod client;
 pub mod duel;
 pub mod house;
 pub mod level;
+pub mod load;
 pub mod seat;
 
 pub use level::Level;

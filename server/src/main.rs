@@ -21,6 +21,12 @@ struct Args {
     /// The SQLite database file; created on first start.
     #[arg(long, default_value = "./grundy.db")]
     db: PathBuf,
+    /// Override the `messages_per_second` limit (per connection), e.g. for load tests.
+    #[arg(long)]
+    messages_per_second: Option<u32>,
+    /// Override the `burst` limit (messages a connection may send at once).
+    #[arg(long)]
+    burst: Option<u32>,
 }
 
 #[tokio::main]
@@ -35,7 +41,14 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let store = SqliteStore::open(&args.db)
         .with_context(|| format!("opening the database {}", args.db.display()))?;
-    let server = Server::start(args.listen, Arc::new(store), Config::default()).await?;
+    let mut config = Config::default();
+    if let Some(rate) = args.messages_per_second {
+        config.limits.messages_per_second = rate.max(1);
+    }
+    if let Some(burst) = args.burst {
+        config.limits.burst = burst.max(1);
+    }
+    let server = Server::start(args.listen, Arc::new(store), config).await?;
     // The one line on stdout, for scripts and tests that start the server on
     // port 0 (stdout is line-buffered: it is out once printed).
     println!("listening on ws://{}", server.local_addr());
