@@ -405,6 +405,48 @@ mod tests {
     }
 
     #[test]
+    fn nothing_typed_panics() {
+        let specs = [
+            json!({"game": "nim", "heaps": [3, 4, 5]}),
+            json!({"game": "kayles", "heaps": [5]}),
+            json!({"game": "lasker", "heaps": [5]}),
+            json!({"game": "wythoff", "heaps": [3, 5]}),
+            json!({"game": "moore", "heaps": [3, 5, 6], "k": 2}),
+            json!({"game": "new-stone", "heaps": [2, 3]}),
+            json!({"game": "staircase", "pieces": [1, 4]}),
+            json!({"game": "treblecross", "length": 5}),
+            json!({"game": "darkraft", "grid": ["RL", "LR"]}),
+            json!({"game": "graph", "vertices": 2, "edges": [[0, 1]], "tokens": [0]}),
+            json!({"game": "twist", "stones": 4}),
+        ];
+        let lines = [
+            "18446744073709551615 18446744073709551615",
+            "0 18446744073709551615 18446744073709551615 1",
+            "split 0 18446744073709551615 1",
+            "0:18446744073709551615 1:1",
+            "both 18446744073709551615",
+            "+",
+            "++1",
+            ":",
+            "0:",
+            "a",
+            "1 2 3 4 5 6 7 8 9",
+            "{\"heap\": -1}",
+            "{}",
+            "[1]",
+            "{\"split\": []}",
+            "é 1",
+            "\u{0}",
+        ];
+        for spec in &specs {
+            let p = pos(spec.clone());
+            for l in &lines {
+                let _ = parse(&p, l);
+            }
+        }
+    }
+
+    #[test]
     fn help_for_every_family() {
         for spec in [
             json!({"game": "nim", "heaps": [1]}),

@@ -495,7 +495,7 @@ async fn typed(
             if !f.started {
                 println!("The match has not started: waiting for an opponent.");
             } else if f.to_move() != Some(seat.seat) {
-                println!("It is not your turn: wait for {}.", f.name(1 - seat.seat));
+                println!("It is not your turn: wait for {}.", f.name(seat.seat ^ 1));
             } else {
                 let answer = c
                     .request(|id| ClientMsg::Move {

@@ -163,7 +163,7 @@ fn heap_marks(last: Option<&Value>) -> BTreeMap<u64, (u64, String)> {
         if split {
             // The heap became two: this one and the one inserted after it.
             marks.insert(h, (0, note));
-            marks.insert(h + 1, (0, format!("split off heap {h}")));
+            marks.insert(h.saturating_add(1), (0, format!("split off heap {h}")));
         } else {
             marks.insert(h, (k, note));
         }
