@@ -63,53 +63,16 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Builds a spec from `GAME ARGS...` and the flags.
 fn short_spec(args: &Args) -> Result<Value> {
-    let Some((game, rest)) = args.short.split_first() else {
+    if args.short.is_empty() {
         bail!("say which position: `grundy analyze nim 3 4 5` or `--spec '<json>'`");
-    };
-    let numbers = || -> Result<Vec<u64>> {
-        rest.iter()
-            .map(|s| {
-                s.parse::<u64>()
-                    .with_context(|| format!("{s:?} is not a whole number ≥ 0"))
-            })
-            .collect()
-    };
-    let one_number = || -> Result<u64> {
-        match numbers()?.as_slice() {
-            [n] => Ok(*n),
-            _ => bail!("{game} takes one number"),
-        }
-    };
-    let mut spec = match game.as_str() {
-        "nim" | "kayles" | "dawson" | "lasker" | "new-stone" | "wythoff" | "moore" | "bash"
-        | "subtraction" => json!({"game": game, "heaps": numbers()?}),
-        "staircase" => json!({"game": game, "pieces": numbers()?}),
-        "twist" => json!({"game": game, "stones": one_number()?}),
-        "treblecross" => match rest {
-            [s] if s.chars().all(|c| c.is_ascii_digit()) => {
-                json!({"game": game, "length": one_number()?})
-            }
-            [board] => json!({"game": game, "board": board}),
-            _ => bail!("treblecross takes a length or a board such as ..X.."),
-        },
-        "darkraft" => json!({"game": game, "grid": rest}),
-        "heaps" | "graph" => bail!("{game} needs a full spec: use --spec '<json>'"),
-        other => bail!("unknown game {other:?}; see `grundy analyze --help`"),
-    };
-    let obj = spec.as_object_mut().expect("built as an object");
-    if args.misere {
-        obj.insert("misere".into(), json!(true));
     }
-    if let Some(k) = args.k {
-        obj.insert("k".into(), json!(k));
-    }
-    if !args.set.is_empty() {
-        obj.insert("set".into(), json!(args.set));
-    }
-    if let Some(m) = args.max_take {
-        obj.insert("max_take".into(), json!(m));
-    }
-    Ok(spec)
+    let flags = crate::spec::Flags {
+        misere: args.misere,
+        k: args.k,
+        set: args.set.clone(),
+        max_take: args.max_take,
+    };
+    crate::spec::build(&args.short, &flags)
 }
 
 /// The person-friendly view.

@@ -1,8 +1,16 @@
-//! `grundy`: the command for people. For now it analyses positions; playing,
-//! watching and replaying matches come with the server.
+//! `grundy`: the command for people: play matches (against the house bot, a
+//! person, or on a server started in this process), look at the lobby, watch,
+//! replay, and analyse positions.
 
 mod analyze;
 mod describe;
+mod follow;
+mod input;
+mod net;
+mod play;
+mod render;
+mod spec;
+mod spectate;
 
 use std::process::ExitCode;
 
@@ -17,6 +25,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Play(play::Args),
+    /// The open and running rooms of a server.
+    Lobby(spectate::LobbyArgs),
+    Watch(spectate::WatchArgs),
+    Replay(spectate::ReplayArgs),
     Analyze(analyze::Args),
 }
 
@@ -24,6 +37,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => analyze::run(args),
+        command => match tokio::runtime::Runtime::new() {
+            Ok(rt) => rt.block_on(async {
+                match command {
+                    Command::Play(args) => play::run(args).await,
+                    Command::Lobby(args) => spectate::lobby(args).await,
+                    Command::Watch(args) => spectate::watch(args).await,
+                    Command::Replay(args) => spectate::replay(args).await,
+                    Command::Analyze(args) => analyze::run(args),
+                }
+            }),
+            Err(e) => Err(e.into()),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,460 @@
+//! What a person types during a match: commands, and moves in a short form per
+//! family, turned into the protocol's move JSON and checked with the engine
+//! before anything is sent.
+
+use grundy_protocol::games::twist::Twist;
+use grundy_protocol::{Move, Position, Rules};
+use serde_json::{json, Value};
+
+/// One line of input, understood.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A move the engine accepts here: its wire JSON, and the engine's move.
+    Move(Value, Move),
+    Help,
+    Hint,
+    Resign,
+    Quit,
+    /// An empty line: draw the position again.
+    Redraw,
+}
+
+/// Reads a line typed during a match at `position`. Moves are checked with the
+/// engine: an `Err` is a message for the person (never sent to the server).
+pub fn parse(position: &Position, line: &str) -> Result<Input, String> {
+    let line = line.trim();
+    match line.to_ascii_lowercase().as_str() {
+        "" => return Ok(Input::Redraw),
+        "help" | "h" | "?" => return Ok(Input::Help),
+        "hint" => return Ok(Input::Hint),
+        "resign" => return Ok(Input::Resign),
+        "quit" | "exit" | "q" => return Ok(Input::Quit),
+        _ => {}
+    }
+    let value = if line.starts_with('{') {
+        serde_json::from_str::<Value>(line).map_err(|e| format!("that is not valid JSON: {e}"))?
+    } else {
+        short_move(position, line)?
+    };
+    let mv = checked(position, &value)?;
+    Ok(Input::Move(value, mv))
+}
+
+/// The engine's verdict on a move's JSON: the move, or why it is illegal.
+pub fn checked(position: &Position, value: &Value) -> Result<Move, String> {
+    let mv = position
+        .parse_move(value)
+        .map_err(|e| format!("not a move of this game: {e}"))?;
+    position
+        .check(&mv)
+        .map_err(|e| format!("illegal move: {e}"))?;
+    Ok(mv)
+}
+
+fn num(word: &str) -> Result<u64, String> {
+    word.parse::<u64>().map_err(|_| {
+        format!("{word:?} is not a whole number ≥ 0; type `help` for how to write moves")
+    })
+}
+
+fn nums(words: &[&str]) -> Result<Vec<u64>, String> {
+    words.iter().map(|w| num(w)).collect()
+}
+
+/// `a:b` pairs, e.g. `0:2` (heap 0, amount 2).
+fn pairs(words: &[&str]) -> Result<Vec<(u64, u64)>, String> {
+    words
+        .iter()
+        .map(|w| match w.split_once(':') {
+            Some((a, b)) => Ok((num(a)?, num(b)?)),
+            None => Err(format!(
+                "{w:?}: write heap:amount, e.g. 0:2; type `help` for how to write moves"
+            )),
+        })
+        .collect()
+}
+
+fn garbage(line: &str) -> String {
+    format!("{line:?} is not a move or a command; type `help` to see how to write them")
+}
+
+/// The short form of a move for this family (see `help_text`).
+fn short_move(position: &Position, line: &str) -> Result<Value, String> {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words
+        .iter()
+        .all(|w| w.parse::<u64>().is_err() && !w.contains(':') && !w.contains('+'))
+    {
+        return Err(garbage(line));
+    }
+    let take = |w: &[&str]| -> Result<Value, String> {
+        match nums(w)?.as_slice() {
+            [h, k] => Ok(json!({"heap": h, "take": k})),
+            _ => Err("write a heap and an amount: `2 3` takes 3 from heap 2".into()),
+        }
+    };
+    match position {
+        Position::Nim(_) => take(&words),
+        Position::Heaps(_) => match words.as_slice() {
+            ["split", rest @ ..] => match nums(rest)?.as_slice() {
+                [h, a, b] => Ok(json!({"heap": h, "take": 0, "leave": [a, b]})),
+                _ => Err("write `split HEAP A B`: split the heap into A and B".into()),
+            },
+            _ => match nums(&words)?.as_slice() {
+                [h, k] => Ok(json!({"heap": h, "take": k})),
+                [h, k, a, b] => Ok(json!({"heap": h, "take": k, "leave": [a, b]})),
+                _ => Err("write `HEAP AMOUNT`, or `HEAP AMOUNT A B` to leave two heaps".into()),
+            },
+        },
+        Position::Wythoff(_) => {
+            let (which, amount) = match words.as_slice() {
+                [w, k] => (w.to_ascii_lowercase(), num(k)?),
+                _ => return Err("write `a 3`, `b 3` or `both 3`".into()),
+            };
+            match which.as_str() {
+                "a" | "0" => Ok(json!({"take": [amount, 0]})),
+                "b" | "1" => Ok(json!({"take": [0, amount]})),
+                "both" | "ab" => Ok(json!({"take": [amount, amount]})),
+                _ => Err("write `a 3`, `b 3` or `both 3`".into()),
+            }
+        }
+        Position::Moore(_) => {
+            if words.iter().all(|w| w.contains(':')) {
+                Ok(json!({"take": pairs(&words)?}))
+            } else {
+                match nums(&words)?.as_slice() {
+                    [h, k] => Ok(json!({"take": [[h, k]]})),
+                    _ => Err("write heap:amount pairs, e.g. `0:2 3:1`, or `HEAP AMOUNT`".into()),
+                }
+            }
+        }
+        Position::NewStone(_) => {
+            if words.len() < 2 {
+                return Err(
+                    "write `HEAP AMOUNT`, then heap:amount to move stones, e.g. `0 3 2:1`".into(),
+                );
+            }
+            let (h, k) = (num(words[0])?, num(words[1])?);
+            let give = pairs(&words[2..])?;
+            if give.is_empty() {
+                Ok(json!({"heap": h, "take": k}))
+            } else {
+                Ok(json!({"heap": h, "take": k, "give": give}))
+            }
+        }
+        Position::Staircase(_) => match nums(&words)?.as_slice() {
+            [from, to] => Ok(json!({"from": from, "to": to})),
+            _ => Err("write `FROM TO`: move the piece on cell FROM to cell TO".into()),
+        },
+        Position::Treblecross(_) => match nums(&words)?.as_slice() {
+            [cell] => Ok(json!({"cell": cell})),
+            _ => Err("write a cell number, e.g. `5`".into()),
+        },
+        Position::Darkraft(_) => match nums(&words)?.as_slice() {
+            [r, c] => Ok(json!({"row": r, "col": c})),
+            _ => Err("write `ROW COL`, e.g. `2 3`".into()),
+        },
+        Position::Graph(_) => match nums(&words)?.as_slice() {
+            [t, v] => Ok(json!({"token": t, "to": v})),
+            _ => Err("write `TOKEN VERTEX`: move that token to that vertex".into()),
+        },
+        Position::Twist(Twist::Unsplit(_)) => {
+            let parts: Vec<&str> = match words.as_slice() {
+                ["split", rest @ ..] => rest.to_vec(),
+                _ => words.iter().flat_map(|w| w.split('+')).collect(),
+            };
+            let parts: Vec<&str> = parts
+                .iter()
+                .flat_map(|w| w.split('+'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            Ok(json!({"split": nums(&parts)?}))
+        }
+        Position::Twist(Twist::Split(_)) => take(&words),
+    }
+}
+
+/// How to write moves of this family, and the commands.
+pub fn help_text(position: &Position) -> String {
+    let moves = match position {
+        Position::Nim(_) => "  2 3            take 3 stones from heap 2".to_string(),
+        Position::Heaps(_) => [
+            "  2 3            take 3 from heap 2 (the heap's rule decides what is allowed)",
+            "  2 1 3 4        take 1 from heap 2 and split the rest into heaps 3 and 4",
+            "  split 2 3 4    split heap 2 into 3 and 4 without taking (Lasker's Nim)",
+        ]
+        .join("\n"),
+        Position::Wythoff(_) => [
+            "  a 3            take 3 from heap a",
+            "  b 3            take 3 from heap b",
+            "  both 3         take 3 from both heaps",
+        ]
+        .join("\n"),
+        Position::Moore(_) => [
+            "  0:2 3:1        take 2 from heap 0 and 1 from heap 3 (at most k heaps at once)",
+            "  2 3            take 3 from heap 2 only",
+        ]
+        .join("\n"),
+        Position::NewStone(_) => [
+            "  2 3            take 3 from heap 2",
+            "  2 3 0:1 4:2    take 3 from heap 2, then move 1 of its stones to heap 0 and 2 to heap 4",
+        ]
+        .join("\n"),
+        Position::Staircase(_) => {
+            "  6 4            move the piece on cell 6 left to cell 4".to_string()
+        }
+        Position::Treblecross(_) => "  5              put an X on cell 5".to_string(),
+        Position::Darkraft(_) => {
+            "  2 3            choose the active cell at row 2, column 3".to_string()
+        }
+        Position::Graph(_) => "  1 7            move token 1 along an edge to vertex 7".to_string(),
+        Position::Twist(Twist::Unsplit(_)) => [
+            "  split 4 6      split the stones into heaps of 4 and 6 (also `4+6`)",
+            "  then: 2 3      take 3 stones from heap 2",
+        ]
+        .join("\n"),
+        Position::Twist(Twist::Split(_)) => {
+            "  2 3            take 3 stones from heap 2".to_string()
+        }
+    };
+    format!(
+        "Moves (numbers as shown on the board):\n{moves}\n  {{...}}          any move as raw JSON, e.g. {}\n\
+         Commands:\n  help           this text\n  hint           who wins, the winning move, and why (casual rooms)\n  \
+         resign         give up the match\n  quit           leave (your seat stays: the command to come back is shown)\n  \
+         (empty line)   draw the board again\n",
+        example_json(position)
+    )
+}
+
+fn example_json(position: &Position) -> String {
+    match position {
+        Position::Nim(_) | Position::Heaps(_) | Position::NewStone(_) => {
+            r#"{"heap": 0, "take": 1}"#
+        }
+        Position::Twist(Twist::Split(_)) => r#"{"heap": 0, "take": 1}"#,
+        Position::Twist(Twist::Unsplit(_)) => r#"{"split": [4, 6]}"#,
+        Position::Wythoff(_) => r#"{"take": [2, 2]}"#,
+        Position::Moore(_) => r#"{"take": [[0, 2]]}"#,
+        Position::Staircase(_) => r#"{"from": 6, "to": 4}"#,
+        Position::Treblecross(_) => r#"{"cell": 5}"#,
+        Position::Darkraft(_) => r#"{"row": 0, "col": 1}"#,
+        Position::Graph(_) => r#"{"token": 0, "to": 1}"#,
+    }
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(spec: Value) -> Position {
+        Position::from_spec(&spec).expect("test spec")
+    }
+
+    fn wire(p: &Position, line: &str) -> Value {
+        match parse(p, line) {
+            Ok(Input::Move(v, _)) => v,
+            other => panic!("{line:?} gave {other:?}"),
+        }
+    }
+
+    fn refused(p: &Position, line: &str) -> String {
+        match parse(p, line) {
+            Err(e) => e,
+            other => panic!("{line:?} was accepted: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn commands() {
+        let p = pos(json!({"game": "nim", "heaps": [3, 4, 5]}));
+        assert_eq!(parse(&p, " help "), Ok(Input::Help));
+        assert_eq!(parse(&p, "?"), Ok(Input::Help));
+        assert_eq!(parse(&p, "HINT"), Ok(Input::Hint));
+        assert_eq!(parse(&p, "resign"), Ok(Input::Resign));
+        assert_eq!(parse(&p, "quit"), Ok(Input::Quit));
+        assert_eq!(parse(&p, ""), Ok(Input::Redraw));
+    }
+
+    #[test]
+    fn nim() {
+        let p = pos(json!({"game": "nim", "heaps": [3, 4, 5]}));
+        assert_eq!(wire(&p, "0 2"), json!({"heap": 0, "take": 2}));
+        assert_eq!(wire(&p, "2, 5"), json!({"heap": 2, "take": 5}));
+        assert_eq!(
+            wire(&p, r#"{"heap": 1, "take": 4}"#),
+            json!({"heap": 1, "take": 4})
+        );
+        assert!(
+            refused(&p, "0 5").contains("only 3"),
+            "{}",
+            refused(&p, "0 5")
+        );
+        assert!(
+            refused(&p, "7 1").contains("no heap 7"),
+            "{}",
+            refused(&p, "7 1")
+        );
+        assert!(refused(&p, "0 0").starts_with("illegal move"));
+        assert!(refused(&p, "banana").contains("help"));
+        assert!(refused(&p, "1").contains("heap"));
+        assert!(refused(&p, "1 2 3").contains("heap"));
+        assert!(refused(&p, "-1 2").contains("help"));
+        assert!(refused(&p, "99999999999999999999999 1").contains("whole number"));
+        assert!(refused(&p, "{not json").contains("JSON"));
+        assert!(refused(&p, r#"{"cell": 1}"#).contains("not a move of this game"));
+    }
+
+    #[test]
+    fn heaps_and_presets() {
+        let k = pos(json!({"game": "kayles", "heaps": [5]}));
+        assert_eq!(
+            wire(&k, "0 1 2 2"),
+            json!({"heap": 0, "take": 1, "leave": [2, 2]})
+        );
+        assert_eq!(wire(&k, "0 2"), json!({"heap": 0, "take": 2}));
+        assert!(refused(&k, "0 3").starts_with("illegal move"));
+        let l = pos(json!({"game": "lasker", "heaps": [5]}));
+        assert_eq!(
+            wire(&l, "split 0 2 3"),
+            json!({"heap": 0, "take": 0, "leave": [2, 3]})
+        );
+        assert!(refused(&l, "split 0 2 2").starts_with("illegal move"));
+        let b = pos(json!({"game": "bash", "k": 3, "heaps": [5, 6]}));
+        assert_eq!(wire(&b, "1 3"), json!({"heap": 1, "take": 3}));
+        assert!(refused(&b, "1 4").starts_with("illegal move"));
+    }
+
+    #[test]
+    fn wythoff() {
+        let p = pos(json!({"game": "wythoff", "heaps": [3, 5]}));
+        assert_eq!(wire(&p, "a 3"), json!({"take": [3, 0]}));
+        assert_eq!(wire(&p, "B 2"), json!({"take": [0, 2]}));
+        assert_eq!(wire(&p, "both 3"), json!({"take": [3, 3]}));
+        assert!(refused(&p, "both 4").starts_with("illegal move"));
+        assert!(refused(&p, "c 1").contains("both"));
+    }
+
+    #[test]
+    fn moore() {
+        let p = pos(json!({"game": "moore", "heaps": [3, 5, 6], "k": 2}));
+        assert_eq!(wire(&p, "0:2 2:1"), json!({"take": [[0, 2], [2, 1]]}));
+        assert_eq!(wire(&p, "1 5"), json!({"take": [[1, 5]]}));
+        assert!(refused(&p, "0:1 1:1 2:1").starts_with("illegal move"));
+        assert!(refused(&p, "0:x").contains("whole number"));
+    }
+
+    #[test]
+    fn new_stone() {
+        let p = pos(json!({"game": "new-stone", "heaps": [2, 3, 4]}));
+        assert_eq!(wire(&p, "2 1"), json!({"heap": 2, "take": 1}));
+        assert_eq!(
+            wire(&p, "2 1 0:1 1:2"),
+            json!({"heap": 2, "take": 1, "give": [[0, 1], [1, 2]]})
+        );
+        assert!(refused(&p, "2 1 0:5").starts_with("illegal move"));
+        assert!(refused(&p, "2").contains("HEAP AMOUNT"));
+    }
+
+    #[test]
+    fn staircase() {
+        let p = pos(json!({"game": "staircase", "pieces": [1, 4, 6]}));
+        assert_eq!(wire(&p, "6 5"), json!({"from": 6, "to": 5}));
+        assert!(refused(&p, "6 4").starts_with("illegal move"));
+        assert!(refused(&p, "6").contains("FROM TO"));
+    }
+
+    #[test]
+    fn treblecross() {
+        let p = pos(json!({"game": "treblecross", "board": "..X.."}));
+        assert_eq!(wire(&p, "4"), json!({"cell": 4}));
+        assert!(refused(&p, "2").starts_with("illegal move"));
+        assert!(refused(&p, "9").starts_with("illegal move"));
+    }
+
+    #[test]
+    fn darkraft() {
+        let p = pos(json!({"game": "darkraft", "grid": ["RL", "LR"]}));
+        assert_eq!(wire(&p, "1 0"), json!({"row": 1, "col": 0}));
+        assert!(refused(&p, "2 0").starts_with("illegal move"));
+    }
+
+    #[test]
+    fn graph() {
+        let p = pos(
+            json!({"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2]], "tokens": [0, 1]}),
+        );
+        assert_eq!(wire(&p, "1 2"), json!({"token": 1, "to": 2}));
+        assert!(refused(&p, "0 2").starts_with("illegal move"));
+    }
+
+    #[test]
+    fn twist() {
+        let p = pos(json!({"game": "twist", "stones": 10}));
+        assert_eq!(wire(&p, "split 4 6"), json!({"split": [4, 6]}));
+        assert_eq!(wire(&p, "4+6"), json!({"split": [4, 6]}));
+        assert_eq!(wire(&p, "3 3 4"), json!({"split": [3, 3, 4]}));
+        assert!(refused(&p, "split 4 5").starts_with("illegal move"));
+        let mut q = p.clone();
+        let mv = checked(&q, &json!({"split": [4, 6]})).expect("legal");
+        q.play(&mv).expect("legal");
+        assert_eq!(wire(&q, "1 6"), json!({"heap": 1, "take": 6}));
+    }
+
+    #[test]
+    fn nothing_typed_panics() {
+        let specs = [
+            json!({"game": "nim", "heaps": [3, 4, 5]}),
+            json!({"game": "kayles", "heaps": [5]}),
+            json!({"game": "lasker", "heaps": [5]}),
+            json!({"game": "wythoff", "heaps": [3, 5]}),
+            json!({"game": "moore", "heaps": [3, 5, 6], "k": 2}),
+            json!({"game": "new-stone", "heaps": [2, 3]}),
+            json!({"game": "staircase", "pieces": [1, 4]}),
+            json!({"game": "treblecross", "length": 5}),
+            json!({"game": "darkraft", "grid": ["RL", "LR"]}),
+            json!({"game": "graph", "vertices": 2, "edges": [[0, 1]], "tokens": [0]}),
+            json!({"game": "twist", "stones": 4}),
+        ];
+        let lines = [
+            "18446744073709551615 18446744073709551615",
+            "0 18446744073709551615 18446744073709551615 1",
+            "split 0 18446744073709551615 1",
+            "0:18446744073709551615 1:1",
+            "both 18446744073709551615",
+            "+",
+            "++1",
+            ":",
+            "0:",
+            "a",
+            "1 2 3 4 5 6 7 8 9",
+            "{\"heap\": -1}",
+            "{}",
+            "[1]",
+            "{\"split\": []}",
+            "é 1",
+            "\u{0}",
+        ];
+        for spec in &specs {
+            let p = pos(spec.clone());
+            for l in &lines {
+                let _ = parse(&p, l);
+            }
+        }
+    }
+
+    #[test]
+    fn help_for_every_family() {
+        for spec in [
+            json!({"game": "nim", "heaps": [1]}),
+            json!({"game": "twist", "stones": 3}),
+            json!({"game": "darkraft", "grid": ["L"]}),
+        ] {
+            let h = help_text(&pos(spec));
+            assert!(h.contains("hint") && h.contains("resign") && h.contains("JSON"));
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Connections for the client: the embedded local server, connecting with
+//! retries (a server that goes away gives a message and another try, never a
+//! crash), and the lines a person types, read on their own thread.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use grundy_bot::client::{Client, ClientError};
+use grundy_server::store::SqliteStore;
+use grundy_server::{Config, Server};
+use tokio::sync::mpsc;
+
+pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878";
+
+/// A match server running inside this process, over a SQLite file in a
+/// temporary folder (gone when the process ends).
+pub struct Local {
+    pub server: Server,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Local {
+    pub async fn start() -> Result<Local> {
+        let dir = tempfile::tempdir().context("cannot make a temporary folder")?;
+        let store = SqliteStore::open(&dir.path().join("grundy.db"))
+            .map_err(|e| anyhow::anyhow!("cannot open the local store: {e}"))?;
+        let server = Server::start(
+            "127.0.0.1:0".parse().context("address")?,
+            Arc::new(store),
+            Config::default(),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot start the local server: {e}"))?;
+        let url = format!("ws://{}", server.local_addr());
+        Ok(Local {
+            server,
+            url,
+            _dir: dir,
+        })
+    }
+}
+
+/// Lines typed by the person; `None` once input ends.
+pub type Lines = mpsc::UnboundedReceiver<String>;
+
+/// Reads standard input on a thread of its own.
+pub fn stdin_lines() -> Lines {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match std::io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx
+                        .send(line.trim_end_matches(['\n', '\r']).to_string())
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Whether an error means the connection is gone (worth reconnecting).
+pub fn is_transport(e: &ClientError) -> bool {
+    matches!(
+        e,
+        ClientError::Closed | ClientError::Timeout(_) | ClientError::Connect { .. }
+    )
+}
+
+/// The wait before reconnect attempt `n` (from 1): 0.2 s doubling to 3 s.
+pub fn backoff(n: u32) -> Duration {
+    Duration::from_millis((200u64 << n.min(4).saturating_sub(1)).min(3000))
+}
+
+/// Connects, retrying while the server cannot be reached; gives up after
+/// `attempts` tries.
+pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, ClientError> {
+    let mut n = 1;
+    loop {
+        match Client::connect(url, name).await {
+            Ok(c) => return Ok(c),
+            Err(e) if is_transport(&e) && n < attempts => {
+                eprintln!("cannot reach {url} ({e}); trying again…");
+                tokio::time::sleep(backoff(n)).await;
+                n += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A refusal or failure in words for a person.
+pub fn words(e: &ClientError) -> String {
+    match e {
+        ClientError::Refused { message, .. } => format!("the server refused: {message}"),
+        ClientError::Connect { url, message } => format!("cannot connect to {url}: {message}"),
+        ClientError::Closed => "the connection closed".into(),
+        ClientError::Timeout(d) => format!("the server did not answer within {d:?}"),
+        ClientError::Unexpected(m) => format!("unexpected answer from the server: {m}"),
+    }
+}

@@ -1,0 +1,552 @@
+//! Positions drawn for a person, one drawing per family, with the last move
+//! marked: heaps as rows of stones with their sizes, the treblecross strip with
+//! cell numbers, the darkraft grid with coordinates, the staircase strip, a
+//! graph as its tokens and vertices.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+
+use grundy_protocol::games::twist::Twist;
+use grundy_protocol::{Position, Rules};
+use serde_json::Value;
+
+/// Colours on or off (off for pipes, `NO_COLOR`, and the snapshot tests).
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    pub color: bool,
+}
+
+impl Paint {
+    #[cfg(test)]
+    pub const PLAIN: Paint = Paint { color: false };
+
+    /// Colours when stdout is a terminal and `NO_COLOR` is not set.
+    pub fn detect() -> Paint {
+        Paint {
+            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// The opponent's last move, and what it touched.
+    pub fn mark(&self, s: &str) -> String {
+        self.wrap("1;33", s)
+    }
+
+    pub fn good(&self, s: &str) -> String {
+        self.wrap("1;32", s)
+    }
+
+    pub fn bad(&self, s: &str) -> String {
+        self.wrap("1;31", s)
+    }
+
+    pub fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+}
+
+/// Stones drawn per heap before the row is cut short.
+const MAX_STONES: u64 = 40;
+/// Cells per line of a strip.
+const STRIP_LINE: usize = 20;
+/// The longest staircase strip drawn cell by cell.
+const MAX_STRIP: u64 = 120;
+/// Rows of heaps, tokens or adjacency drawn before "... more".
+const MAX_ROWS: usize = 60;
+
+/// The position drawn; `last` is the last move's wire JSON, marked on the board.
+pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String {
+    let json = position.to_json();
+    match position {
+        Position::Nim(n) => {
+            let title = if n.misere {
+                "Nim, misère: whoever takes the last stone loses"
+            } else {
+                "Nim: take any number from one heap; whoever takes the last stone wins"
+            };
+            heap_rows(title, &n.heaps, &[], last, paint)
+        }
+        Position::Heaps(h) => {
+            let sizes: Vec<u64> = h.heaps.iter().map(|h| h.size).collect();
+            let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
+            let same = rules.windows(2).all(|w| w[0] == w[1]);
+            let (title, notes) = if same {
+                let rule = rules.first().cloned().unwrap_or_default();
+                (format!("Heaps, every heap: {rule}"), vec![])
+            } else {
+                ("Heaps, each with its own rule".to_string(), rules)
+            };
+            heap_rows(&title, &sizes, &notes, last, paint)
+        }
+        Position::Moore(m) => {
+            let mut title = format!("Moore's Nim: take from 1 to {} heaps at once", m.k);
+            if let Some(t) = m.max_take {
+                title.push_str(&format!(", at most {t} from each"));
+            }
+            heap_rows(&title, &m.heaps, &[], last, paint)
+        }
+        Position::NewStone(n) => heap_rows(
+            "New Stone Game: take from a heap, then move any of its rest onto other non-empty heaps",
+            &n.heaps,
+            &[],
+            last,
+            paint,
+        ),
+        Position::Twist(Twist::Split(heaps)) => heap_rows(
+            "Twist, after the split: Nim on these heaps",
+            heaps,
+            &[],
+            last,
+            paint,
+        ),
+        Position::Twist(Twist::Unsplit(m)) => format!(
+            "Twist: {m} stones, not split yet.\nThe first move splits them into heaps (sizes adding up to {m}); then it is Nim.\n"
+        ),
+        Position::Wythoff(w) => wythoff(w.heaps, last, paint),
+        Position::Staircase(_) => staircase(&json, last, paint),
+        Position::Treblecross(_) => treblecross(&json, last, paint),
+        Position::Darkraft(_) => darkraft(&json, last, paint),
+        Position::Graph(_) => graph(&json, last, paint),
+    }
+}
+
+fn stones(n: u64, taken: u64, paint: &Paint) -> String {
+    let shown = n.min(MAX_STONES);
+    let mut s = String::new();
+    for i in 0..shown {
+        if i > 0 && i % 5 == 0 {
+            s.push(' ');
+        }
+        s.push('●');
+    }
+    if n > MAX_STONES {
+        s.push_str(" …");
+    }
+    let gone = taken.min(MAX_STONES.saturating_sub(shown));
+    if gone > 0 {
+        let mut g = String::from(" ");
+        for _ in 0..gone {
+            g.push('○');
+        }
+        s.push_str(&paint.mark(&g));
+    }
+    s
+}
+
+/// What the last move did to each heap: (stones taken, a note).
+fn heap_marks(last: Option<&Value>) -> BTreeMap<u64, (u64, String)> {
+    let mut marks = BTreeMap::new();
+    let Some(m) = last else { return marks };
+    let heap = m.get("heap").and_then(Value::as_u64);
+    let take = m.get("take");
+    if let (Some(h), Some(k)) = (heap, take.and_then(Value::as_u64)) {
+        let mut note = if k == 0 {
+            "split".to_string()
+        } else {
+            format!("took {k}")
+        };
+        if let Some([a, b]) = m
+            .get("leave")
+            .and_then(|l| serde_json::from_value::<[u64; 2]>(l.clone()).ok())
+        {
+            note.push_str(&format!(", left {a} and {b}"));
+        }
+        let split = m.get("leave").and_then(Value::as_array).map(Vec::len) == Some(2);
+        if split {
+            // The heap became two: this one and the one inserted after it.
+            marks.insert(h, (0, note));
+            marks.insert(h.saturating_add(1), (0, format!("split off heap {h}")));
+        } else {
+            marks.insert(h, (k, note));
+        }
+        if let Some(give) = m.get("give").and_then(Value::as_array) {
+            for g in give {
+                if let (Some(j), Some(a)) = (
+                    g.get(0).and_then(Value::as_u64),
+                    g.get(1).and_then(Value::as_u64),
+                ) {
+                    marks.insert(j, (0, format!("got {a}")));
+                }
+            }
+        }
+    } else if let Some(list) = take.and_then(Value::as_array) {
+        for pair in list {
+            if let (Some(h), Some(k)) = (
+                pair.get(0).and_then(Value::as_u64),
+                pair.get(1).and_then(Value::as_u64),
+            ) {
+                marks.insert(h, (k, format!("took {k}")));
+            }
+        }
+    }
+    marks
+}
+
+fn heap_rows(
+    title: &str,
+    heaps: &[u64],
+    notes: &[String],
+    last: Option<&Value>,
+    paint: &Paint,
+) -> String {
+    let marks = heap_marks(last);
+    let label_w = format!("heap {}", heaps.len().saturating_sub(1)).len();
+    let size_w = heaps.iter().map(|h| h.to_string().len()).max().unwrap_or(1);
+    let mut out = format!("{title}\n");
+    // A split (heaps after it shifted) would mismark later heaps: mark only the split heap.
+    for (i, &h) in heaps.iter().enumerate().take(MAX_ROWS) {
+        let (taken, note) = marks
+            .get(&(i as u64))
+            .map(|(k, n)| (*k, Some(n.clone())))
+            .unwrap_or((0, None));
+        let label = format!("{:<label_w$}", format!("heap {i}"));
+        let mut line = format!("  {label}  {h:>size_w$}  {}", stones(h, taken, paint));
+        if let Some(rule) = notes.get(i) {
+            line.push_str(&format!("  ({rule})"));
+        }
+        if let Some(n) = note {
+            line.push_str(&paint.mark(&format!("  ← {n}")));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if heaps.len() > MAX_ROWS {
+        out.push_str(&format!("  … and {} more heaps\n", heaps.len() - MAX_ROWS));
+    }
+    out
+}
+
+fn wythoff(heaps: [u64; 2], last: Option<&Value>, paint: &Paint) -> String {
+    let taken: [u64; 2] = last
+        .and_then(|m| m.get("take"))
+        .and_then(|t| serde_json::from_value(t.clone()).ok())
+        .unwrap_or([0, 0]);
+    let w = heaps.iter().map(|h| h.to_string().len()).max().unwrap_or(1);
+    let mut out =
+        "Wythoff: take any number from one heap, or the same number from both\n".to_string();
+    for (i, name) in ["a", "b"].iter().enumerate() {
+        let mut line = format!(
+            "  heap {name}  {:>w$}  {}",
+            heaps[i],
+            stones(heaps[i], taken[i], paint)
+        );
+        if taken[i] > 0 {
+            line.push_str(&paint.mark(&format!("  ← took {}", taken[i])));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A strip drawn in lines of `STRIP_LINE` cells: the cell numbers above, the
+/// cells below; `mark` is a cell to highlight.
+fn strip(cells: &[(u64, String)], mark: Option<u64>, paint: &Paint) -> String {
+    let w = cells
+        .iter()
+        .map(|(i, _)| i.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for chunk in cells.chunks(STRIP_LINE) {
+        let numbers: Vec<String> = chunk.iter().map(|(i, _)| format!("{i:>w$}")).collect();
+        let marks: Vec<String> = chunk
+            .iter()
+            .map(|(i, c)| {
+                let cell = format!("{c:>w$}");
+                if Some(*i) == mark {
+                    paint.mark(&cell)
+                } else {
+                    cell
+                }
+            })
+            .collect();
+        out.push_str(&format!("  cell  {}\n", numbers.join(" ")));
+        out.push_str(&format!("        {}\n", marks.join(" ")));
+    }
+    out
+}
+
+fn treblecross(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
+    let board: String = match (json.get("board"), json.get("length")) {
+        (Some(Value::String(b)), _) => b.clone(),
+        (_, Some(n)) => ".".repeat(n.as_u64().unwrap_or(0) as usize),
+        _ => String::new(),
+    };
+    let mark = last.and_then(|m| m.get("cell")).and_then(Value::as_u64);
+    let cells: Vec<(u64, String)> = board
+        .chars()
+        .enumerate()
+        .map(|(i, c)| (i as u64, c.to_string()))
+        .collect();
+    let mut out = "Treblecross: put an X on an empty cell; three X in a row wins\n".to_string();
+    out.push_str(&strip(&cells, mark, paint));
+    if let Some(c) = mark {
+        out.push_str(&paint.mark(&format!("  last X on cell {c}")));
+        out.push('\n');
+    }
+    out
+}
+
+fn staircase(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
+    let pieces: Vec<u64> = json
+        .get("pieces")
+        .and_then(|p| serde_json::from_value(p.clone()).ok())
+        .unwrap_or_default();
+    let to = last.and_then(|m| m.get("to")).and_then(Value::as_u64);
+    let from = last.and_then(|m| m.get("from")).and_then(Value::as_u64);
+    let max = pieces.iter().copied().max().unwrap_or(0);
+    let mut out =
+        "Staircase: move a piece left, not onto or past another piece (cell 0 is off the strip)\n"
+            .to_string();
+    if max <= MAX_STRIP {
+        let cells: Vec<(u64, String)> = (1..=max.max(1))
+            .map(|c| {
+                let s = if pieces.contains(&c) {
+                    "●"
+                } else if Some(c) == from {
+                    "○"
+                } else {
+                    "."
+                };
+                (c, s.to_string())
+            })
+            .collect();
+        out.push_str(&strip(&cells, to, paint));
+    } else {
+        let mut sorted = pieces.clone();
+        sorted.sort_unstable();
+        let list: Vec<String> = sorted.iter().take(MAX_ROWS).map(u64::to_string).collect();
+        out.push_str(&format!("  pieces on cells {}", list.join(", ")));
+        if sorted.len() > MAX_ROWS {
+            out.push_str(&format!(" … and {} more", sorted.len() - MAX_ROWS));
+        }
+        out.push('\n');
+    }
+    if let (Some(f), Some(t)) = (from, to) {
+        out.push_str(&paint.mark(&format!("  last move: cell {f} → cell {t}")));
+        out.push('\n');
+    }
+    out
+}
+
+fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
+    let grid: Vec<String> = json
+        .get("grid")
+        .and_then(|g| serde_json::from_value(g.clone()).ok())
+        .unwrap_or_default();
+    let cols = grid.first().map(|r| r.chars().count()).unwrap_or(0);
+    let mark = last.and_then(|m| {
+        Some((
+            m.get("row")?.as_u64()? as usize,
+            m.get("col")?.as_u64()? as usize,
+        ))
+    });
+    let mut out = "World of Darkraft: choose an active cell; it and its diagonals (L ↙↗, R ↖↘, X both) go dark ('.')\n".to_string();
+    let header: Vec<String> = (0..cols).map(|c| format!("{c:>2}")).collect();
+    out.push_str(&format!("  row {}\n", header.join(" ")));
+    for (r, row) in grid.iter().enumerate() {
+        let cells: Vec<String> = row
+            .chars()
+            .enumerate()
+            .map(|(c, ch)| {
+                if mark == Some((r, c)) {
+                    paint.mark(" *")
+                } else {
+                    format!("{ch:>2}")
+                }
+            })
+            .collect();
+        out.push_str(&format!("  {r:>3} {}\n", cells.join(" ")));
+    }
+    if let Some((r, c)) = mark {
+        out.push_str(&paint.mark(&format!("  * last chosen: row {r}, column {c}")));
+        out.push('\n');
+    }
+    out
+}
+
+fn graph(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
+    let n = json.get("vertices").and_then(Value::as_u64).unwrap_or(0);
+    let tokens: Vec<u64> = json
+        .get("tokens")
+        .and_then(|t| serde_json::from_value(t.clone()).ok())
+        .unwrap_or_default();
+    let edges: Vec<[u64; 2]> = json
+        .get("edges")
+        .and_then(|e| serde_json::from_value(e.clone()).ok())
+        .unwrap_or_default();
+    let mut succ: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for [a, b] in &edges {
+        succ.entry(*a).or_default().push(*b);
+    }
+    let moved = last.and_then(|m| m.get("token")).and_then(Value::as_u64);
+    let mut out = format!(
+        "Graph game: move one token along an edge; {n} vertices, {} edges\n",
+        edges.len()
+    );
+    for (t, v) in tokens.iter().enumerate().take(MAX_ROWS) {
+        let next = succ
+            .get(v)
+            .map(|s| s.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| "nowhere (stuck)".into());
+        let line = format!("  token {t} at vertex {v}  → can go to {next}");
+        if moved == Some(t as u64) {
+            out.push_str(&paint.mark(&format!("{line}  ← moved")));
+        } else {
+            out.push_str(&line);
+        }
+        out.push('\n');
+    }
+    if tokens.len() > MAX_ROWS {
+        out.push_str(&format!(
+            "  … and {} more tokens\n",
+            tokens.len() - MAX_ROWS
+        ));
+    }
+    if n as usize <= MAX_ROWS && !succ.is_empty() {
+        out.push_str("  edges:");
+        for (v, s) in &succ {
+            let s: Vec<String> = s.iter().map(u64::to_string).collect();
+            out.push_str(&format!(" {v}→{}", s.join("/")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn draw(spec: Value, last: Option<Value>) -> String {
+        let p = Position::from_spec(&spec).expect("test spec");
+        board(&p, last.as_ref(), &Paint::PLAIN)
+    }
+
+    #[test]
+    fn nim() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "nim", "heaps": [1, 4, 12]}),
+            Some(json!({"heap": 1, "take": 2}))
+        ));
+    }
+
+    #[test]
+    fn nim_big_and_misere() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "nim", "misere": true, "heaps": [0, 9223372036854775808u64]}),
+            None
+        ));
+    }
+
+    #[test]
+    fn heaps_rules() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "heaps", "heaps": [{"size": 5, "rule": {"upto": 3}}, {"size": 7, "rule": "odd"}, {"size": 4, "rule": {"octal": "0.77"}}]}),
+            Some(json!({"heap": 2, "take": 1, "leave": [1, 2]}))
+        ));
+    }
+
+    #[test]
+    fn kayles() {
+        insta::assert_snapshot!(draw(json!({"game": "kayles", "heaps": [5, 7]}), None));
+    }
+
+    #[test]
+    fn wythoff() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "wythoff", "heaps": [3, 5]}),
+            Some(json!({"take": [2, 2]}))
+        ));
+    }
+
+    #[test]
+    fn moore() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "moore", "heaps": [3, 5, 6], "k": 2, "max_take": 4}),
+            Some(json!({"take": [[0, 1], [2, 2]]}))
+        ));
+    }
+
+    #[test]
+    fn new_stone() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "new-stone", "heaps": [2, 3, 4]}),
+            Some(json!({"heap": 2, "take": 1, "give": [[0, 1]]}))
+        ));
+    }
+
+    #[test]
+    fn staircase() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "staircase", "pieces": [1, 4, 6]}),
+            Some(json!({"from": 8, "to": 6}))
+        ));
+    }
+
+    #[test]
+    fn staircase_far() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "staircase", "pieces": [3, 1000000000]}),
+            None
+        ));
+    }
+
+    #[test]
+    fn treblecross() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "treblecross", "board": "..X.......X.........X.."}),
+            Some(json!({"cell": 20}))
+        ));
+    }
+
+    #[test]
+    fn darkraft() {
+        let mut p =
+            Position::from_spec(&json!({"game": "darkraft", "grid": ["RLX", "LRR", "XLR"]}))
+                .expect("spec");
+        insta::assert_snapshot!("darkraft_start", board(&p, None, &Paint::PLAIN));
+        let last = json!({"row": 1, "col": 1});
+        let mv = p.parse_move(&last).expect("move");
+        p.play(&mv).expect("legal");
+        insta::assert_snapshot!(board(&p, Some(&last), &Paint::PLAIN));
+    }
+
+    #[test]
+    fn twist() {
+        insta::assert_snapshot!(draw(json!({"game": "twist", "stones": 10}), None));
+        let mut p = Position::from_spec(&json!({"game": "twist", "stones": 10})).expect("spec");
+        let mv = p.parse_move(&json!({"split": [4, 6]})).expect("move");
+        p.play(&mv).expect("legal");
+        insta::assert_snapshot!(
+            "twist_split",
+            board(&p, Some(&json!({"split": [4, 6]})), &Paint::PLAIN)
+        );
+    }
+
+    #[test]
+    fn graph() {
+        insta::assert_snapshot!(draw(
+            json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 3, 1]}),
+            Some(json!({"token": 2, "to": 1}))
+        ));
+    }
+
+    #[test]
+    fn colours_only_when_asked() {
+        let p = Position::from_spec(&json!({"game": "nim", "heaps": [3]})).expect("spec");
+        let last = json!({"heap": 0, "take": 1});
+        assert!(!board(&p, Some(&last), &Paint::PLAIN).contains('\x1b'));
+        assert!(board(&p, Some(&last), &Paint { color: true }).contains('\x1b'));
+    }
+}

@@ -1,0 +1,143 @@
+//! Game specs from the short forms people type: `nim 3 4 5`, `kayles 5 7`,
+//! `bash --k 3 5 6`, `subtraction --set 1,3,4 10`, `treblecross ..X..`,
+//! `darkraft RL LR`, `twist 10` (shared by `grundy analyze` and `grundy play`).
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+/// The options a short form may carry besides the game and its numbers.
+#[derive(Debug, Default, Clone)]
+pub struct Flags {
+    pub misere: bool,
+    pub k: Option<u64>,
+    pub set: Vec<u64>,
+    pub max_take: Option<u64>,
+}
+
+/// Builds a spec from `GAME ARGS...` and the flags.
+pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
+    let Some((game, rest)) = words.split_first() else {
+        bail!("say which position, e.g. `nim 3 4 5`, or give a JSON spec");
+    };
+    let numbers = || -> Result<Vec<u64>> {
+        rest.iter()
+            .map(|s| {
+                s.parse::<u64>()
+                    .with_context(|| format!("{s:?} is not a whole number ≥ 0"))
+            })
+            .collect()
+    };
+    let one_number = || -> Result<u64> {
+        match numbers()?.as_slice() {
+            [n] => Ok(*n),
+            _ => bail!("{game} takes one number"),
+        }
+    };
+    let mut fields = serde_json::Map::new();
+    fields.insert("game".into(), json!(game));
+    match game.as_str() {
+        "nim" | "kayles" | "dawson" | "lasker" | "new-stone" | "wythoff" | "moore" | "bash"
+        | "subtraction" => {
+            fields.insert("heaps".into(), json!(numbers()?));
+        }
+        "staircase" => {
+            fields.insert("pieces".into(), json!(numbers()?));
+        }
+        "twist" => {
+            fields.insert("stones".into(), json!(one_number()?));
+        }
+        "treblecross" => match rest {
+            [s] if s.chars().all(|c| c.is_ascii_digit()) => {
+                fields.insert("length".into(), json!(one_number()?));
+            }
+            [board] => {
+                fields.insert("board".into(), json!(board));
+            }
+            _ => bail!("treblecross takes a length or a board such as ..X.."),
+        },
+        "darkraft" => {
+            fields.insert("grid".into(), json!(rest));
+        }
+        "heaps" | "graph" => bail!("{game} needs a full JSON spec"),
+        other => bail!("unknown game {other:?}"),
+    }
+    if flags.misere {
+        fields.insert("misere".into(), json!(true));
+    }
+    if let Some(k) = flags.k {
+        fields.insert("k".into(), json!(k));
+    }
+    if !flags.set.is_empty() {
+        fields.insert("set".into(), json!(flags.set));
+    }
+    if let Some(m) = flags.max_take {
+        fields.insert("max_take".into(), json!(m));
+    }
+    Ok(Value::Object(fields))
+}
+
+/// Reads one string: a JSON spec (`{"game": ...}`), or a short form whose
+/// words may carry `--misere`, `--k N`, `--set A,B,..`, `--max-take N`.
+pub fn parse(text: &str) -> Result<Value> {
+    let text = text.trim();
+    if text.starts_with('{') {
+        return serde_json::from_str(text).context("the spec is not valid JSON");
+    }
+    let mut words = Vec::new();
+    let mut flags = Flags::default();
+    let mut it = text.split_whitespace();
+    let number = |name: &str, v: Option<&str>| -> Result<u64> {
+        let v = v.with_context(|| format!("{name} needs a number"))?;
+        v.parse()
+            .with_context(|| format!("{name}: {v:?} is not a whole number"))
+    };
+    while let Some(w) = it.next() {
+        match w {
+            "--misere" | "misere" => flags.misere = true,
+            "--k" => flags.k = Some(number("--k", it.next())?),
+            "--max-take" => flags.max_take = Some(number("--max-take", it.next())?),
+            "--set" => {
+                let v = it.next().context("--set needs amounts, e.g. 1,3,4")?;
+                flags.set = v
+                    .split(',')
+                    .map(|s| {
+                        s.trim()
+                            .parse()
+                            .with_context(|| format!("--set: {s:?} is not a whole number"))
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            other => words.push(other.to_string()),
+        }
+    }
+    build(&words, &flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(
+            parse("nim 3 4 5").ok(),
+            Some(json!({"game": "nim", "heaps": [3, 4, 5]}))
+        );
+        assert_eq!(
+            parse("subtraction --set 1,3,4 10").ok(),
+            Some(json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [10]}))
+        );
+        assert_eq!(
+            parse("treblecross ..X..").ok(),
+            Some(json!({"game": "treblecross", "board": "..X.."}))
+        );
+        assert_eq!(
+            parse(r#"{"game": "wythoff", "heaps": [3, 5]}"#).ok(),
+            Some(json!({"game": "wythoff", "heaps": [3, 5]}))
+        );
+        assert!(parse("").is_err());
+        assert!(parse("nim x").is_err());
+        assert!(parse("chess 1").is_err());
+        assert!(parse("bash --k").is_err());
+    }
+}
