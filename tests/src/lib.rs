@@ -103,8 +103,9 @@ pub struct Client {
 impl Client {
     /// Connects without saying hello.
     pub async fn raw(url: &str) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(url)
+        let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(url))
             .await
+            .unwrap_or_else(|_| panic!("no connection to {url} within {PATIENCE:?}"))
             .expect("connect");
         Client {
             ws,
@@ -147,21 +148,29 @@ impl Client {
         }
     }
 
+    /// The next text message, within PATIENCE in all (pings and pongs do not
+    /// extend the wait); None once the connection is closed.
+    async fn read_text(&mut self) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Err(_) => panic!("no message within {PATIENCE:?}"),
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    return Some(serde_json::from_str(&t).expect("server sends JSON"))
+                }
+                Ok(Some(Ok(Message::Close(f)))) => panic!("connection closed: {f:?}"),
+                Ok(Some(Ok(_))) => continue,
+                Ok(_) => return None,
+            }
+        }
+    }
+
     /// The next JSON message, pending ones first.
     pub async fn recv(&mut self) -> Value {
         if let Some(v) = self.pending.pop_front() {
             return v;
         }
-        loop {
-            match self.read().await {
-                Some(Message::Text(t)) => {
-                    return serde_json::from_str(&t).expect("server sends JSON")
-                }
-                Some(Message::Close(f)) => panic!("connection closed: {f:?}"),
-                Some(_) => continue,
-                None => panic!("connection closed"),
-            }
-        }
+        self.read_text().await.expect("connection closed")
     }
 
     /// Sends `v` with a fresh `id` and returns the answer with that id; other
@@ -173,12 +182,10 @@ impl Client {
         self.send(v).await;
         let mut seen = Vec::new();
         loop {
-            let m = match self.read().await {
-                Some(Message::Text(t)) => serde_json::from_str::<Value>(&t).expect("JSON"),
-                Some(Message::Close(f)) => panic!("closed while waiting for answer {id}: {f:?}"),
-                Some(_) => continue,
-                None => panic!("closed while waiting for answer {id}"),
-            };
+            let m = self
+                .read_text()
+                .await
+                .unwrap_or_else(|| panic!("closed while waiting for answer {id}"));
             if m["id"] == json!(id) {
                 self.pending.extend(seen);
                 return m;
