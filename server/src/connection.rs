@@ -61,7 +61,9 @@ pub fn ws_config(config: &Config) -> WebSocketConfig {
     let max = config.limits.max_frame_bytes;
     WebSocketConfig::default()
         .read_buffer_size(4096)
-        .write_buffer_size(0)
+        // Frames fed between two flushes go out in one write: the writer task
+        // feeds everything queued, then flushes once.
+        .write_buffer_size(64 * 1024)
         .max_write_buffer_size(max.max(1 << 20) * 4)
         .max_message_size(Some(max))
         .max_frame_size(Some(max))
