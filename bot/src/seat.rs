@@ -231,6 +231,19 @@ async fn drive(
                 }) => {}
                 // Our view was stale: events we have not applied yet explain it.
                 Err(ClientError::Refused { .. }) if c.has_backlog() => {}
+                // Passing trouble on the server's side: try the move again soon.
+                Err(ClientError::Refused {
+                    code: ErrorCode::RateLimited | ErrorCode::Internal,
+                    ..
+                }) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+                // The server is going down: come back and resume.
+                Err(ClientError::Refused {
+                    code: ErrorCode::ShuttingDown,
+                    ..
+                }) => return Err(ClientError::Closed.into()),
                 Err(ClientError::Refused { code, message }) => {
                     // Should never happen: log the position and resign rather than loop.
                     tracing::error!(room = %plan.room, position = %f.position.to_json(), %mv,

@@ -273,7 +273,13 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     drop(control_tx);
     drop(conn);
     drop(outbox);
-    if let Ok(Ok(sink)) = tokio::time::timeout(Duration::from_secs(5), writer).await {
+    let mut writer = writer;
+    let written = tokio::time::timeout(Duration::from_secs(5), &mut writer).await;
+    if written.is_err() {
+        // A peer that stopped reading keeps the writer stuck in a flush.
+        writer.abort();
+    }
+    if let Ok(Ok(sink)) = written {
         if let (true, Ok(mut ws)) = (linger, stream.reunite(sink)) {
             drain(ws.get_mut()).await;
         }
@@ -561,8 +567,14 @@ impl Conn {
         else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
-        if joins && !self.outbox.in_room(&room_id) && self.over_room_limit(&id) {
-            return;
+        if joins && !self.outbox.in_room(&room_id) {
+            if self.over_room_limit(&id) {
+                return;
+            }
+            // A member from now on, so that a `Gone` follows this command even if
+            // the connection closes before the room has answered; the room
+            // takes it back if it refuses.
+            self.outbox.enter(&room_id);
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -669,6 +681,7 @@ impl Conn {
             .await
         {
             Ok((room_id, tx)) => {
+                self.outbox.enter(&room_id);
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),

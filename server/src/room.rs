@@ -100,8 +100,12 @@ pub struct Room {
     /// Each player's bank (ms) as of `turn_started`.
     banks: [u64; 2],
     turn_started: Option<Instant>,
-    /// Since when no seat has had a connection (None while someone is here).
+    /// Since when the room has been abandoned (None while someone is here):
+    /// before the start, no seat has a connection; in an untimed match, the
+    /// player to move has none.
     abandoned_since: Option<Instant>,
+    /// When the match ended (the room stays in memory for `linger` after).
+    finished_at: Option<Instant>,
     result: Option<MatchResult>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
@@ -143,6 +147,7 @@ impl Room {
             banks: [bank, bank],
             turn_started: None,
             abandoned_since: Some(Instant::now()),
+            finished_at: None,
             result: None,
             store,
             config,
@@ -212,10 +217,7 @@ impl Room {
     pub async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>, on_exit: impl FnOnce()) {
         loop {
             let deadline = self.deadline();
-            let linger = self
-                .result
-                .is_some()
-                .then(|| Instant::now() + self.config.linger);
+            let linger = self.finished_at.map(|at| at + self.config.linger);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
@@ -270,9 +272,15 @@ impl Room {
         Some((flag, EndReason::Flag))
     }
 
-    /// Keeps `abandoned_since` current: set while no seat has a connection.
+    /// Keeps `abandoned_since` current. Once an untimed match runs, only the
+    /// player to move matters: a house bot waiting forever for a person who left
+    /// must not keep the room alive.
     fn note_presence(&mut self) {
-        let anyone = (0..2).any(|s| self.seat_connected(s));
+        let anyone = if self.started() && self.clock.is_none() {
+            self.seat_connected(self.to_move())
+        } else {
+            (0..2).any(|s| self.seat_connected(s))
+        };
         match (anyone, self.abandoned_since) {
             (true, _) => self.abandoned_since = None,
             (false, None) => self.abandoned_since = Some(Instant::now()),
@@ -291,6 +299,7 @@ impl Room {
         if let Err(e) = self.finish(MatchResult { winner, reason }, None).await {
             tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
         }
+        self.update_summary();
     }
 
     /// Both banks as of now.
@@ -322,9 +331,7 @@ impl Room {
                         snapshot,
                     }
                 });
-                if ok && !outbox.is_closed() {
-                    self.subscribe(outbox);
-                }
+                self.after_joining(outbox, ok);
             }
             RoomCmd::Watch { outbox, id, since } => {
                 let result = self.catch_up(since);
@@ -339,9 +346,7 @@ impl Room {
                         events,
                     }
                 });
-                if ok {
-                    self.subscribe(outbox);
-                }
+                self.after_joining(outbox, ok);
             }
             RoomCmd::Resume {
                 outbox,
@@ -361,9 +366,7 @@ impl Room {
                         events,
                     }
                 });
-                if ok {
-                    self.subscribe(outbox);
-                }
+                self.after_joining(outbox, ok);
             }
             RoomCmd::Move {
                 outbox,
@@ -397,12 +400,16 @@ impl Room {
         self.update_summary();
     }
 
-    /// Starts sending this room's events to a connection.
-    fn subscribe(&mut self, outbox: Outbox) {
-        if self.result.is_none() {
-            outbox.enter(&self.id);
+    /// After a join, watch or resume: on success the connection gets this
+    /// room's events; it counts as a member (entered by the connection before it
+    /// sent the command, so a `Gone` always follows) only while the match runs.
+    fn after_joining(&mut self, outbox: Outbox, ok: bool) {
+        if !ok || self.result.is_some() || outbox.is_closed() {
+            outbox.exit(&self.id);
         }
-        self.subscribers.insert(outbox.conn, outbox);
+        if ok && !outbox.is_closed() {
+            self.subscribers.insert(outbox.conn, outbox);
+        }
     }
 
     fn answer<T>(
@@ -677,6 +684,7 @@ impl Room {
         self.banks = self.clocks_now();
         self.append_acked(EventBody::Ended { result }, ack).await?;
         self.result = Some(result);
+        self.finished_at = Some(Instant::now());
         // A finished match no longer counts against anyone's room limit.
         for outbox in self.subscribers.values() {
             outbox.exit(&self.id);

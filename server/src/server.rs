@@ -107,7 +107,12 @@ impl Server {
     pub async fn shutdown(self) {
         self.shutdown.cancel();
         self.connections.close();
-        self.connections.wait().await;
+        if tokio::time::timeout(Duration::from_secs(10), self.connections.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some connections did not stop within 10 s");
+        }
         // Rooms end once their queues are dropped; each finishes the command it
         // is on (including its store write) first.
         self.lobby.close();

@@ -203,3 +203,39 @@ async fn a_room_nobody_is_in_is_called_off() {
         "{ended}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let lobby = Lobby::new(store, Arc::new(Config::default()), TaskTracker::new());
+    let spec = json!({"game": "nim", "heaps": [1, 2]});
+    let start = Position::from_spec(&spec).unwrap();
+    let (_room, tx) = lobby.create(spec, start, None, true, None).await.unwrap();
+    let mut frames = Vec::new();
+    for (conn, seat) in [(1, 0u8), (2, 1u8)] {
+        let (outbox, mut rx) = Outbox::new(conn, 64);
+        tx.send(RoomCmd::Join {
+            outbox,
+            id: None,
+            name: None,
+            seat: Some(seat),
+        })
+        .await
+        .unwrap();
+        assert!(rx.recv().await.is_some());
+        frames.push(rx);
+    }
+    // Seat 0 is to move and goes away; seat 1 (say, a house bot) stays.
+    tx.send(RoomCmd::Gone { conn: 1 }).await.unwrap();
+    let mut bot = frames.pop().unwrap();
+    let presence: Value = serde_json::from_str(&bot.recv().await.unwrap()).unwrap();
+    assert_eq!(presence["event"]["kind"], "presence", "{presence}");
+    tokio::time::advance(Duration::from_secs(601)).await;
+    let ended: Value = serde_json::from_str(&bot.recv().await.unwrap()).unwrap();
+    assert_eq!(
+        ended["event"]["result"],
+        json!({"winner": null, "reason": "abort"}),
+        "{ended}"
+    );
+}
