@@ -38,23 +38,30 @@ impl Seat {
     }
 }
 
+/// A new Nim room on a fresh store; the directory must outlive the test.
+async fn new_room(
+    heaps: &[u64],
+    clock: Option<Clock>,
+    config: Config,
+) -> (mpsc::Sender<RoomCmd>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let lobby = Lobby::new(store, Arc::new(config), TaskTracker::new());
+    let spec = json!({"game": "nim", "heaps": heaps});
+    let start = Position::from_spec(&spec).unwrap();
+    let (_room, tx) = lobby.create(spec, start, clock, true, None).await.unwrap();
+    (tx, dir)
+}
+
 async fn room_with_clock(
     clock: Clock,
     no_show: Duration,
 ) -> (mpsc::Sender<RoomCmd>, Seat, Seat, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
     let config = Config {
         no_show,
         ..Config::default()
     };
-    let lobby = Lobby::new(store, Arc::new(config), TaskTracker::new());
-    let spec = json!({"game": "nim", "heaps": [5, 5]});
-    let start = Position::from_spec(&spec).unwrap();
-    let (_room, tx) = lobby
-        .create(spec, start, Some(clock), true, None)
-        .await
-        .unwrap();
+    let (tx, dir) = new_room(&[5, 5], Some(clock), config).await;
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
         let (outbox, mut frames) = Outbox::new(conn, 64);
@@ -166,12 +173,7 @@ async fn a_move_after_the_flag_loses_on_time() {
 
 #[tokio::test(start_paused = true)]
 async fn a_room_nobody_is_in_is_called_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
-    let lobby = Lobby::new(store, Arc::new(Config::default()), TaskTracker::new());
-    let spec = json!({"game": "nim", "heaps": [1, 2]});
-    let start = Position::from_spec(&spec).unwrap();
-    let (_room, tx) = lobby.create(spec, start, None, true, None).await.unwrap();
+    let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
     let (creator, mut creator_frames) = Outbox::new(1, 64);
     tx.send(RoomCmd::Join {
         outbox: creator,
@@ -206,12 +208,7 @@ async fn a_room_nobody_is_in_is_called_off() {
 
 #[tokio::test(start_paused = true)]
 async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
-    let lobby = Lobby::new(store, Arc::new(Config::default()), TaskTracker::new());
-    let spec = json!({"game": "nim", "heaps": [1, 2]});
-    let start = Position::from_spec(&spec).unwrap();
-    let (_room, tx) = lobby.create(spec, start, None, true, None).await.unwrap();
+    let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
     let mut frames = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
         let (outbox, mut rx) = Outbox::new(conn, 64);
