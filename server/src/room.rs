@@ -215,6 +215,17 @@ impl Room {
 
     /// The room's task: commands, and the clock's deadline.
     pub async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>, on_exit: impl FnOnce()) {
+        // Runs `on_exit` however the task ends, a panic included, so the lobby
+        // never keeps an entry for a room that is gone.
+        struct OnExit<F: FnOnce()>(Option<F>);
+        impl<F: FnOnce()> Drop for OnExit<F> {
+            fn drop(&mut self) {
+                if let Some(f) = self.0.take() {
+                    f();
+                }
+            }
+        }
+        let _on_exit = OnExit(Some(on_exit));
         loop {
             let deadline = self.deadline();
             let linger = self.finished_at.map(|at| at + self.config.linger);
@@ -227,7 +238,6 @@ impl Room {
                 _ = sleep_until(linger) => break,
             }
         }
-        on_exit();
     }
 
     fn to_move(&self) -> u8 {
