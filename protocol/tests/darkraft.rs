@@ -257,12 +257,7 @@ fn bad_specs_name_the_field() {
             "rows: unknown field",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let err = Position::from_spec(&json!({"game": "darkraft", "grid": vec!["R"; 21]})).unwrap_err();
     assert_eq!(err.to_string(), "grid: has 21 entries; the limit is 20");
     let err =
@@ -296,14 +291,7 @@ fn bad_moves_say_why() {
         (json!({"row": -1, "col": 0}), "row: must not be negative"),
         (json!("a1"), "expected a JSON object"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     p.play(&p.parse_move(&json!({"row": 0, "col": 1})).unwrap())
         .unwrap();
     // The L wave from (0, 1) took (1, 0) too: two moves end the game.

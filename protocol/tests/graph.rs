@@ -218,12 +218,7 @@ fn bad_specs_name_the_field() {
             "tokens: is required",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let err = Position::from_spec(&g(json!([]), json!(vec![0; 10_001]))).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -260,14 +255,7 @@ fn bad_moves_say_why() {
         (json!({"token": 0}), "to: is required"),
         (json!({"token": -1, "to": 1}), "token: must not be negative"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     // Duplicate edges count once.
     assert_eq!(p.legal_moves(100).moves.len(), 1);
     let mut p = p;

@@ -257,12 +257,7 @@ fn bad_specs_name_the_field() {
             "heaps[0]: expected a whole number",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
 }
 
 #[test]
@@ -323,12 +318,5 @@ fn bad_moves_say_why() {
             "leave: has 3 entries; the limit is 2",
         ),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
 }

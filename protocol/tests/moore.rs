@@ -229,12 +229,7 @@ fn bad_specs_name_the_field() {
             "max_take: with k = 2, 4 non-empty heaps",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let many = vec![1u64; 1001];
     let err = Position::from_spec(&json!({"game": "moore", "heaps": many, "k": 1})).unwrap_err();
     assert_eq!(
@@ -288,14 +283,7 @@ fn bad_moves_say_why() {
         (json!({"take": [2, 1]}), "take[0]: expected an array, got 2"),
         (json!({"heap": 0, "take": 1}), "take: expected an array"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     // Listed in any order, a move is normalised by heap index.
     let m = p.parse_move(&json!({"take": [[2, 1], [0, 1]]})).unwrap();
     assert_eq!(json_of(&m), json!({"take": [[0, 1], [2, 1]]}));

@@ -176,12 +176,7 @@ fn bad_specs_name_the_field() {
             "give: unknown field",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let many = vec![1u64; 1001];
     let err = Position::from_spec(&json!({"game": "new-stone", "heaps": many})).unwrap_err();
     assert_eq!(
@@ -247,14 +242,7 @@ fn bad_moves_say_why() {
         ),
         (json!({"heap": 0}), "take: is required"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     // `give` is optional, null means empty, and it is normalised by heap.
     let m = p
         .parse_move(&json!({"heap": 3, "take": 1, "give": null}))

@@ -119,12 +119,7 @@ fn bad_specs_name_the_field() {
         (json!({"heaps": [1]}), "game: is required but missing"),
         (json!([1, 2]), "expected a JSON object, got an array of 2"),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let many = vec![1u64; 10_001];
     let err = Position::from_spec(&json!({"game": "nim", "heaps": many})).unwrap_err();
     assert_eq!(
@@ -135,7 +130,6 @@ fn bad_specs_name_the_field() {
 
 #[test]
 fn bad_moves_say_why() {
-    use grundy_protocol::Rules;
     let p = parse(&json!({"game": "nim", "heaps": [3, 0]}));
     let cases = [
         (
@@ -152,12 +146,5 @@ fn bad_moves_say_why() {
         (json!({"heap": -1, "take": 1}), "heap: must not be negative"),
         (json!("take 3"), "expected a JSON object"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
 }

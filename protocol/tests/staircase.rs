@@ -140,12 +140,7 @@ fn bad_specs_name_the_field() {
             "misere",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let many: Vec<u64> = (1..=1001).collect();
     let err = Position::from_spec(&json!({"game": "staircase", "pieces": many})).unwrap_err();
     assert_eq!(
@@ -178,14 +173,7 @@ fn bad_moves_say_why() {
         ),
         (json!([5, 3]), "expected a JSON object"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     let over = parse(&json!({"game": "staircase", "pieces": [2, 1]}));
     let err = over
         .parse_move(&json!({"from": 2, "to": 1}))

@@ -166,12 +166,7 @@ fn bad_specs_name_the_field() {
             "size: unknown field",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
     let long = ".".repeat(2001);
     let err = Position::from_spec(&json!({"game": "treblecross", "board": long})).unwrap_err();
     assert_eq!(err.to_string(), "board: has 2001 cells; the limit is 2000");
@@ -191,14 +186,7 @@ fn bad_moves_say_why() {
         (json!({}), "cell: is required"),
         (json!([3]), "expected a JSON object"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     let over = parse(&json!({"game": "treblecross", "board": "XX"}));
     let err = over
         .parse_move(&json!({"cell": 0}))

@@ -3,7 +3,7 @@ mod common;
 use std::collections::HashSet;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Status, Strategy};
+use grundy_protocol::{Analysis, Outcome, Rules, Status, Strategy};
 use serde_json::{json, Value};
 
 fn to_json<T: serde::Serialize>(m: &T) -> Value {
@@ -158,12 +158,7 @@ fn bad_specs_name_the_field() {
             "heaps: unknown field",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
 }
 
 #[test]
@@ -186,14 +181,7 @@ fn bad_moves_say_why() {
         (json!({"heap": 0, "take": 1}), "must be split first"),
         (json!({"take": 1}), "heap: is required"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     let many = vec![1u64; 10_001];
     let err = p
         .parse_move(&json!({ "split": many }))
@@ -216,14 +204,7 @@ fn bad_moves_say_why() {
         (json!({"heap": 1, "take": 2}), "heap 1 has only 1 stones"),
         (json!({"heap": 0, "take": 0}), "at least one stone"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     p.play(&p.parse_move(&json!({"heap": 0, "take": 4})).unwrap())
         .unwrap();
     p.play(&p.parse_move(&json!({"heap": 1, "take": 1})).unwrap())

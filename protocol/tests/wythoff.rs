@@ -1,7 +1,7 @@
 mod common;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Strategy};
+use grundy_protocol::{Analysis, Outcome, Rules, Strategy};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -160,12 +160,7 @@ fn bad_specs_name_the_field() {
             "misere: misère play is offered only for nim",
         ),
     ];
-    for (spec, want) in cases {
-        let err = Position::from_spec(&spec)
-            .expect_err("must be refused")
-            .to_string();
-        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
-    }
+    common::assert_specs_refused(&cases);
 }
 
 #[test]
@@ -202,14 +197,7 @@ fn bad_moves_say_why() {
         (json!({"heap": 0, "take": 1}), "take: expected an array"),
         (json!({}), "take: is required"),
     ];
-    for (mv, want) in cases {
-        let err = p
-            .parse_move(&mv)
-            .and_then(|m| p.check(&m))
-            .expect_err("refused")
-            .to_string();
-        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
-    }
+    common::assert_moves_refused(&p, &cases);
     let over = parse(&json!({"game": "wythoff", "heaps": [0, 0]}));
     let m = over.parse_move(&json!({"take": [1, 0]})).unwrap();
     assert_eq!(over.check(&m).unwrap_err().to_string(), "the game is over");

@@ -160,3 +160,26 @@ fn mutate(v: &Value, emit: &mut dyn FnMut(Value)) {
         _ => {}
     }
 }
+
+/// Every spec is refused with an error containing its expected text.
+pub fn assert_specs_refused(cases: &[(Value, &str)]) {
+    for (spec, want) in cases {
+        let err = Position::from_spec(spec)
+            .expect_err("must be refused")
+            .to_string();
+        assert!(err.contains(want), "{spec}: got {err:?}, want {want:?}");
+    }
+}
+
+/// Every move is refused in `pos` (when read or when checked) with an error
+/// containing its expected text.
+pub fn assert_moves_refused(pos: &Position, cases: &[(Value, &str)]) {
+    for (mv, want) in cases {
+        let err = pos
+            .parse_move(mv)
+            .and_then(|m| pos.check(&m))
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
+    }
+}
