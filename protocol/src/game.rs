@@ -111,6 +111,34 @@ impl<M> Collector<M> {
     }
 }
 
+/// Winning moves of a family with no formula for listing them all: with `few`
+/// (every legal move, when there are few enough to try) the exact list of those
+/// `wins` accepts; otherwise the one move `constructive` finds, marked incomplete.
+pub fn search_or_construct<M>(
+    limit: usize,
+    few: Option<Vec<M>>,
+    mut wins: impl FnMut(&M) -> bool,
+    constructive: impl FnOnce() -> Option<M>,
+) -> MoveList<M> {
+    let mut out = Collector::new(limit);
+    match few {
+        Some(moves) => {
+            for m in moves {
+                if wins(&m) && !out.push(m) {
+                    break;
+                }
+            }
+        }
+        None => {
+            if let Some(m) = constructive() {
+                out.push(m);
+            }
+            out.mark_incomplete();
+        }
+    }
+    out.finish()
+}
+
 /// The rules of one game family, as a position that knows its moves.
 pub trait Rules: Clone + Eq + Hash + Debug {
     type Move: Clone + Eq + Hash + Debug + Serialize;

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
@@ -415,34 +415,23 @@ impl Strategy for Moore {
             self.single_heap_winners(&mut out);
             return out.finish();
         }
-        let all = if self.move_count() <= ENUMERATE_MOVES as u64 {
-            self.legal_moves(ENUMERATE_MOVES)
-        } else {
-            MoveList {
-                moves: Vec::new(),
-                complete: false,
-            }
-        };
-        if all.complete {
-            // Few moves: try each, updating the parent's bit counts.
-            let counts = bit_counts(self.residues());
-            for m in all.moves {
+        let few = (self.move_count() <= ENUMERATE_MOVES as u64)
+            .then(|| self.legal_moves(ENUMERATE_MOVES).moves);
+        // Few moves: try each, updating the parent's bit counts.
+        let counts = bit_counts(self.residues());
+        search_or_construct(
+            limit,
+            few,
+            |m| {
                 let mut c = counts;
                 for &(i, a) in &m.take {
                     add_bits(&mut c, self.residue(self.heaps[i]), false);
                     add_bits(&mut c, self.residue(self.heaps[i] - a), true);
                 }
-                if self.p_counts(&c) && !out.push(m) {
-                    break;
-                }
-            }
-            return out.finish();
-        }
-        if let Some(m) = self.constructive() {
-            out.push(m);
-        }
-        out.mark_incomplete();
-        out.finish()
+                self.p_counts(&c)
+            },
+            || self.constructive(),
+        )
     }
 
     fn best_move(&self) -> Option<MooreMove> {

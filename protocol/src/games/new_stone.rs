@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
 use crate::games::nim::malformed;
 use crate::json::{Fail, Obj};
@@ -306,25 +306,20 @@ impl Strategy for NewStone {
     }
 
     fn winning_moves(&self, limit: usize) -> MoveList<NewStoneMove> {
-        let mut out = Collector::new(limit);
         if self.is_p() {
-            return out.finish();
+            return Collector::new(limit).finish();
         }
-        let all = if self.move_count(ENUMERATE_MOVES as u64) <= ENUMERATE_MOVES as u64 {
-            self.legal_moves(ENUMERATE_MOVES)
-        } else {
-            MoveList {
-                moves: Vec::new(),
-                complete: false,
-            }
-        };
-        if all.complete {
-            // Few moves: a child is P iff the sizes the move toggles (old and new
-            // sizes of the heaps it touches) are exactly the odd ones here.
-            let odd = odd_sizes(&self.heaps);
-            for m in all.moves {
+        let few = (self.move_count(ENUMERATE_MOVES as u64) <= ENUMERATE_MOVES as u64)
+            .then(|| self.legal_moves(ENUMERATE_MOVES).moves);
+        // Few moves: a child is P iff the sizes the move toggles (old and new
+        // sizes of the heaps it touches) are exactly the odd ones here.
+        let odd = odd_sizes(&self.heaps);
+        search_or_construct(
+            limit,
+            few,
+            |m| {
                 if m.give.len() * 2 + 2 < odd.len() {
-                    continue;
+                    return false;
                 }
                 let mut toggles: HashMap<u64, bool> = HashMap::new();
                 let mut toggle = |v: u64| {
@@ -343,17 +338,10 @@ impl Strategy for NewStone {
                     .into_iter()
                     .filter_map(|(v, odd)| odd.then_some(v))
                     .collect();
-                if flipped == odd && !out.push(m) {
-                    break;
-                }
-            }
-            return out.finish();
-        }
-        if let Some(m) = self.constructive() {
-            out.push(m);
-        }
-        out.mark_incomplete();
-        out.finish()
+                flipped == odd
+            },
+            || self.constructive(),
+        )
     }
 
     fn best_move(&self) -> Option<NewStoneMove> {
