@@ -534,7 +534,11 @@ impl Conn {
             }
             ClientMsg::GetMatch { id, room } => {
                 let store = self.shared.store.clone();
-                let key = self.shared.lobby.resolve(&room).unwrap_or(room.clone());
+                let key = self
+                    .shared
+                    .lobby
+                    .find(&room)
+                    .map_or_else(|| room.clone(), |(id, _)| id);
                 let found = tokio::task::spawn_blocking(move || store.record(&key)).await;
                 match found {
                     Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
@@ -562,9 +566,7 @@ impl Conn {
         joins: bool,
         make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
     ) {
-        let (Some(room_id), Some(tx)) =
-            (self.shared.lobby.resolve(key), self.shared.lobby.find(key))
-        else {
+        let Some((room_id, tx)) = self.shared.lobby.find(key) else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
         if joins && !self.outbox.in_room(&room_id) {

@@ -189,15 +189,16 @@ impl Lobby {
         }
     }
 
-    /// A room by id or short code (codes in any case).
-    pub fn find(&self, key: &str) -> Option<mpsc::Sender<RoomCmd>> {
+    /// A room by id or short code (codes in any case): its id and command queue.
+    pub fn find(&self, key: &str) -> Option<(String, mpsc::Sender<RoomCmd>)> {
         let rooms = self.rooms();
-        let id = rooms
-            .by_code
-            .get(&key.to_ascii_uppercase())
-            .map(String::as_str)
-            .unwrap_or(key);
-        rooms.by_id.get(id).map(|e| e.tx.clone())
+        let id = if rooms.by_id.contains_key(key) {
+            key.to_string()
+        } else {
+            rooms.by_code.get(&key.to_ascii_uppercase())?.clone()
+        };
+        let tx = rooms.by_id.get(&id)?.tx.clone();
+        Some((id, tx))
     }
 
     /// The listed rooms that are open or playing.
@@ -220,15 +221,6 @@ impl Lobby {
         ids.iter()
             .filter_map(|id| rooms.by_id.get(id).map(|e| e.tx.clone()))
             .collect()
-    }
-
-    /// The id behind an id or code.
-    pub fn resolve(&self, key: &str) -> Option<String> {
-        let rooms = self.rooms();
-        if rooms.by_id.contains_key(key) {
-            return Some(key.to_string());
-        }
-        rooms.by_code.get(&key.to_ascii_uppercase()).cloned()
     }
 
     /// Brings back every unfinished room from the store; returns how many, and
