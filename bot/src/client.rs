@@ -86,7 +86,7 @@ impl Client {
             let msg = tokio::time::timeout_at(deadline, self.read())
                 .await
                 .map_err(|_| ClientError::Timeout(ANSWER_WITHIN))??;
-            if answer_id(&msg) == Some(&id) {
+            if msg.answer_id() == Some(&id) {
                 return match msg {
                     ServerMsg::Error { code, message, .. } => {
                         Err(ClientError::Refused { code, message })
@@ -130,19 +130,5 @@ impl Client {
 
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
-    }
-}
-
-fn answer_id(msg: &ServerMsg) -> Option<&RequestId> {
-    match msg {
-        ServerMsg::Welcome { id, .. }
-        | ServerMsg::Seated { id, .. }
-        | ServerMsg::Watching { id, .. }
-        | ServerMsg::Rooms { id, .. }
-        | ServerMsg::Ack { id, .. }
-        | ServerMsg::Match { id, .. }
-        | ServerMsg::Error { id, .. }
-        | ServerMsg::Pong { id } => id.as_ref(),
-        ServerMsg::Event { .. } | ServerMsg::Shutdown { .. } => None,
     }
 }

@@ -7,7 +7,8 @@
 //! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
 //! - [`house`]: joining rooms that ask for a bot;
-//! - [`load`]: load generation (Nim duels, the echo baseline, idle connections).
+//! - [`load`]: load generation (Nim duels, the echo baseline, idle connections);
+//! - [`tournament`]: tournament players, a field of bots, exporting the games.
 
 pub mod client;
 pub mod duel;
@@ -15,5 +16,6 @@ pub mod house;
 pub mod level;
 pub mod load;
 pub mod seat;
+pub mod tournament;
 
 pub use level::Level;

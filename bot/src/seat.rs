@@ -194,11 +194,15 @@ async fn drive(
     f: &mut Follow,
     rng: &mut Rng,
 ) -> Result<MatchResult, PlayError> {
+    // The event of our last acknowledged move: until it is applied, our view
+    // is from before that move, and it may still look like our turn (events
+    // that came in while the move waited for its ack are read first).
+    let mut wait_for = 0;
     loop {
         if let Some(result) = f.result {
             return Ok(result);
         }
-        if f.my_turn(plan.seat) {
+        if f.my_turn(plan.seat) && f.seq >= wait_for {
             let position = f.position.clone();
             let level = plan.level;
             let mut r = rng.clone();
@@ -222,6 +226,7 @@ async fn drive(
                 })
                 .await;
             match answer {
+                Ok(ServerMsg::Ack { seq: Some(seq), .. }) => wait_for = seq,
                 Ok(_) => {}
                 // Over already, or another client of this seat moved first (two
                 // bots on one seat after a restart): follow the events.

@@ -201,6 +201,7 @@ pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
         EndReason::Flag => "on time",
         EndReason::Abort => "aborted",
         EndReason::NoShow => "a first move did not come in time",
+        EndReason::Forfeit => "forfeited: a player withdrew",
     };
     match (r.winner, me) {
         (None, _) => format!("no winner ({why})"),

@@ -222,6 +222,18 @@ const CLIENT_SAMPLES: &str = r#"
 {"type":"get_match","id":3,"room":"c6bf"}
 {"type":"leave","id":4,"room":"c6bf"}
 {"type":"ping","id":5,"extra":"unknown fields are ignored"}
+{"type":"create_tournament","id":6,"name":"Friday Nim","family":"nim","size":20,"seed":7,"format":"swiss","rounds":5,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16}
+{"type":"create_tournament","id":7,"spec":{"game":"kayles","heaps":[5,7]},"format":"round_robin","rated":false}
+{"type":"list_tournaments","id":8}
+{"type":"register","id":9,"tournament":"TABCDE","name":"alice"}
+{"type":"register","id":9,"tournament":"TABCDE"}
+{"type":"rejoin","id":10,"tournament":"9f1c","token":"77aa"}
+{"type":"withdraw","id":11,"tournament":"9f1c","token":"77aa"}
+{"type":"start_tournament","id":12,"tournament":"9f1c","token":"0d0d"}
+{"type":"watch_tournament","id":13,"tournament":"TABCDE"}
+{"type":"watch_tournament","id":13,"tournament":"9f1c","since":12}
+{"type":"get_tournament","id":14,"tournament":"9f1c"}
+{"type":"get_ratings","id":15,"family":"nim","limit":10}
 "#;
 
 const BAD_CLIENT_SAMPLES: &str = r#"
@@ -234,12 +246,16 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 {"type":"join","id":3,"room":"S8V684","seat":256}
 {"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1]},"clock":{"increment_ms":2000}}
 {"type":"watch","id":2,"since":3}
+{"type":"create_tournament","id":6,"family":"nim"}
+{"type":"create_tournament","id":6,"family":"nim","format":"knockout"}
+{"type":"register","id":9,"name":"alice"}
+{"type":"get_ratings","id":15}
 "#;
 
 const SERVER_SAMPLES: &str = r#"
-{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000}}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024}}
 {"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1}}
-{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","spec":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null}]}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","spec":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null}]}
 {"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob"}}
 {"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
 {"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3},"events":[]}
@@ -254,6 +270,21 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"ack","id":4,"room":"c6bf","seq":null}
 {"type":"pong","id":5}
 {"type":"shutdown","message":"the server is shutting down; reconnect and resume later"}
+{"type":"tournament_created","id":6,"tournament":"9f1c","code":"TABCDE","owner_token":"0d0d","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"registered","id":9,"tournament":"9f1c","player":0,"token":"77aa","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"tournament_watching","id":13,"tournament":"9f1c","state":null,"events":[{"seq":3,"kind":"withdrawn","player":2}]}
+{"type":"tournament","id":14,"state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"tournaments","id":8,"tournaments":[{"tournament":"9f1c","code":"TABCDE","name":null,"game":"nim","format":"round_robin","status":"registering","players":3,"max_players":1024,"round":0,"rounds":0}]}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":1,"kind":"registered","player":0,"name":"alice"}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":4,"kind":"started","rounds":1}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":5,"kind":"round_started","round":1,"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"bye":null}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":6,"kind":"game_started","round":1,"room":"c6bf","players":[0,1]}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":7,"kind":"game_ended","round":1,"room":null,"players":[1,2],"result":{"winner":0,"reason":"forfeit"},"winner":1}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":8,"kind":"round_ended","round":1,"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}]}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":9,"kind":"finished","standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":"fewer than two players remain after round 1"}}
+{"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob"}
+{"type":"ratings","id":15,"family":"nim","ratings":[{"player":"alice","rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1}]}
+{"type":"error","id":9,"code":"already_registered","message":"a player named \"alice\" is registered already"}
 "#;
 
 const BAD_SERVER_SAMPLES: &str = r#"
@@ -397,6 +428,8 @@ fn what_the_server_writes_validates() {
                 hello_timeout_ms: 6,
                 ping_interval_ms: 7,
                 idle_timeout_ms: 8,
+                open_tournaments: 9,
+                tournament_players: 10,
             },
         },
         ServerMsg::Seated {
@@ -424,6 +457,8 @@ fn what_the_server_writes_validates() {
                 state: "playing".into(),
                 clock: None,
                 bot: Some("perfect".into()),
+                ratings: [Some(1500.0), None],
+                tournament: Some("t".into()),
             }],
         },
         ServerMsg::Ack {
@@ -478,6 +513,11 @@ fn what_the_server_writes_validates() {
         ErrorCode::LimitReached,
         ErrorCode::ShuttingDown,
         ErrorCode::Internal,
+        ErrorCode::UnknownTournament,
+        ErrorCode::AlreadyRegistered,
+        ErrorCode::RegistrationClosed,
+        ErrorCode::TournamentFull,
+        ErrorCode::TournamentOver,
     ] {
         messages.push(ServerMsg::error(None, code, "m"));
     }

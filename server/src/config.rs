@@ -41,6 +41,8 @@ impl Default for Config {
                 hello_timeout_ms: 10_000,
                 ping_interval_ms: 5_000,
                 idle_timeout_ms: 15_000,
+                open_tournaments: 1_000,
+                tournament_players: 1_024,
             },
             outbox_capacity: 1024,
             no_show: Duration::from_secs(30),

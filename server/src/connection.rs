@@ -24,16 +24,24 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::lobby::Lobby;
+use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::Outbox;
+use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::MatchStore;
+use crate::tournament::actor::TournamentCmd;
+use crate::tournament::registry::Tournaments;
+use crate::tournament::settings::{MAX_BANK_MS, MAX_INCREMENT_MS};
+
+mod tournament;
 
 /// What every connection shares.
 pub struct Shared {
     /// This server's own address, for house bots (which connect over loopback).
     pub url: String,
     pub lobby: Arc<Lobby>,
+    pub tournaments: Arc<Tournaments>,
+    pub ratings: Arc<Ratings>,
     pub store: Arc<dyn MatchStore>,
     pub config: Arc<Config>,
     pub next_conn: AtomicU64,
@@ -53,9 +61,6 @@ struct NewRoom {
 
 /// Longest player name.
 const MAX_NAME: usize = 40;
-/// Longest time control accepted: a day's bank, an hour's increment.
-const MAX_BANK_MS: u64 = 24 * 3600 * 1000;
-const MAX_INCREMENT_MS: u64 = 3600 * 1000;
 
 pub fn ws_config(config: &Config) -> WebSocketConfig {
     let max = config.limits.max_frame_bytes;
@@ -113,6 +118,8 @@ struct Conn {
     bucket: Bucket,
     /// Messages refused in a row for the rate limit.
     refused_in_a_row: u32,
+    /// Tournaments this connection plays in or watches (told when it closes).
+    tournaments: std::collections::HashSet<String>,
 }
 
 pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: CancellationToken) {
@@ -191,6 +198,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         hello: false,
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
+        tournaments: Default::default(),
     };
     let hello_deadline = Instant::now() + hello_timeout;
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
@@ -258,9 +266,13 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         }
     };
 
-    // Tell the rooms, then close politely.
+    // Tell the rooms and tournaments, then close politely.
     for tx in shared.lobby.senders(&outbox.room_ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
+    }
+    let tournaments: Vec<String> = conn.tournaments.iter().cloned().collect();
+    for tx in shared.tournaments.senders(&tournaments) {
+        let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
     // The server closes because of the peer: wait for the peer to close too.
     let linger = closing.is_some() && !shutdown.is_cancelled();
@@ -554,6 +566,15 @@ impl Conn {
                     }
                 }
             }
+            ClientMsg::CreateTournament { .. }
+            | ClientMsg::ListTournaments { .. }
+            | ClientMsg::Register { .. }
+            | ClientMsg::Rejoin { .. }
+            | ClientMsg::Withdraw { .. }
+            | ClientMsg::StartTournament { .. }
+            | ClientMsg::WatchTournament { .. }
+            | ClientMsg::GetTournament { .. }
+            | ClientMsg::GetRatings { .. } => self.dispatch_tournament(msg).await,
         }
     }
 
@@ -676,12 +697,15 @@ impl Conn {
             );
         }
         let bot_level = bot.map(|l| l.to_string());
-        match self
-            .shared
-            .lobby
-            .create(spec, start, clock, listed, bot_level)
-            .await
-        {
+        let setup = RoomSetup {
+            spec,
+            start,
+            clock,
+            listed,
+            bot: bot_level,
+            tournament: None,
+        };
+        match self.shared.lobby.create(setup).await {
             Ok((room_id, tx)) => {
                 self.outbox.enter(&room_id);
                 let cmd = RoomCmd::Join {
@@ -713,8 +737,27 @@ impl Conn {
 
 /// Every field a client message may carry (besides `type`).
 const FIELDS: &[&str] = &[
-    "id", "version", "name", "spec", "random", "clock", "listed", "seat", "room", "since", "token",
+    "id",
+    "version",
+    "name",
+    "spec",
+    "random",
+    "clock",
+    "listed",
+    "seat",
+    "room",
+    "since",
+    "token",
     "move",
+    "tournament",
+    "family",
+    "size",
+    "seed",
+    "format",
+    "rounds",
+    "max_players",
+    "rated",
+    "limit",
 ];
 
 /// The field that makes `value` unreadable as a [`ClientMsg`], for the error
@@ -742,12 +785,16 @@ fn culprit(value: &Value, err: &serde_json::Error) -> Option<&'static str> {
 pub fn shared(
     url: String,
     lobby: Arc<Lobby>,
+    tournaments: Arc<Tournaments>,
+    ratings: Arc<Ratings>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
 ) -> Arc<Shared> {
     Arc::new(Shared {
         url,
         lobby,
+        tournaments,
+        ratings,
         store,
         config,
         next_conn: AtomicU64::new(1),

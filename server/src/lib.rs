@@ -6,15 +6,19 @@
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match;
 //! - [`outbox`]: the bounded per-connection outbound queue;
-//! - [`store`]: persistence (SQLite, group commit) behind a trait.
+//! - [`store`]: persistence (SQLite, group commit) behind a trait;
+//! - [`tournament`]: tournaments (round robin, Swiss), one task each;
+//! - [`ratings`]: Glicko-2 ratings per player and game family.
 
 pub mod config;
 pub mod connection;
 pub mod lobby;
 pub mod outbox;
+pub mod ratings;
 pub mod room;
 pub mod server;
 pub mod store;
+pub mod tournament;
 
 pub use config::Config;
 pub use server::Server;

@@ -15,7 +15,8 @@ use grundy_bot::house::house_level;
 use grundy_bot::Level;
 
 use crate::config::Config;
-use crate::room::{now_ms, Room, RoomCmd, RoomInit};
+use crate::ratings::Ratings;
+use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, WriteOp};
 
 /// Commands queued for one room before senders wait.
@@ -40,10 +41,23 @@ pub struct Lobby {
     rooms: Mutex<Rooms>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
+    ratings: Arc<Ratings>,
     tracker: TaskTracker,
 }
 
-pub type Refusal = (ErrorCode, String);
+pub use crate::room::Refusal;
+
+/// What a new room plays and how.
+pub struct RoomSetup {
+    pub spec: Value,
+    pub start: Position,
+    pub clock: Option<Clock>,
+    pub listed: bool,
+    /// The house bot level asked for.
+    pub bot: Option<String>,
+    /// The tournament whose game this is, and how to tell it the result.
+    pub tournament: Option<(String, EndHook)>,
+}
 
 /// A seat a house bot held in a restored room.
 pub struct HouseSeat {
@@ -57,12 +71,14 @@ impl Lobby {
     pub fn new(
         store: Arc<dyn MatchStore>,
         config: Arc<Config>,
+        ratings: Arc<Ratings>,
         tracker: TaskTracker,
     ) -> Arc<Lobby> {
         Arc::new(Lobby {
             rooms: Mutex::new(Rooms::default()),
             store,
             config,
+            ratings,
             tracker,
         })
     }
@@ -76,12 +92,17 @@ impl Lobby {
     /// Opens a room for `start` and returns its id and command queue.
     pub async fn create(
         self: &Arc<Self>,
-        spec: Value,
-        start: Position,
-        clock: Option<Clock>,
-        listed: bool,
-        bot: Option<String>,
+        setup: RoomSetup,
     ) -> Result<(String, mpsc::Sender<RoomCmd>), Refusal> {
+        let RoomSetup {
+            spec,
+            start,
+            clock,
+            listed,
+            bot,
+            tournament,
+        } = setup;
+        let (tournament, on_end) = tournament.unzip();
         if start.status() != Status::Ongoing {
             return Err((
                 ErrorCode::BadSpec,
@@ -99,6 +120,7 @@ impl Lobby {
                 clock,
                 listed,
                 bot: bot.clone(),
+                tournament: tournament.clone(),
                 created_at_ms: now_ms(),
             });
             match durable.await {
@@ -128,12 +150,42 @@ impl Lobby {
                 clock,
                 listed,
                 bot,
+                tournament,
+                on_end,
             },
             self.store.clone(),
             self.config.clone(),
         );
         let tx = self.spawn(room);
         Ok((id, tx))
+    }
+
+    /// Opens a room with both seats taken for `names` (seat 0, seat 1), whose
+    /// players come with `resume`; returns its id and the two seat tokens.
+    pub async fn create_seated(
+        self: &Arc<Self>,
+        setup: RoomSetup,
+        names: [String; 2],
+    ) -> Result<(String, [String; 2]), Refusal> {
+        let (id, tx) = self.create(setup).await?;
+        let mut tokens = [String::new(), String::new()];
+        for (seat, name) in names.into_iter().enumerate() {
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            let sent = tx.send(RoomCmd::Reserve {
+                name,
+                seat: seat as u8,
+                reply,
+            });
+            let closed = || {
+                (
+                    ErrorCode::Internal,
+                    "the new room closed at once".to_string(),
+                )
+            };
+            sent.await.map_err(|_| closed())?;
+            tokens[seat] = answer.await.map_err(|_| closed())??;
+        }
+        Ok((id, tokens))
     }
 
     /// A new room id and a short code no room in memory uses; refused when the
@@ -201,16 +253,26 @@ impl Lobby {
         Some((id, tx))
     }
 
-    /// The listed rooms that are open or playing.
+    /// The listed rooms that are open or playing, with their players' ratings.
     pub fn list(&self) -> Vec<RoomSummary> {
-        let rooms = self.rooms();
-        let mut out: Vec<RoomSummary> = rooms
-            .by_id
-            .values()
-            .filter(|e| e.listed)
-            .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
-            .filter(|s| s.state != "finished")
-            .collect();
+        let mut out: Vec<RoomSummary> = {
+            let rooms = self.rooms();
+            rooms
+                .by_id
+                .values()
+                .filter(|e| e.listed)
+                .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
+                .filter(|s| s.state != "finished")
+                .collect()
+        };
+        for summary in &mut out {
+            for seat in 0..2 {
+                summary.ratings[seat] = summary.seats[seat]
+                    .name
+                    .as_deref()
+                    .and_then(|name| self.ratings.get(&summary.game, name));
+            }
+        }
         out.sort_by(|a, b| a.state.cmp(&b.state).then(a.code.cmp(&b.code)));
         out
     }
@@ -224,8 +286,12 @@ impl Lobby {
     }
 
     /// Brings back every unfinished room from the store; returns how many, and
-    /// the seats house bots held (so they can be put back).
-    pub fn restore(self: &Arc<Self>) -> anyhow::Result<(usize, Vec<HouseSeat>)> {
+    /// the seats house bots held (so they can be put back). `tournament_hook`
+    /// gives a tournament's game room the way to report its result.
+    pub fn restore(
+        self: &Arc<Self>,
+        tournament_hook: impl Fn(&str) -> Option<EndHook>,
+    ) -> anyhow::Result<(usize, Vec<HouseSeat>)> {
         let stored = self.store.load_unfinished()?;
         let mut count = 0;
         let mut house = Vec::new();
@@ -246,6 +312,8 @@ impl Lobby {
                     clock: s.clock,
                     listed: s.listed,
                     bot: s.bot.clone(),
+                    on_end: s.tournament.as_deref().and_then(&tournament_hook),
+                    tournament: s.tournament.clone(),
                 },
                 self.store.clone(),
                 self.config.clone(),
@@ -287,7 +355,7 @@ impl Lobby {
     }
 }
 
-fn short_code() -> String {
+pub(crate) fn short_code() -> String {
     let bytes = uuid::Uuid::new_v4().into_bytes();
     bytes[..6]
         .iter()

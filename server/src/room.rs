@@ -15,7 +15,7 @@ use grundy_protocol::wire::{
 };
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::config::Config;
@@ -64,7 +64,24 @@ pub enum RoomCmd {
     },
     /// The connection closed.
     Gone { conn: ConnId },
+    /// A tournament seats a player who has no connection here yet; they come
+    /// with `resume` and the token.
+    Reserve {
+        name: String,
+        seat: u8,
+        reply: oneshot::Sender<Result<String, Refusal>>,
+    },
+    /// A tournament asks for a seat's token (to tell its player again).
+    SeatToken {
+        seat: u8,
+        reply: oneshot::Sender<Option<String>>,
+    },
+    /// A tournament resigns for a player who withdrew.
+    ResignSeat { seat: u8 },
 }
+
+/// Told the result when a match ends (a tournament's games report this way).
+pub type EndHook = Box<dyn Fn(&str, MatchResult) + Send + Sync>;
 
 struct Seat {
     name: Option<String>,
@@ -83,6 +100,10 @@ pub struct RoomInit {
     pub listed: bool,
     /// The house bot level the creator asked for.
     pub bot: Option<String>,
+    /// The tournament this game belongs to: a no-show then loses the game
+    /// rather than calling it off, and nobody may abort.
+    pub tournament: Option<String>,
+    pub on_end: Option<EndHook>,
 }
 
 pub struct Room {
@@ -91,6 +112,8 @@ pub struct Room {
     spec: Value,
     listed: bool,
     bot: Option<String>,
+    tournament: Option<String>,
+    on_end: Option<EndHook>,
     clock: Option<Clock>,
     position: Position,
     seats: [Option<Seat>; 2],
@@ -112,7 +135,7 @@ pub struct Room {
     summary: Arc<Mutex<RoomSummary>>,
 }
 
-type Refusal = (ErrorCode, String);
+pub type Refusal = (ErrorCode, String);
 
 /// Where to acknowledge a command: the sender's outbox and its request id.
 type Ack<'a> = (&'a Outbox, &'a Option<RequestId>);
@@ -138,6 +161,8 @@ impl Room {
             spec: init.spec,
             listed: init.listed,
             bot: init.bot,
+            tournament: init.tournament,
+            on_end: init.on_end,
             clock: init.clock,
             position: init.start,
             seats: [None, None],
@@ -160,6 +185,8 @@ impl Room {
                 state: String::new(),
                 clock: None,
                 bot: None,
+                ratings: [None, None],
+                tournament: None,
             })),
         };
         room.update_summary();
@@ -303,6 +330,8 @@ impl Room {
             return;
         };
         let winner = match reason {
+            // A tournament game has to produce a result: a no-show loses it.
+            EndReason::NoShow if self.tournament.is_some() => Some(1 - self.to_move()),
             EndReason::NoShow | EndReason::Abort => None,
             _ => Some(1 - self.to_move()),
         };
@@ -405,6 +434,29 @@ impl Room {
                 self.subscribers.remove(&conn);
                 self.drop_conn(conn).await;
             }
+            RoomCmd::Reserve { name, seat, reply } => {
+                let result = self.take_seat(Some(name), Some(seat), None).await;
+                let _ = reply.send(result.map(|(_, token)| token));
+            }
+            RoomCmd::SeatToken { seat, reply } => {
+                let token = self
+                    .seats
+                    .get(seat as usize)
+                    .and_then(|s| s.as_ref())
+                    .map(|s| s.token.clone());
+                let _ = reply.send(token);
+            }
+            RoomCmd::ResignSeat { seat } => {
+                if self.result.is_none() && seat < 2 {
+                    let result = MatchResult {
+                        winner: Some(1 - seat),
+                        reason: EndReason::Resign,
+                    };
+                    if let Err(e) = self.finish(result, None).await {
+                        tracing::error!(room = %self.id, "could not record a resignation: {e:?}");
+                    }
+                }
+            }
         }
         self.note_presence();
         self.update_summary();
@@ -480,6 +532,24 @@ impl Room {
         name: Option<String>,
         seat: Option<u8>,
     ) -> Result<(u8, String, Snapshot), Refusal> {
+        if self.tournament.is_some() {
+            return refuse(
+                ErrorCode::RoomFull,
+                "this is a tournament game: its players are seated by the tournament",
+            );
+        }
+        let (seat, token) = self.take_seat(name, seat, Some(outbox.conn)).await?;
+        Ok((seat, token, self.snapshot()))
+    }
+
+    /// Seats a player (connected through `conn`, if any) and starts the match
+    /// once both seats are taken; returns the seat and its new token.
+    async fn take_seat(
+        &mut self,
+        name: Option<String>,
+        seat: Option<u8>,
+        conn: Option<ConnId>,
+    ) -> Result<(u8, String), Refusal> {
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
         }
@@ -508,14 +578,14 @@ impl Room {
         self.seats[seat as usize] = Some(Seat {
             name: name.clone(),
             token: token.clone(),
-            conns: vec![outbox.conn],
+            conns: conn.into_iter().collect(),
         });
         self.append(EventBody::Seated { seat, name }).await?;
         if self.seats.iter().all(Option::is_some) {
             self.append(EventBody::Started).await?;
             self.turn_started = Some(Instant::now());
         }
-        Ok((seat, token, self.snapshot()))
+        Ok((seat, token))
     }
 
     /// The events after `since`, or a snapshot when `since` is not given.
@@ -673,6 +743,12 @@ impl Room {
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over");
         }
+        if self.tournament.is_some() {
+            return refuse(
+                ErrorCode::TooLate,
+                "a tournament game cannot be called off; resign instead (or withdraw from the tournament)",
+            );
+        }
         // A player may call the match off until they have made their first move.
         if self.moves.len() > seat as usize {
             return refuse(
@@ -695,6 +771,9 @@ impl Room {
         self.append_acked(EventBody::Ended { result }, ack).await?;
         self.result = Some(result);
         self.finished_at = Some(Instant::now());
+        if let Some(on_end) = &self.on_end {
+            on_end(&self.id, result);
+        }
         // A finished match no longer counts against anyone's room limit.
         for outbox in self.subscribers.values() {
             outbox.exit(&self.id);
@@ -814,6 +893,9 @@ impl Room {
             state: state.to_string(),
             clock: self.clock,
             bot: self.bot.clone(),
+            // Filled in by the lobby, which knows the ratings.
+            ratings: [None, None],
+            tournament: self.tournament.clone(),
         };
         if let Ok(mut s) = self.summary.lock() {
             *s = summary;
@@ -854,6 +936,6 @@ impl From<(Instant, EndReason)> for DeadlineOf {
 }
 
 /// Compares secrets without leaking where they differ through timing.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -16,7 +16,10 @@ use grundy_bot::seat::{play_seat, SeatPlan};
 use crate::config::Config;
 use crate::connection;
 use crate::lobby::Lobby;
+use crate::ratings::Ratings;
 use crate::store::MatchStore;
+use crate::tournament::actor::Services;
+use crate::tournament::registry::Tournaments;
 
 /// A running server.
 pub struct Server {
@@ -25,6 +28,7 @@ pub struct Server {
     connections: TaskTracker,
     rooms: TaskTracker,
     lobby: Arc<Lobby>,
+    tournaments: Arc<Tournaments>,
     store: Arc<dyn MatchStore>,
 }
 
@@ -41,13 +45,46 @@ impl Server {
         let config_house_bots = config.house_bots;
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
-        let lobby = Lobby::new(store.clone(), config.clone(), rooms.clone());
-        let (restored, house_seats) = lobby.restore()?;
+        let ratings = Arc::new(Ratings::new(store.load_ratings()?));
+        let lobby = Lobby::new(
+            store.clone(),
+            config.clone(),
+            ratings.clone(),
+            rooms.clone(),
+        );
+        let tournaments = Tournaments::new(
+            Services {
+                lobby: lobby.clone(),
+                store: store.clone(),
+                ratings: ratings.clone(),
+                config: config.clone(),
+            },
+            rooms.clone(),
+        );
+        // Tournaments first, so that their games' rooms can report to them;
+        // their tasks start once the rooms are back.
+        let restored_tournaments = tournaments.restore()?;
+        let (restored, house_seats) = lobby.restore(|t| tournaments.hook(t))?;
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }
-        let shared =
-            connection::shared(format!("ws://{addr}"), lobby.clone(), store.clone(), config);
+        if !restored_tournaments.is_empty() {
+            tracing::info!(
+                "restored {} unfinished tournaments",
+                restored_tournaments.len()
+            );
+        }
+        for t in restored_tournaments {
+            tournaments.spawn(t);
+        }
+        let shared = connection::shared(
+            format!("ws://{addr}"),
+            lobby.clone(),
+            tournaments.clone(),
+            ratings,
+            store.clone(),
+            config,
+        );
         let shutdown = CancellationToken::new();
         let connections = TaskTracker::new();
         {
@@ -83,6 +120,7 @@ impl Server {
             connections,
             rooms,
             lobby,
+            tournaments,
             store,
         })
     }
@@ -116,6 +154,7 @@ impl Server {
         // Rooms end once their queues are dropped; each finishes the command it
         // is on (including its store write) first.
         self.lobby.close();
+        self.tournaments.close();
         self.rooms.close();
         if tokio::time::timeout(Duration::from_secs(10), self.rooms.wait())
             .await

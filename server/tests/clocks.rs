@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use grundy_protocol::wire::Clock;
 use grundy_protocol::Position;
-use grundy_server::lobby::Lobby;
+use grundy_server::lobby::{Lobby, RoomSetup};
 use grundy_server::outbox::Outbox;
+use grundy_server::ratings::Ratings;
 use grundy_server::room::RoomCmd;
 use grundy_server::store::SqliteStore;
 use grundy_server::Config;
@@ -46,10 +47,23 @@ async fn new_room(
 ) -> (mpsc::Sender<RoomCmd>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
-    let lobby = Lobby::new(store, Arc::new(config), TaskTracker::new());
+    let lobby = Lobby::new(
+        store,
+        Arc::new(config),
+        Arc::new(Ratings::default()),
+        TaskTracker::new(),
+    );
     let spec = json!({"game": "nim", "heaps": heaps});
     let start = Position::from_spec(&spec).unwrap();
-    let (_room, tx) = lobby.create(spec, start, clock, true, None).await.unwrap();
+    let setup = RoomSetup {
+        spec,
+        start,
+        clock,
+        listed: true,
+        bot: None,
+        tournament: None,
+    };
+    let (_room, tx) = lobby.create(setup).await.unwrap();
     (tx, dir)
 }
 

@@ -22,12 +22,14 @@
 //! ```sql
 //! rooms  (id TEXT PK, code TEXT UNIQUE, spec TEXT json, clock TEXT json NULL,
 //!         listed INT, bot TEXT NULL, created_at_ms INT, result TEXT json NULL,
-//!         finished_at_ms INT NULL)
+//!         finished_at_ms INT NULL, tournament TEXT NULL)
 //! seats  (room -> rooms.id, seat INT 0|1, name TEXT NULL, token TEXT, PK (room, seat))
 //! events (room -> rooms.id, seq INT, at_ms INT, body TEXT json Event, PK (room, seq))
 //! ```
 //!
 //! A room is unfinished while its `result` is NULL (partial index `rooms_unfinished`).
+//! `rooms.tournament` names the tournament a room's game belongs to (version 2);
+//! the tournament and rating tables are in [`tournaments`].
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,13 +37,18 @@ use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use grundy_protocol::wire::{Clock, Event, EventBody, MatchRecord, MatchResult, RecordedMove};
+use grundy_protocol::wire::{
+    Clock, Event, EventBody, MatchRecord, MatchResult, RecordedMove, TournamentEvent,
+};
 use rusqlite::{ffi, params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
+
+mod tournaments;
+pub use tournaments::{RatingRow, StoredTournament};
 
 /// The most ops the writer commits in one transaction.
 pub const MAX_BATCH: usize = 1024;
@@ -59,7 +66,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     bot            TEXT,
     created_at_ms  INTEGER NOT NULL,
     result         TEXT,
-    finished_at_ms INTEGER
+    finished_at_ms INTEGER,
+    tournament     TEXT
 );
 CREATE INDEX IF NOT EXISTS rooms_unfinished ON rooms (created_at_ms, id) WHERE result IS NULL;
 CREATE TABLE IF NOT EXISTS seats (
@@ -90,6 +98,8 @@ pub enum WriteOp {
         listed: bool,
         /// The house bot level the creator asked for.
         bot: Option<String>,
+        /// The tournament whose game this room plays.
+        tournament: Option<String>,
         created_at_ms: u64,
     },
     /// A player took seat `seat` (0 or 1). Writing a seat again replaces it.
@@ -112,16 +122,36 @@ pub enum WriteOp {
         result: MatchResult,
         finished_at_ms: u64,
     },
+    /// A new tournament (`settings`: a `TournamentSettings` with defaults filled).
+    CreateTournament {
+        tournament: String,
+        code: String,
+        settings: Value,
+        owner_token: String,
+        created_at_ms: u64,
+    },
+    /// An event of a tournament's log, with what it brings: for `registered`,
+    /// the player's secret token (numbers and names are unique per tournament);
+    /// for a rated game's end, the new ratings. All or nothing.
+    TournamentEvent {
+        tournament: String,
+        event: TournamentEvent,
+        at_ms: u64,
+        player_token: Option<String>,
+        ratings: Vec<RatingRow>,
+    },
 }
 
 impl WriteOp {
-    /// The room the op writes to.
-    pub fn room(&self) -> &str {
+    /// The room or tournament the op writes to (for logs).
+    pub fn key(&self) -> &str {
         match self {
             WriteOp::CreateRoom { room, .. }
             | WriteOp::Seat { room, .. }
             | WriteOp::Event { room, .. }
             | WriteOp::Finish { room, .. } => room,
+            WriteOp::CreateTournament { tournament, .. }
+            | WriteOp::TournamentEvent { tournament, .. } => tournament,
         }
     }
 }
@@ -136,6 +166,8 @@ pub struct StoredRoom {
     pub listed: bool,
     /// The house bot level the creator asked for.
     pub bot: Option<String>,
+    /// The tournament whose game this room plays.
+    pub tournament: Option<String>,
     pub created_at_ms: u64,
     /// Seats 0 and 1; `None` for a free seat.
     pub seats: [Option<StoredSeat>; 2],
@@ -201,6 +233,9 @@ pub enum StoreError {
         seq: Option<u64>,
         message: String,
     },
+    /// A tournament write or read failed (unknown, duplicate, unreadable).
+    #[error("tournament {tournament}: {message}")]
+    Tournament { tournament: String, message: String },
     /// The store was closed.
     #[error("the match store is closed")]
     Closed,
@@ -233,6 +268,15 @@ pub trait MatchStore: Send + Sync + 'static {
     /// event, or from the first move when there is none, and result), finished or
     /// running; `None` for an unknown room id. Blocks.
     fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError>;
+
+    /// Every tournament not finished, with its players and event log. Blocks.
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError>;
+
+    /// One tournament, finished or not; `None` for an unknown id. Blocks.
+    fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError>;
+
+    /// Every player's rating in every family. Blocks.
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError>;
 
     /// Waits until every queued write is committed, then stops the writer.
     /// Idempotent. Blocks.
@@ -373,7 +417,7 @@ impl MatchStore for SqliteStore {
         let mut rooms = Vec::new();
         {
             let mut stmt = tx.prepare_cached(
-                "SELECT id, code, spec, clock, listed, created_at_ms, bot FROM rooms
+                "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament FROM rooms
                  WHERE result IS NULL ORDER BY created_at_ms, id",
             )?;
             let mut rows = stmt.query([])?;
@@ -386,8 +430,10 @@ impl MatchStore for SqliteStore {
                 let listed: bool = row.get(4).map_err(bad)?;
                 let created_at_ms: i64 = row.get(5).map_err(bad)?;
                 let bot: Option<String> = row.get(6).map_err(bad)?;
+                let tournament: Option<String> = row.get(7).map_err(bad)?;
                 rooms.push(StoredRoom {
                     bot,
+                    tournament,
                     spec: parse_json(&room, "spec", &spec)?,
                     clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
                     created_at_ms: unsigned(&room, None, "created_at_ms", created_at_ms)?,
@@ -469,6 +515,26 @@ impl MatchStore for SqliteStore {
         }))
     }
 
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        let mut conn = self.reader();
+        let tx = conn.transaction()?;
+        let out = tournaments::load_unfinished(&tx)?;
+        tx.finish()?;
+        Ok(out)
+    }
+
+    fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError> {
+        let mut conn = self.reader();
+        let tx = conn.transaction()?;
+        let out = tournaments::load(&tx, tournament)?;
+        tx.finish()?;
+        Ok(out)
+    }
+
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
+        tournaments::load_ratings(&self.reader())
+    }
+
     fn close(&self) {
         // Held across the join so that a concurrent close also waits for the end.
         let mut writer = lock(&self.writer);
@@ -508,6 +574,11 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         });
     }
     tx.execute_batch(SCHEMA)?;
+    // Version 1 files lack the column that ties a room to its tournament.
+    if found == 1 {
+        tx.execute_batch("ALTER TABLE rooms ADD COLUMN tournament TEXT")?;
+    }
+    tx.execute_batch(tournaments::SCHEMA)?;
     if found < SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -585,7 +656,7 @@ fn apply_batch(
                 // Rolls back to the savepoint (and fails the batch if SQLite had
                 // already rolled the whole transaction back).
                 savepoint.finish()?;
-                tracing::warn!(room = op.room(), %error, "match store: write refused");
+                tracing::warn!(key = op.key(), %error, "match store: write refused");
                 outcomes.push(Err(error));
             }
         }
@@ -603,16 +674,26 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             clock,
             listed,
             bot,
+            tournament,
             created_at_ms,
         } => {
             let spec = encode(room, "spec", spec)?;
             let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
             let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
             conn.prepare_cached(
-                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms, tournament)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
-            .execute(params![room, code, spec, clock, listed, bot, created_at_ms])
+            .execute(params![
+                room,
+                code,
+                spec,
+                clock,
+                listed,
+                bot,
+                created_at_ms,
+                tournament
+            ])
             .map_err(|e| match constraint(&e) {
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => {
                     StoreError::DuplicateRoom {
@@ -694,12 +775,33 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 }
             }
         }
+        WriteOp::CreateTournament {
+            tournament,
+            code,
+            settings,
+            owner_token,
+            created_at_ms,
+        } => tournaments::create(
+            conn,
+            tournament,
+            code,
+            settings,
+            owner_token,
+            *created_at_ms,
+        )?,
+        WriteOp::TournamentEvent {
+            tournament,
+            event,
+            at_ms,
+            player_token,
+            ratings,
+        } => tournaments::event(conn, tournament, event, *at_ms, player_token, ratings)?,
     }
     Ok(())
 }
 
 /// The extended code of a constraint violation.
-fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
+pub(crate) fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
     match e.sqlite_error() {
         Some(err) if err.code == ffi::ErrorCode::ConstraintViolation => Some(err.extended_code),
         _ => None,
@@ -823,6 +925,7 @@ mod tests {
             }),
             listed: true,
             bot: None,
+            tournament: None,
             created_at_ms,
         }
     }

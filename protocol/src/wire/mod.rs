@@ -10,6 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod tournament;
+pub use tournament::*;
+
 /// The protocol version this build speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
@@ -143,9 +146,74 @@ pub enum ClientMsg {
     Ping {
         id: Option<RequestId>,
     },
+    /// Open a tournament; answered with `tournament_created` and the owner
+    /// token that starts it.
+    CreateTournament {
+        id: Option<RequestId>,
+        #[serde(flatten)]
+        settings: TournamentSettings,
+    },
+    /// The tournaments that are registering or running.
+    ListTournaments {
+        id: Option<RequestId>,
+    },
+    /// Enter a tournament as a player (by id or short code); answered with
+    /// `registered`. This connection then hears the tournament's events and its
+    /// player's `your_game` messages.
+    Register {
+        id: Option<RequestId>,
+        tournament: String,
+        /// Default: the name given in `hello`.
+        #[serde(default)]
+        name: Option<String>,
+    },
+    /// Come back as a registered player (after a dropped connection).
+    Rejoin {
+        id: Option<RequestId>,
+        tournament: String,
+        /// The player token from `registered`.
+        #[serde(default)]
+        token: String,
+    },
+    /// Leave a tournament: a running game is resigned, the games not yet played
+    /// are forfeited.
+    Withdraw {
+        id: Option<RequestId>,
+        tournament: String,
+        #[serde(default)]
+        token: String,
+    },
+    /// Close registration and pair the first round (owner token only).
+    StartTournament {
+        id: Option<RequestId>,
+        tournament: String,
+        #[serde(default)]
+        token: String,
+    },
+    /// Follow a tournament; with `since`, receive the events after that number.
+    WatchTournament {
+        id: Option<RequestId>,
+        tournament: String,
+        #[serde(default)]
+        since: Option<u64>,
+    },
+    /// A tournament's state, finished ones included (by id, or by short code
+    /// while it is in memory).
+    GetTournament {
+        id: Option<RequestId>,
+        tournament: String,
+    },
+    /// The best-rated players of a game family.
+    GetRatings {
+        id: Option<RequestId>,
+        family: String,
+        /// At most this many (default 100).
+        #[serde(default)]
+        limit: Option<u32>,
+    },
 }
 
-fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 
@@ -164,6 +232,15 @@ impl ClientMsg {
         "leave",
         "get_match",
         "ping",
+        "create_tournament",
+        "list_tournaments",
+        "register",
+        "rejoin",
+        "withdraw",
+        "start_tournament",
+        "watch_tournament",
+        "get_tournament",
+        "get_ratings",
     ];
 
     pub fn id(&self) -> Option<&RequestId> {
@@ -179,7 +256,16 @@ impl ClientMsg {
             | ClientMsg::Abort { id, .. }
             | ClientMsg::Leave { id, .. }
             | ClientMsg::GetMatch { id, .. }
-            | ClientMsg::Ping { id } => id.as_ref(),
+            | ClientMsg::Ping { id }
+            | ClientMsg::CreateTournament { id, .. }
+            | ClientMsg::ListTournaments { id }
+            | ClientMsg::Register { id, .. }
+            | ClientMsg::Rejoin { id, .. }
+            | ClientMsg::Withdraw { id, .. }
+            | ClientMsg::StartTournament { id, .. }
+            | ClientMsg::WatchTournament { id, .. }
+            | ClientMsg::GetTournament { id, .. }
+            | ClientMsg::GetRatings { id, .. } => id.as_ref(),
         }
     }
 }
@@ -214,6 +300,15 @@ pub enum ErrorCode {
     ShuttingDown,
     /// Something went wrong on the server's side.
     Internal,
+    UnknownTournament,
+    /// That name (or this connection) is registered in the tournament already.
+    AlreadyRegistered,
+    /// The tournament has started or finished: no more registrations.
+    RegistrationClosed,
+    /// The tournament has as many players as it takes.
+    TournamentFull,
+    /// The tournament is over (or the player has withdrawn already).
+    TournamentOver,
 }
 
 /// A seat as others see it.
@@ -236,6 +331,8 @@ pub enum EndReason {
     Abort,
     /// The first move was not made in time.
     NoShow,
+    /// Tournaments only: a game not played because a player withdrew.
+    Forfeit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -310,6 +407,10 @@ pub struct RoomSummary {
     pub clock: Option<Clock>,
     /// The house bot level this room asked for, if any.
     pub bot: Option<String>,
+    /// The seated players' Glicko-2 ratings in this game family, if rated.
+    pub ratings: [Option<f64>; 2],
+    /// The tournament this room's game belongs to, if any.
+    pub tournament: Option<String>,
 }
 
 /// A move of a match record, with the time it was played.
@@ -352,6 +453,10 @@ pub struct Limits {
     pub ping_interval_ms: u64,
     /// A connection that sends nothing (not even a pong) this long is closed.
     pub idle_timeout_ms: u64,
+    /// Tournaments the server holds in memory at once.
+    pub open_tournaments: usize,
+    /// Players one tournament takes at most.
+    pub tournament_players: u32,
 }
 
 /// Messages the server sends.
@@ -417,9 +522,86 @@ pub enum ServerMsg {
     Shutdown {
         message: String,
     },
+    /// The answer to `create_tournament`: keep `owner_token` to start it.
+    TournamentCreated {
+        id: Option<RequestId>,
+        tournament: String,
+        code: String,
+        owner_token: String,
+        state: TournamentState,
+    },
+    /// The answer to `register` and `rejoin`: your player number and its secret
+    /// token.
+    Registered {
+        id: Option<RequestId>,
+        tournament: String,
+        player: u32,
+        token: String,
+        state: TournamentState,
+    },
+    /// The answer to `watch_tournament`: the state, or the missed events.
+    TournamentWatching {
+        id: Option<RequestId>,
+        tournament: String,
+        state: Option<TournamentState>,
+        events: Vec<TournamentEvent>,
+    },
+    /// The answer to `get_tournament`.
+    Tournament {
+        id: Option<RequestId>,
+        state: TournamentState,
+    },
+    Tournaments {
+        id: Option<RequestId>,
+        tournaments: Vec<TournamentSummary>,
+    },
+    /// An event of a tournament you play in or watch.
+    TournamentEvent {
+        tournament: String,
+        event: TournamentEvent,
+    },
+    /// To a registered player only: a game of yours is ready; `resume` the room
+    /// with this seat token to play it. Sent again on `rejoin` while it runs.
+    YourGame {
+        tournament: String,
+        round: u32,
+        room: String,
+        seat: u8,
+        token: String,
+        opponent: String,
+    },
+    Ratings {
+        id: Option<RequestId>,
+        family: String,
+        ratings: Vec<PlayerRating>,
+    },
 }
 
 impl ServerMsg {
+    /// The request id this message answers; None for events and notices.
+    pub fn answer_id(&self) -> Option<&RequestId> {
+        match self {
+            ServerMsg::Welcome { id, .. }
+            | ServerMsg::Seated { id, .. }
+            | ServerMsg::Watching { id, .. }
+            | ServerMsg::Rooms { id, .. }
+            | ServerMsg::Ack { id, .. }
+            | ServerMsg::Match { id, .. }
+            | ServerMsg::Error { id, .. }
+            | ServerMsg::Pong { id }
+            | ServerMsg::TournamentCreated { id, .. }
+            | ServerMsg::Registered { id, .. }
+            | ServerMsg::TournamentWatching { id, .. }
+            | ServerMsg::Tournament { id, .. }
+            | ServerMsg::Tournaments { id, .. }
+            | ServerMsg::Ratings { id, .. } => id.as_ref(),
+            ServerMsg::Event { .. }
+            | ServerMsg::Shutdown { .. }
+            | ServerMsg::TournamentEvent { .. }
+            | ServerMsg::YourGame { .. } => None,
+        }
+    }
+
     pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
         ServerMsg::Error {
             id,

@@ -1,0 +1,734 @@
+//! One task per tournament: registration, the start, pairing each round,
+//! creating its games' rooms, collecting their results, the standings, and
+//! telling players and watchers. Like a room, it makes every event durable
+//! before anyone hears of it, and a restart rebuilds it from its event log.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use grundy_protocol::wire::{
+    EndReason, ErrorCode, MatchResult, RequestId, ServerMsg, TournamentEvent, TournamentEventBody,
+    TournamentStatus, TournamentSummary,
+};
+use grundy_protocol::Position;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::state::{Core, Player, Step};
+use crate::config::Config;
+use crate::lobby::{Lobby, Refusal, RoomSetup};
+use crate::outbox::{encode, ConnId, Outbox};
+use crate::ratings::Ratings;
+use crate::room::{now_ms, EndHook, RoomCmd};
+use crate::store::{MatchStore, StoreError, WriteOp};
+
+/// How long to wait before trying again after a failed step (a full server,
+/// a failed write).
+const RETRY: Duration = Duration::from_secs(1);
+
+/// What a connection asks of a tournament. Answers go to `outbox`.
+pub enum TournamentCmd {
+    Register {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        name: String,
+    },
+    Rejoin {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Withdraw {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Start {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Watch {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        since: Option<u64>,
+    },
+    Get {
+        outbox: Outbox,
+        id: Option<RequestId>,
+    },
+    /// Hear the events from now on, without an answer (the creator).
+    Follow { outbox: Outbox },
+    /// The connection closed.
+    Gone { conn: ConnId },
+}
+
+/// A game's room reporting its result.
+pub type GameEnd = (String, MatchResult);
+
+/// Everything a tournament task shares with the server.
+#[derive(Clone)]
+pub struct Services {
+    pub lobby: Arc<Lobby>,
+    pub store: Arc<dyn MatchStore>,
+    pub ratings: Arc<Ratings>,
+    pub config: Arc<Config>,
+}
+
+pub struct Tournament {
+    core: Core,
+    owner_token: String,
+    /// Each player's connections (they hear `your_game`).
+    player_conns: HashMap<u32, Vec<Outbox>>,
+    watchers: HashMap<ConnId, Outbox>,
+    /// Seat tokens of the games started since this task began (older ones are
+    /// asked of their rooms).
+    seat_tokens: HashMap<String, [String; 2]>,
+    results: mpsc::UnboundedSender<GameEnd>,
+    services: Services,
+    summary: Arc<Mutex<TournamentSummary>>,
+    retry_at: Option<Instant>,
+    /// Game results that could not be recorded yet (tried again on retry).
+    unsettled: Vec<GameEnd>,
+    finished_at: Option<Instant>,
+}
+
+fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err((code, message.into()))
+}
+
+/// The hook a game's room calls with its result.
+pub fn end_hook(results: mpsc::UnboundedSender<GameEnd>) -> EndHook {
+    Box::new(move |room, result| {
+        let _ = results.send((room.to_string(), result));
+    })
+}
+
+impl Tournament {
+    pub fn new(
+        core: Core,
+        owner_token: String,
+        results: mpsc::UnboundedSender<GameEnd>,
+        services: Services,
+    ) -> Tournament {
+        let summary = Arc::new(Mutex::new(core.summary()));
+        Tournament {
+            core,
+            owner_token,
+            player_conns: HashMap::new(),
+            watchers: HashMap::new(),
+            seat_tokens: HashMap::new(),
+            results,
+            services,
+            summary,
+            retry_at: None,
+            unsettled: Vec::new(),
+            finished_at: None,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.core.id
+    }
+
+    pub fn summary(&self) -> Arc<Mutex<TournamentSummary>> {
+        self.summary.clone()
+    }
+
+    fn rating(&self) -> impl Fn(&str) -> Option<f64> + '_ {
+        |name| self.services.ratings.get(&self.core.family, name)
+    }
+
+    /// The task: commands, game results, and retries.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<TournamentCmd>,
+        mut results: mpsc::UnboundedReceiver<GameEnd>,
+        on_exit: impl FnOnce(),
+    ) {
+        struct OnExit<F: FnOnce()>(Option<F>);
+        impl<F: FnOnce()> Drop for OnExit<F> {
+            fn drop(&mut self) {
+                if let Some(f) = self.0.take() {
+                    f();
+                }
+            }
+        }
+        let _on_exit = OnExit(Some(on_exit));
+        if self.core.status == TournamentStatus::Finished {
+            self.finished_at = Some(Instant::now());
+        }
+        self.reconcile().await;
+        self.advance().await;
+        loop {
+            let linger = self.finished_at.map(|at| at + self.services.config.linger);
+            tokio::select! {
+                cmd = commands.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                Some((room, result)) = results.recv() => self.game_ended(&room, result).await,
+                _ = sleep_until(self.retry_at) => {
+                    self.retry_at = None;
+                    for (room, result) in std::mem::take(&mut self.unsettled) {
+                        self.game_ended(&room, result).await;
+                    }
+                    self.advance().await;
+                }
+                _ = sleep_until(linger) => break,
+            }
+            if let Ok(mut s) = self.summary.lock() {
+                *s = self.core.summary();
+            }
+        }
+    }
+
+    /// After a restart: a game whose room finished while this tournament was
+    /// not listening (or whose room could not be brought back) is settled from
+    /// the store.
+    async fn reconcile(&mut self) {
+        let running: Vec<String> = self
+            .core
+            .games
+            .iter()
+            .filter(|g| g.result.is_none())
+            .filter_map(|g| g.room.clone())
+            .filter(|room| self.services.lobby.find(room).is_none())
+            .collect();
+        for room in running {
+            let store = self.services.store.clone();
+            let key = room.clone();
+            let record = tokio::task::spawn_blocking(move || store.record(&key)).await;
+            let result = match record {
+                Ok(Ok(Some(r))) => r.result,
+                _ => None,
+            };
+            // A room that is gone without a result cannot be played on:
+            // nobody wins it.
+            let result = result.unwrap_or(MatchResult {
+                winner: None,
+                reason: EndReason::Abort,
+            });
+            self.game_ended(&room, result).await;
+        }
+    }
+
+    async fn handle(&mut self, cmd: TournamentCmd) {
+        match cmd {
+            TournamentCmd::Register { outbox, id, name } => {
+                let result = self.register(&outbox, name).await;
+                self.answer_registered(&outbox, id, result);
+            }
+            TournamentCmd::Rejoin { outbox, id, token } => {
+                let result = match self.core.player_of(&token) {
+                    Some(player) => {
+                        self.subscribe(&outbox, Some(player));
+                        Ok((player, token))
+                    }
+                    None => refuse(
+                        ErrorCode::Unauthorized,
+                        "that player token is not valid in this tournament",
+                    ),
+                };
+                let ok = result.as_ref().ok().map(|(p, _)| *p);
+                self.answer_registered(&outbox, id, result);
+                if let Some(player) = ok {
+                    self.tell_running_game(player).await;
+                }
+            }
+            TournamentCmd::Withdraw { outbox, id, token } => {
+                let result = self.withdraw(&token).await;
+                self.ack(&outbox, id, result);
+                self.advance().await;
+            }
+            TournamentCmd::Start { outbox, id, token } => {
+                let result = self.start(&token).await;
+                self.ack(&outbox, id, result);
+                self.advance().await;
+            }
+            TournamentCmd::Watch { outbox, id, since } => {
+                let msg = match since {
+                    None => Ok((Some(self.core.state(self.rating())), Vec::new())),
+                    Some(s) if s > self.core.seq() => refuse(
+                        ErrorCode::BadRequest,
+                        format!("since {s} is beyond the last event ({})", self.core.seq()),
+                    ),
+                    Some(s) => Ok((None, self.core.events[s as usize..].to_vec())),
+                };
+                match msg {
+                    Ok((state, events)) => {
+                        outbox.send(&ServerMsg::TournamentWatching {
+                            id,
+                            tournament: self.core.id.clone(),
+                            state,
+                            events,
+                        });
+                        self.subscribe(&outbox, None);
+                    }
+                    Err((code, message)) => {
+                        outbox.send(&ServerMsg::error(id, code, message));
+                    }
+                }
+            }
+            TournamentCmd::Get { outbox, id } => {
+                outbox.send(&ServerMsg::Tournament {
+                    id,
+                    state: self.core.state(self.rating()),
+                });
+            }
+            TournamentCmd::Follow { outbox } => self.subscribe(&outbox, None),
+            TournamentCmd::Gone { conn } => {
+                self.watchers.remove(&conn);
+                for conns in self.player_conns.values_mut() {
+                    conns.retain(|o| o.conn != conn);
+                }
+            }
+        }
+    }
+
+    fn subscribe(&mut self, outbox: &Outbox, player: Option<u32>) {
+        self.watchers.insert(outbox.conn, outbox.clone());
+        if let Some(p) = player {
+            let conns = self.player_conns.entry(p).or_default();
+            if !conns.iter().any(|o| o.conn == outbox.conn) {
+                conns.push(outbox.clone());
+            }
+        }
+    }
+
+    fn answer_registered(
+        &self,
+        outbox: &Outbox,
+        id: Option<RequestId>,
+        result: Result<(u32, String), Refusal>,
+    ) {
+        let msg = match result {
+            Ok((player, token)) => ServerMsg::Registered {
+                id,
+                tournament: self.core.id.clone(),
+                player,
+                token,
+                state: self.core.state(self.rating()),
+            },
+            Err((code, message)) => ServerMsg::error(id, code, message),
+        };
+        outbox.send(&msg);
+    }
+
+    fn ack(&self, outbox: &Outbox, id: Option<RequestId>, result: Result<(), Refusal>) {
+        let msg = match result {
+            Ok(()) => ServerMsg::Ack {
+                id,
+                room: None,
+                seq: Some(self.core.seq()),
+            },
+            Err((code, message)) => ServerMsg::error(id, code, message),
+        };
+        outbox.send(&msg);
+    }
+
+    async fn register(&mut self, outbox: &Outbox, name: String) -> Result<(u32, String), Refusal> {
+        if self.core.status != TournamentStatus::Registering {
+            return refuse(
+                ErrorCode::RegistrationClosed,
+                "registration is closed: the tournament has started",
+            );
+        }
+        if self.core.players.iter().any(|p| p.name == name) {
+            return refuse(
+                ErrorCode::AlreadyRegistered,
+                format!("a player named {name:?} is registered already"),
+            );
+        }
+        let here = self
+            .player_conns
+            .iter()
+            .find_map(|(p, conns)| conns.iter().any(|o| o.conn == outbox.conn).then_some(*p));
+        if let Some(p) = here {
+            return refuse(
+                ErrorCode::AlreadyRegistered,
+                format!("this connection is registered already, as player {p}"),
+            );
+        }
+        let max = self.core.settings.max_players.unwrap_or(u32::MAX);
+        if self.core.active().count() as u32 >= max {
+            return refuse(
+                ErrorCode::TournamentFull,
+                format!("the tournament has its {max} players"),
+            );
+        }
+        let player = self.core.players.len() as u32;
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        let body = TournamentEventBody::Registered {
+            player,
+            name: name.clone(),
+        };
+        let event = self.next_event(body);
+        let done = self.services.store.write(WriteOp::TournamentEvent {
+            tournament: self.core.id.clone(),
+            event: event.clone(),
+            at_ms: now_ms(),
+            player_token: Some(token.clone()),
+            ratings: Vec::new(),
+        });
+        self.durable(done).await?;
+        self.core.players.push(Player {
+            name,
+            token: token.clone(),
+            withdrawn: false,
+        });
+        self.publish(event);
+        self.subscribe(outbox, Some(player));
+        Ok((player, token))
+    }
+
+    async fn withdraw(&mut self, token: &str) -> Result<(), Refusal> {
+        let Some(player) = self.core.player_of(token) else {
+            return refuse(
+                ErrorCode::Unauthorized,
+                "that player token is not valid in this tournament",
+            );
+        };
+        if self.core.status == TournamentStatus::Finished {
+            return refuse(ErrorCode::TournamentOver, "the tournament is over");
+        }
+        if self.core.players[player as usize].withdrawn {
+            return refuse(ErrorCode::TournamentOver, "you have withdrawn already");
+        }
+        self.record(TournamentEventBody::Withdrawn { player }, None)
+            .await?;
+        // The game in progress is lost by resignation; the room reports it.
+        if let Some(game) = self.core.running_game_of(player) {
+            let seat = game.players.iter().position(|&p| p == player);
+            if let (Some(room), Some(seat)) = (game.room.clone(), seat) {
+                if let Some((_, tx)) = self.services.lobby.find(&room) {
+                    let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn start(&mut self, token: &str) -> Result<(), Refusal> {
+        if token.is_empty()
+            || !super::constant_time_eq(token.as_bytes(), self.owner_token.as_bytes())
+        {
+            return refuse(
+                ErrorCode::Unauthorized,
+                "only the creator (with the owner token) may start the tournament",
+            );
+        }
+        if self.core.status != TournamentStatus::Registering {
+            return refuse(ErrorCode::RegistrationClosed, "the tournament has started");
+        }
+        let players = self.core.active().count();
+        if players < 2 {
+            return refuse(
+                ErrorCode::BadRequest,
+                format!("a tournament needs at least 2 players; it has {players}"),
+            );
+        }
+        let most = super::pairing::round_robin_rounds(players);
+        let rounds = self.core.settings.rounds.map_or(most, |r| r.min(most));
+        self.record(TournamentEventBody::Started { rounds }, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Does every step that can be done now: pair, start games, forfeit,
+    /// close rounds, finish. A step that fails is tried again after [`RETRY`].
+    async fn advance(&mut self) {
+        loop {
+            let step = self.core.next_step();
+            let done = match step {
+                Step::Wait => return,
+                Step::PairRound {
+                    round,
+                    pairings,
+                    bye,
+                } => self
+                    .record(
+                        TournamentEventBody::RoundStarted {
+                            round,
+                            pairings,
+                            bye,
+                        },
+                        None,
+                    )
+                    .await
+                    .map(|_| ()),
+                Step::StartGame {
+                    round,
+                    players,
+                    spec,
+                } => self.start_game(round, players, spec).await,
+                Step::Forfeit {
+                    round,
+                    players,
+                    winner,
+                } => {
+                    let seat = winner.and_then(|w| players.iter().position(|&p| p == w));
+                    let result = MatchResult {
+                        winner: seat.map(|s| s as u8),
+                        reason: EndReason::Forfeit,
+                    };
+                    let body = TournamentEventBody::GameEnded {
+                        round,
+                        room: None,
+                        players,
+                        result,
+                        winner,
+                    };
+                    self.record(body, None).await.map(|_| ())
+                }
+                Step::EndRound { round } => {
+                    let standings = self.core.standings(self.rating());
+                    let body = TournamentEventBody::RoundEnded { round, standings };
+                    self.record(body, None).await.map(|_| ())
+                }
+                Step::Finish { ended_early } => {
+                    let standings = self.core.standings(self.rating());
+                    let body = TournamentEventBody::Finished {
+                        standings,
+                        ended_early,
+                    };
+                    let done = self.record(body, None).await.map(|_| ());
+                    if done.is_ok() {
+                        self.finished_at = Some(Instant::now());
+                    }
+                    done
+                }
+            };
+            if let Err((_, message)) = done {
+                tracing::warn!(tournament = %self.core.id, "step failed ({message}); retrying");
+                self.retry_at = Some(Instant::now() + RETRY);
+                return;
+            }
+        }
+    }
+
+    /// Opens the game's room with both players seated, records it, and tells
+    /// both players their seat.
+    async fn start_game(
+        &mut self,
+        round: u32,
+        players: [u32; 2],
+        spec: Value,
+    ) -> Result<(), Refusal> {
+        let parsed = {
+            let spec = spec.clone();
+            tokio::task::spawn_blocking(move || Position::from_spec(&spec)).await
+        };
+        let start = match parsed {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return refuse(ErrorCode::BadSpec, format!("start refused: {e}")),
+            Err(_) => return refuse(ErrorCode::Internal, "reading the start failed"),
+        };
+        let names = players.map(|p| self.core.players[p as usize].name.clone());
+        let setup = RoomSetup {
+            spec,
+            start,
+            clock: self.core.settings.clock,
+            listed: true,
+            bot: None,
+            tournament: Some((self.core.id.clone(), end_hook(self.results.clone()))),
+        };
+        let (room, tokens) = self
+            .services
+            .lobby
+            .create_seated(setup, names.clone())
+            .await?;
+        self.record(
+            TournamentEventBody::GameStarted {
+                round,
+                room: room.clone(),
+                players,
+            },
+            None,
+        )
+        .await?;
+        for seat in 0..2 {
+            self.tell_game(
+                players[seat],
+                round,
+                &room,
+                seat as u8,
+                tokens[seat].clone(),
+                names[1 - seat].clone(),
+            );
+        }
+        self.seat_tokens.insert(room, tokens);
+        Ok(())
+    }
+
+    fn tell_game(
+        &mut self,
+        player: u32,
+        round: u32,
+        room: &str,
+        seat: u8,
+        token: String,
+        opponent: String,
+    ) {
+        let msg = ServerMsg::YourGame {
+            tournament: self.core.id.clone(),
+            round,
+            room: room.to_string(),
+            seat,
+            token,
+            opponent,
+        };
+        if let Some(conns) = self.player_conns.get_mut(&player) {
+            conns.retain(|o| o.send(&msg));
+        }
+    }
+
+    /// Tells a player who came back about their game in progress.
+    async fn tell_running_game(&mut self, player: u32) {
+        let Some(game) = self.core.running_game_of(player).cloned() else {
+            return;
+        };
+        let (Some(room), Some(seat)) = (
+            game.room.clone(),
+            game.players.iter().position(|&p| p == player),
+        ) else {
+            return;
+        };
+        let token = match self.seat_tokens.get(&room) {
+            Some(tokens) => Some(tokens[seat].clone()),
+            None => self.ask_token(&room, seat as u8).await,
+        };
+        let Some(token) = token else {
+            return;
+        };
+        let opponent = self.core.players[game.players[1 - seat] as usize]
+            .name
+            .clone();
+        self.tell_game(player, game.round, &room, seat as u8, token, opponent);
+    }
+
+    async fn ask_token(&self, room: &str, seat: u8) -> Option<String> {
+        let (_, tx) = self.services.lobby.find(room)?;
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        tx.send(RoomCmd::SeatToken { seat, reply }).await.ok()?;
+        answer.await.ok().flatten()
+    }
+
+    /// A game's room reported its result: record it (rating it if it was
+    /// played out) and move on.
+    async fn game_ended(&mut self, room: &str, result: MatchResult) {
+        let Some(game) = self
+            .core
+            .games
+            .iter()
+            .find(|g| g.room.as_deref() == Some(room) && g.result.is_none())
+            .cloned()
+        else {
+            return; // reported twice (after a restart), or not ours
+        };
+        let winner = self.core.winner_of(game.players, &result);
+        let played = matches!(
+            result.reason,
+            EndReason::Rules | EndReason::Resign | EndReason::Flag
+        );
+        let rated = match (self.core.settings.rated, played, result.winner) {
+            (true, true, Some(seat)) => Some((game.players, seat as usize)),
+            _ => None,
+        };
+        let body = TournamentEventBody::GameEnded {
+            round: game.round,
+            room: Some(room.to_string()),
+            players: game.players,
+            result,
+            winner,
+        };
+        if let Err((_, message)) = self.record(body, rated).await {
+            // The room is finished and will not report again: keep the
+            // result and try again.
+            tracing::error!(tournament = %self.core.id, room, "game result not recorded: {message}");
+            self.unsettled.push((room.to_string(), result));
+            self.retry_at = Some(Instant::now() + RETRY);
+            return;
+        }
+        self.seat_tokens.remove(room);
+        self.advance().await;
+    }
+
+    fn next_event(&self, body: TournamentEventBody) -> TournamentEvent {
+        TournamentEvent {
+            seq: self.core.seq() + 1,
+            body,
+        }
+    }
+
+    /// Makes an event durable (with the rating change of a rated game:
+    /// `rated` = the players on seats 0 and 1 and the winning seat), applies
+    /// it, and tells every watcher.
+    async fn record(
+        &mut self,
+        body: TournamentEventBody,
+        rated: Option<([u32; 2], usize)>,
+    ) -> Result<u64, Refusal> {
+        let event = self.next_event(body);
+        let seq = event.seq;
+        let write = |ratings| WriteOp::TournamentEvent {
+            tournament: self.core.id.clone(),
+            event: event.clone(),
+            at_ms: now_ms(),
+            player_token: None,
+            ratings,
+        };
+        let done = match rated {
+            Some((players, winner)) => {
+                let names = players.map(|p| self.core.players[p as usize].name.as_str());
+                let store = &self.services.store;
+                self.services
+                    .ratings
+                    .rate(&self.core.family, names, winner, |rows| {
+                        store.write(write(rows))
+                    })
+            }
+            None => self.services.store.write(write(Vec::new())),
+        };
+        self.durable(done).await?;
+        self.publish(event);
+        Ok(seq)
+    }
+
+    async fn durable(
+        &self,
+        done: tokio::sync::oneshot::Receiver<Result<(), StoreError>>,
+    ) -> Result<(), Refusal> {
+        match done.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                tracing::error!(tournament = %self.core.id, "store write failed: {e}");
+                refuse(
+                    ErrorCode::Internal,
+                    "the server could not record this; try again",
+                )
+            }
+            Err(_) => refuse(ErrorCode::ShuttingDown, "the server is shutting down"),
+        }
+    }
+
+    /// Applies a durable event and sends it to every watcher.
+    fn publish(&mut self, event: TournamentEvent) {
+        let frame = encode(&ServerMsg::TournamentEvent {
+            tournament: self.core.id.clone(),
+            event: event.clone(),
+        });
+        self.core.apply(event);
+        self.watchers
+            .retain(|_, outbox| outbox.send_frame(frame.clone()));
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

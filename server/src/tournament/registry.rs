@@ -1,0 +1,288 @@
+//! The tournament registry: creates tournaments (each its own task), finds
+//! them by id or short code, lists them, reads finished ones from the store,
+//! and brings unfinished ones back after a restart. Its lock guards only the map.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use grundy_protocol::wire::{
+    ErrorCode, TournamentSettings, TournamentState, TournamentStatus, TournamentSummary,
+};
+use tokio::sync::mpsc;
+use tokio_util::task::TaskTracker;
+
+use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
+use super::state::{Core, Player};
+use crate::lobby::Refusal;
+use crate::room::{now_ms, EndHook};
+use crate::store::{StoreError, StoredTournament, WriteOp};
+
+/// Commands queued for one tournament before senders wait.
+const QUEUE: usize = 256;
+
+struct Entry {
+    tx: mpsc::Sender<TournamentCmd>,
+    results: mpsc::UnboundedSender<GameEnd>,
+    code: String,
+    summary: Arc<Mutex<TournamentSummary>>,
+}
+
+#[derive(Default)]
+struct Map {
+    by_id: HashMap<String, Entry>,
+    by_code: HashMap<String, String>,
+}
+
+pub struct Tournaments {
+    map: Mutex<Map>,
+    services: Services,
+    tracker: TaskTracker,
+}
+
+/// A restored tournament waiting to be started (once its rooms are back).
+pub struct Restored {
+    tournament: Tournament,
+    commands: mpsc::Receiver<TournamentCmd>,
+    results: mpsc::UnboundedReceiver<GameEnd>,
+}
+
+/// What `create` answers: the id, the code, the owner token and the state.
+pub struct Created {
+    pub tournament: String,
+    pub code: String,
+    pub owner_token: String,
+    pub state: TournamentState,
+    pub tx: mpsc::Sender<TournamentCmd>,
+}
+
+impl Tournaments {
+    pub fn new(services: Services, tracker: TaskTracker) -> Arc<Tournaments> {
+        Arc::new(Tournaments {
+            map: Mutex::new(Map::default()),
+            services,
+            tracker,
+        })
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, Map> {
+        // Every update is a single insert or remove: a poisoned map is whole.
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Opens a tournament. `settings` are checked and complete
+    /// (`settings::fill`), `family` the game family its starts play.
+    pub async fn create(
+        self: &Arc<Self>,
+        settings: TournamentSettings,
+        family: String,
+    ) -> Result<Created, Refusal> {
+        let limit = self.services.config.limits.open_tournaments;
+        let (id, code) = {
+            let map = self.map();
+            if map.by_id.len() >= limit {
+                return Err((
+                    ErrorCode::LimitReached,
+                    format!("the server holds {limit} tournaments, its limit (open_tournaments)"),
+                ));
+            }
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            let code = loop {
+                let code = format!("T{}", &crate::lobby::short_code()[..5]);
+                if !map.by_code.contains_key(&code) {
+                    break code;
+                }
+            };
+            (id, code)
+        };
+        let owner_token = uuid::Uuid::new_v4().simple().to_string();
+        let settings_json = serde_json::to_value(&settings)
+            .map_err(|e| (ErrorCode::Internal, format!("settings: {e}")))?;
+        let done = self.services.store.write(WriteOp::CreateTournament {
+            tournament: id.clone(),
+            code: code.clone(),
+            settings: settings_json,
+            owner_token: owner_token.clone(),
+            created_at_ms: now_ms(),
+        });
+        match done.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::error!("could not record a new tournament: {e}");
+                return Err((
+                    ErrorCode::Internal,
+                    "the server could not record the tournament".into(),
+                ));
+            }
+            Err(_) => {
+                return Err((
+                    ErrorCode::ShuttingDown,
+                    "the server is shutting down".into(),
+                ))
+            }
+        }
+        let core = Core::new(id.clone(), code.clone(), settings, family);
+        let state = core.state(|name| self.services.ratings.get(&core.family, name));
+        let (tx, restored) = self.register(core, owner_token.clone());
+        self.spawn(restored);
+        Ok(Created {
+            tournament: id,
+            code,
+            owner_token,
+            state,
+            tx,
+        })
+    }
+
+    /// Puts a tournament in the map; returns its queue and the task to spawn.
+    fn register(
+        self: &Arc<Self>,
+        core: Core,
+        owner_token: String,
+    ) -> (mpsc::Sender<TournamentCmd>, Restored) {
+        let (tx, commands) = mpsc::channel(QUEUE);
+        let (results_tx, results) = mpsc::unbounded_channel();
+        let (id, code) = (core.id.clone(), core.code.clone());
+        let tournament =
+            Tournament::new(core, owner_token, results_tx.clone(), self.services.clone());
+        let mut map = self.map();
+        map.by_code.insert(code.clone(), id.clone());
+        map.by_id.insert(
+            id,
+            Entry {
+                tx: tx.clone(),
+                results: results_tx,
+                code,
+                summary: tournament.summary(),
+            },
+        );
+        (
+            tx,
+            Restored {
+                tournament,
+                commands,
+                results,
+            },
+        )
+    }
+
+    /// Starts a tournament's task.
+    pub fn spawn(self: &Arc<Self>, restored: Restored) {
+        let Restored {
+            tournament,
+            commands,
+            results,
+        } = restored;
+        let id = tournament.id().to_string();
+        let registry = Arc::downgrade(self);
+        self.tracker
+            .spawn(tournament.run(commands, results, move || {
+                if let Some(registry) = registry.upgrade() {
+                    let mut map = registry.map();
+                    if let Some(entry) = map.by_id.remove(&id) {
+                        map.by_code.remove(&entry.code);
+                    }
+                }
+            }));
+    }
+
+    /// A tournament by id or short code (any case): its id and queue.
+    pub fn find(&self, key: &str) -> Option<(String, mpsc::Sender<TournamentCmd>)> {
+        let map = self.map();
+        let id = if map.by_id.contains_key(key) {
+            key.to_string()
+        } else {
+            map.by_code.get(&key.to_ascii_uppercase())?.clone()
+        };
+        let tx = map.by_id.get(&id)?.tx.clone();
+        Some((id, tx))
+    }
+
+    /// The hook a tournament game's room reports its result through.
+    pub fn hook(&self, tournament: &str) -> Option<EndHook> {
+        let map = self.map();
+        map.by_id
+            .get(tournament)
+            .map(|e| end_hook(e.results.clone()))
+    }
+
+    /// Tournaments registering or running, newest rounds last.
+    pub fn list(&self) -> Vec<TournamentSummary> {
+        let mut out: Vec<TournamentSummary> = self
+            .map()
+            .by_id
+            .values()
+            .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
+            .filter(|s| s.status != TournamentStatus::Finished)
+            .collect();
+        out.sort_by(|a, b| a.code.cmp(&b.code));
+        out
+    }
+
+    /// Queues of the given tournaments (to tell them about a closed connection).
+    pub fn senders(&self, ids: &[String]) -> Vec<mpsc::Sender<TournamentCmd>> {
+        let map = self.map();
+        ids.iter()
+            .filter_map(|id| map.by_id.get(id).map(|e| e.tx.clone()))
+            .collect()
+    }
+
+    /// A tournament that is no longer in memory, read from the store. Blocks.
+    pub fn load(&self, id: &str) -> Result<Option<TournamentState>, StoreError> {
+        let Some(stored) = self.services.store.load_tournament(id)? else {
+            return Ok(None);
+        };
+        let (core, _) = rebuild(stored)?;
+        let ratings = &self.services.ratings;
+        Ok(Some(core.state(|name| ratings.get(&core.family, name))))
+    }
+
+    /// Rebuilds every unfinished tournament from the store and puts it in the
+    /// map; the tasks are started with [`Tournaments::spawn`] once the rooms
+    /// are back. Blocks.
+    pub fn restore(self: &Arc<Self>) -> anyhow::Result<Vec<Restored>> {
+        let mut out = Vec::new();
+        for stored in self.services.store.load_unfinished_tournaments()? {
+            let id = stored.tournament.clone();
+            match rebuild(stored) {
+                Ok((core, owner_token)) => out.push(self.register(core, owner_token).1),
+                Err(e) => tracing::error!(tournament = %id, "not restored: {e}"),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Drops every queue so the tasks end (shutdown).
+    pub fn close(&self) {
+        let mut map = self.map();
+        map.by_id.clear();
+        map.by_code.clear();
+    }
+}
+
+/// A tournament's state from its stored settings, players and event log.
+fn rebuild(stored: StoredTournament) -> Result<(Core, String), StoreError> {
+    let id = stored.tournament.clone();
+    let fail = |message: String| StoreError::Tournament {
+        tournament: id.clone(),
+        message,
+    };
+    let settings: TournamentSettings =
+        serde_json::from_value(stored.settings).map_err(|e| fail(format!("bad settings: {e}")))?;
+    // The family is that of the first start (checked at creation).
+    let specs = super::settings::probe_specs(&settings).map_err(|(_, m)| fail(m))?;
+    let family = super::settings::family_of(&specs[..1]).map_err(|(_, m)| fail(m))?;
+    let mut core = Core::new(stored.tournament, stored.code, settings, family);
+    core.players = stored
+        .players
+        .into_iter()
+        .map(|(name, token)| Player {
+            name,
+            token,
+            withdrawn: false,
+        })
+        .collect();
+    for event in stored.events {
+        core.apply(event);
+    }
+    Ok((core, stored.owner_token))
+}

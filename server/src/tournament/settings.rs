@@ -1,0 +1,121 @@
+//! Checking what `create_tournament` asks for, and filling in the defaults, so
+//! a tournament's settings are complete and valid once it exists.
+
+use grundy_protocol::wire::{Clock, ErrorCode, Limits, TournamentFormat, TournamentSettings};
+use grundy_protocol::{Position, Rules, Status};
+use serde_json::Value;
+
+use crate::lobby::Refusal;
+
+/// The time control when none is given: time to think for people, and far
+/// more than a bot needs.
+pub const DEFAULT_CLOCK: Clock = Clock {
+    initial_ms: 120_000,
+    increment_ms: 2_000,
+};
+/// Longest title.
+const MAX_NAME: usize = 80;
+/// Most rounds a Swiss may ask for (it is cut to what the players allow).
+const MAX_ROUNDS: u32 = 1000;
+/// Longest time control accepted: a day's bank, an hour's increment.
+pub const MAX_BANK_MS: u64 = 24 * 3600 * 1000;
+pub const MAX_INCREMENT_MS: u64 = 3600 * 1000;
+/// How many random starts are drawn at creation to check that the family and
+/// size give games that can be played.
+const PROBES: u64 = 4;
+
+fn bad<T>(message: impl Into<String>) -> Result<T, Refusal> {
+    Err((ErrorCode::BadRequest, message.into()))
+}
+
+/// Checks `settings` and fills in every default; `seed` is used when none is
+/// given.
+pub fn fill(
+    mut settings: TournamentSettings,
+    limits: &Limits,
+    seed: u64,
+) -> Result<TournamentSettings, Refusal> {
+    if let Some(name) = &settings.name {
+        if name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+            return bad(format!(
+                "name must be at most {MAX_NAME} printable characters"
+            ));
+        }
+    }
+    match (&settings.spec, &settings.family) {
+        (Some(_), None) | (None, Some(_)) => {}
+        _ => {
+            return bad(
+                "give exactly one of spec (one start for every game) and family (random starts)",
+            )
+        }
+    }
+    if settings.spec.is_some() && settings.size.is_some() {
+        return bad("size bounds random starts: give it with family, not with spec");
+    }
+    match (settings.format, settings.rounds) {
+        (_, Some(0)) => return bad("rounds must be at least 1"),
+        (_, Some(r)) if r > MAX_ROUNDS => {
+            return bad(format!("rounds must be at most {MAX_ROUNDS}"))
+        }
+        (TournamentFormat::Swiss, None) => return bad("a swiss tournament needs rounds"),
+        _ => {}
+    }
+    let clock = settings.clock.unwrap_or(DEFAULT_CLOCK);
+    if clock.initial_ms == 0
+        || clock.initial_ms > MAX_BANK_MS
+        || clock.increment_ms > MAX_INCREMENT_MS
+    {
+        return bad(format!(
+            "clock: initial_ms must be 1..={MAX_BANK_MS} and increment_ms at most {MAX_INCREMENT_MS}"
+        ));
+    }
+    settings.clock = Some(clock);
+    let most = limits.tournament_players;
+    match settings.max_players {
+        Some(n) if !(2..=most).contains(&n) => {
+            return bad(format!("max_players must be 2..={most}, got {n}"))
+        }
+        Some(_) => {}
+        None => settings.max_players = Some(most),
+    }
+    settings.seed = Some(settings.seed.unwrap_or(seed));
+    Ok(settings)
+}
+
+/// Starts a tournament with these settings will play: the fixed spec, or the
+/// first few random starts.
+pub fn probe_specs(settings: &TournamentSettings) -> Result<Vec<Value>, Refusal> {
+    if let Some(spec) = &settings.spec {
+        return Ok(vec![spec.clone()]);
+    }
+    let family = settings.family.as_deref().unwrap_or_default();
+    (0..PROBES)
+        .map(|i| {
+            grundy_protocol::random::random_spec(
+                family,
+                settings.seed.unwrap_or(0).wrapping_add(i),
+                settings.size,
+            )
+            .map_err(|e| (ErrorCode::BadSpec, format!("family: {e}")))
+        })
+        .collect()
+}
+
+/// Reads the probe starts (blocking: a spec may build a table) and returns
+/// the game family they play; refuses a start nobody could move from.
+pub fn family_of(specs: &[Value]) -> Result<String, Refusal> {
+    let mut family = None;
+    for spec in specs {
+        let start = Position::from_spec(spec)
+            .map_err(|e| (ErrorCode::BadSpec, format!("spec refused: {e}")))?;
+        if start.status() != Status::Ongoing {
+            return Err((
+                ErrorCode::BadSpec,
+                format!("the start {spec} is already over: nobody could move (a larger size?)"),
+            ));
+        }
+        family.get_or_insert_with(|| start.family().id().to_string());
+    }
+    family.ok_or((ErrorCode::BadSpec, "no start".to_string()))
+}

@@ -1,0 +1,452 @@
+//! A tournament's state as its event log builds it, and what it should do next.
+//!
+//! Nothing here does I/O: the actor (`actor.rs`) asks [`Core::next_step`] what
+//! to do, does it (creates a room, records an event), and applies the event it
+//! recorded with [`Core::apply`]. A restart replays the stored log through the
+//! same `apply`, so a restored tournament is exactly the one that went down.
+
+use grundy_protocol::wire::{
+    Bye, EndReason, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody,
+    TournamentFormat, TournamentGame, TournamentPlayer, TournamentSettings, TournamentState,
+    TournamentStatus, TournamentSummary,
+};
+use serde_json::Value;
+
+use super::pairing::{self, PlayerId, SwissPlayer};
+use super::standings::{self, GameResult, TieBreaks};
+
+/// A registered player.
+#[derive(Debug, Clone)]
+pub struct Player {
+    pub name: String,
+    pub token: String,
+    pub withdrawn: bool,
+}
+
+/// What the tournament should do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Nothing until a command or a game's end.
+    Wait,
+    /// Pair round `round` (the pairing, the bye and the starts are given).
+    PairRound {
+        round: u32,
+        pairings: Vec<Pairing>,
+        bye: Option<u32>,
+    },
+    /// Start a game of the current round with these players on seats 0 and 1.
+    StartGame {
+        round: u32,
+        players: [u32; 2],
+        spec: Value,
+    },
+    /// A game one of whose players has withdrawn: forfeit it without playing.
+    Forfeit {
+        round: u32,
+        players: [u32; 2],
+        winner: Option<u32>,
+    },
+    /// Every game of the current round is over.
+    EndRound { round: u32 },
+    /// The last round is over, or no further round can be paired.
+    Finish { ended_early: Option<String> },
+}
+
+#[derive(Debug, Clone)]
+pub struct Core {
+    pub id: String,
+    pub code: String,
+    /// Every default filled in.
+    pub settings: TournamentSettings,
+    /// The game family ratings are kept for.
+    pub family: String,
+    pub status: TournamentStatus,
+    pub rounds: u32,
+    pub round: u32,
+    /// The current round has been closed (its `round_ended` recorded).
+    round_closed: bool,
+    pub players: Vec<Player>,
+    /// The players who had not withdrawn when it started (the round robin's
+    /// schedule is over them).
+    participants: Vec<u32>,
+    pub pairings: Vec<Pairing>,
+    pub games: Vec<TournamentGame>,
+    pub byes: Vec<Bye>,
+    pub ended_early: Option<String>,
+    pub events: Vec<TournamentEvent>,
+}
+
+impl Core {
+    pub fn new(id: String, code: String, settings: TournamentSettings, family: String) -> Core {
+        Core {
+            id,
+            code,
+            settings,
+            family,
+            status: TournamentStatus::Registering,
+            rounds: 0,
+            round: 0,
+            round_closed: false,
+            players: Vec::new(),
+            participants: Vec::new(),
+            pairings: Vec::new(),
+            games: Vec::new(),
+            byes: Vec::new(),
+            ended_early: None,
+            events: Vec::new(),
+        }
+    }
+
+    pub fn seq(&self) -> u64 {
+        self.events.len() as u64
+    }
+
+    /// Players not withdrawn.
+    pub fn active(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.players.len() as u32).filter(|&p| !self.players[p as usize].withdrawn)
+    }
+
+    /// The player a token belongs to.
+    pub fn player_of(&self, token: &str) -> Option<u32> {
+        if token.is_empty() {
+            return None;
+        }
+        self.players
+            .iter()
+            .position(|p| super::constant_time_eq(p.token.as_bytes(), token.as_bytes()))
+            .map(|p| p as u32)
+    }
+
+    /// The game a player is playing now, if any.
+    pub fn running_game_of(&self, player: u32) -> Option<&TournamentGame> {
+        self.games
+            .iter()
+            .find(|g| g.result.is_none() && g.players.contains(&player))
+    }
+
+    /// Records an event in the state (after it was made durable). `players` of
+    /// a `registered` event must have been pushed already (it carries the token).
+    pub fn apply(&mut self, event: TournamentEvent) {
+        match &event.body {
+            TournamentEventBody::Registered { .. } => {}
+            TournamentEventBody::Withdrawn { player } => {
+                if let Some(p) = self.players.get_mut(*player as usize) {
+                    p.withdrawn = true;
+                }
+            }
+            TournamentEventBody::Started { rounds } => {
+                self.status = TournamentStatus::Running;
+                self.rounds = *rounds;
+                self.participants = self.active().collect();
+            }
+            TournamentEventBody::RoundStarted {
+                round,
+                pairings,
+                bye,
+            } => {
+                self.round = *round;
+                self.round_closed = false;
+                self.pairings.extend(pairings.iter().cloned());
+                if let Some(player) = bye {
+                    self.byes.push(Bye {
+                        round: *round,
+                        player: *player,
+                    });
+                }
+            }
+            TournamentEventBody::GameStarted {
+                round,
+                room,
+                players,
+            } => self.games.push(TournamentGame {
+                round: *round,
+                room: Some(room.clone()),
+                players: *players,
+                result: None,
+                winner: None,
+            }),
+            TournamentEventBody::GameEnded {
+                round,
+                room,
+                players,
+                result,
+                winner,
+            } => {
+                let running = room.as_ref().and_then(|r| {
+                    self.games
+                        .iter_mut()
+                        .find(|g| g.room.as_ref() == Some(r) && g.result.is_none())
+                });
+                match running {
+                    Some(game) => {
+                        game.result = Some(*result);
+                        game.winner = *winner;
+                    }
+                    // A forfeit: never started.
+                    None => self.games.push(TournamentGame {
+                        round: *round,
+                        room: room.clone(),
+                        players: *players,
+                        result: Some(*result),
+                        winner: *winner,
+                    }),
+                }
+            }
+            TournamentEventBody::RoundEnded { .. } => self.round_closed = true,
+            TournamentEventBody::Finished { ended_early, .. } => {
+                self.status = TournamentStatus::Finished;
+                self.ended_early = ended_early.clone();
+            }
+        }
+        self.events.push(event);
+    }
+
+    /// The game of `round` with `players` on seats 0 and 1, if started.
+    fn game(&self, round: u32, players: [u32; 2]) -> Option<&TournamentGame> {
+        self.games
+            .iter()
+            .find(|g| g.round == round && g.players == players)
+    }
+
+    /// What to do next (see [`Step`]).
+    pub fn next_step(&self) -> Step {
+        if self.status != TournamentStatus::Running {
+            return Step::Wait;
+        }
+        if self.round == 0 || self.round_closed {
+            if self.round >= self.rounds {
+                return Step::Finish { ended_early: None };
+            }
+            return self.pair(self.round + 1);
+        }
+        let mut waiting = false;
+        for p in self.pairings.iter().filter(|p| p.round == self.round) {
+            let [a, b] = p.players;
+            // The pairing's two games, one after the other: seats swapped.
+            for players in [[a, b], [b, a]] {
+                match self.game(self.round, players) {
+                    None => return self.begin(p, players),
+                    Some(g) if g.result.is_none() => {
+                        waiting = true;
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        if waiting {
+            Step::Wait
+        } else {
+            Step::EndRound { round: self.round }
+        }
+    }
+
+    /// Starts a game, or forfeits it if a player has withdrawn.
+    fn begin(&self, pairing: &Pairing, players: [u32; 2]) -> Step {
+        let gone = players.map(|p| self.players.get(p as usize).is_none_or(|x| x.withdrawn));
+        if gone[0] || gone[1] {
+            let winner = match gone {
+                [true, false] => Some(players[1]),
+                [false, true] => Some(players[0]),
+                _ => None,
+            };
+            return Step::Forfeit {
+                round: self.round,
+                players,
+                winner,
+            };
+        }
+        Step::StartGame {
+            round: self.round,
+            players,
+            spec: pairing.spec.clone(),
+        }
+    }
+
+    /// Pairs round `round`, or says why the tournament must end.
+    fn pair(&self, round: u32) -> Step {
+        let paired = match self.settings.format {
+            TournamentFormat::RoundRobin => pairing::round_robin(&self.participants, round),
+            TournamentFormat::Swiss => {
+                let ranked = self.ranking();
+                let active: Vec<SwissPlayer> = ranked
+                    .iter()
+                    .filter(|s| !self.players[s.player as usize].withdrawn)
+                    .map(|s| SwissPlayer {
+                        id: s.player,
+                        score: s.score,
+                        had_bye: self.byes.iter().any(|b| b.player == s.player),
+                        opponents: self.opponents(s.player),
+                    })
+                    .collect();
+                if active.len() < 2 {
+                    return Step::Finish {
+                        ended_early: Some(format!(
+                            "fewer than two players remain after round {}",
+                            round - 1
+                        )),
+                    };
+                }
+                pairing::swiss(&active)
+            }
+        };
+        let Some(paired) = paired else {
+            return Step::Finish {
+                ended_early: Some(format!(
+                    "no round {round} can be paired without a rematch or a second bye"
+                )),
+            };
+        };
+        let pairings = paired
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b))| Pairing {
+                round,
+                players: [a, b],
+                spec: self.start_spec(round, i as u32),
+            })
+            .collect();
+        // A withdrawn player sitting out earns nothing.
+        let bye = paired
+            .bye
+            .filter(|&p| self.players.get(p as usize).is_some_and(|x| !x.withdrawn));
+        Step::PairRound {
+            round,
+            pairings,
+            bye,
+        }
+    }
+
+    /// Everyone `player` has been paired with.
+    fn opponents(&self, player: PlayerId) -> Vec<PlayerId> {
+        self.pairings
+            .iter()
+            .filter_map(|p| match p.players {
+                [a, b] if a == player => Some(b),
+                [a, b] if b == player => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The start of pairing `index` of `round`: the fixed spec, or a random
+    /// start drawn from the tournament's seed (so a replay draws the same).
+    pub fn start_spec(&self, round: u32, index: u32) -> Value {
+        if let Some(spec) = &self.settings.spec {
+            return spec.clone();
+        }
+        let seed = mix(self.settings.seed.unwrap_or(0), round, index);
+        let family = self.settings.family.as_deref().unwrap_or("nim");
+        // Checked at creation: the family and size are valid.
+        grundy_protocol::random::random_spec(family, seed, self.settings.size)
+            .unwrap_or(Value::Null)
+    }
+
+    fn results(&self) -> Vec<GameResult> {
+        self.games
+            .iter()
+            .filter_map(|g| {
+                let result = g.result?;
+                let winner = g
+                    .winner
+                    .and_then(|w| g.players.iter().position(|&p| p == w));
+                (result.reason != EndReason::Abort || winner.is_some()).then_some(GameResult {
+                    round: g.round,
+                    players: g.players,
+                    winner,
+                })
+            })
+            .collect()
+    }
+
+    fn ranking(&self) -> Vec<standings::Standing> {
+        let ids: Vec<PlayerId> = (0..self.players.len() as u32).collect();
+        let byes: Vec<(u32, PlayerId)> = self.byes.iter().map(|b| (b.round, b.player)).collect();
+        let order = match self.settings.format {
+            TournamentFormat::Swiss => TieBreaks::Swiss,
+            TournamentFormat::RoundRobin => TieBreaks::RoundRobin,
+        };
+        standings::standings(&ids, &self.results(), &byes, order)
+    }
+
+    /// The standings, with each player's current rating from `rating`.
+    pub fn standings(&self, rating: impl Fn(&str) -> Option<f64>) -> Vec<Standing> {
+        self.ranking()
+            .into_iter()
+            .filter_map(|s| {
+                let p = self.players.get(s.player as usize)?;
+                Some(Standing {
+                    rank: s.rank,
+                    player: s.player,
+                    name: p.name.clone(),
+                    score: s.score,
+                    games: s.games,
+                    wins: s.wins,
+                    losses: s.losses,
+                    byes: s.byes,
+                    buchholz: s.buchholz,
+                    sonneborn_berger: s.sonneborn_berger,
+                    rating: rating(&p.name),
+                    withdrawn: p.withdrawn,
+                })
+            })
+            .collect()
+    }
+
+    pub fn state(&self, rating: impl Fn(&str) -> Option<f64>) -> TournamentState {
+        TournamentState {
+            tournament: self.id.clone(),
+            code: self.code.clone(),
+            settings: self.settings.clone(),
+            status: self.status,
+            round: self.round,
+            rounds: self.rounds,
+            players: self
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| TournamentPlayer {
+                    player: i as u32,
+                    name: p.name.clone(),
+                    withdrawn: p.withdrawn,
+                })
+                .collect(),
+            pairings: self.pairings.clone(),
+            games: self.games.clone(),
+            byes: self.byes.clone(),
+            standings: self.standings(rating),
+            ended_early: self.ended_early.clone(),
+            seq: self.seq(),
+        }
+    }
+
+    pub fn summary(&self) -> TournamentSummary {
+        TournamentSummary {
+            tournament: self.id.clone(),
+            code: self.code.clone(),
+            name: self.settings.name.clone(),
+            game: self.family.clone(),
+            format: self.settings.format,
+            status: self.status,
+            players: self.active().count() as u32,
+            max_players: self.settings.max_players.unwrap_or(0),
+            round: self.round,
+            rounds: self.rounds,
+        }
+    }
+
+    /// The result a game's room reported, as the tournament records it: the
+    /// winning player, if any.
+    pub fn winner_of(&self, players: [u32; 2], result: &MatchResult) -> Option<u32> {
+        result.winner.and_then(|s| players.get(s as usize).copied())
+    }
+}
+
+/// A seed per pairing from the tournament's seed (SplitMix64's finaliser).
+fn mix(seed: u64, round: u32, index: u32) -> u64 {
+    let mut z = seed ^ ((round as u64) << 32 | index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
