@@ -6,7 +6,8 @@
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match;
 //! - [`outbox`]: the bounded per-connection outbound queue;
-//! - [`store`]: persistence (SQLite, group commit) behind a trait.
+//! - [`store`]: persistence (SQLite, group commit) behind a trait;
+//! - [`tournament`]: tournament pairing and standings.
 
 pub mod config;
 pub mod connection;
@@ -15,6 +16,7 @@ pub mod outbox;
 pub mod room;
 pub mod server;
 pub mod store;
+pub mod tournament;
 
 pub use config::Config;
 pub use server::Server;

@@ -1,0 +1,2 @@
+pub mod pairing;
+pub mod standings;
