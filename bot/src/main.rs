@@ -10,9 +10,13 @@ use grundy_bot::duel::duel;
 use grundy_bot::house::join_and_play;
 use grundy_bot::load;
 use grundy_bot::seat::take_seat;
+use grundy_bot::tournament::{export_games, run_field, Field};
 use grundy_bot::Level;
 use grundy_protocol::random::random_spec;
-use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use grundy_protocol::wire::{
+    ClientMsg, Clock, ServerMsg, TournamentEventBody, TournamentFormat, TournamentSettings,
+};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 /// The Grundy bot: plays every game of the catalogue by the Sprague–Grundy
@@ -57,6 +61,54 @@ enum Command {
     /// Idle connections: N connections say hello, list the rooms and stay idle;
     /// with --server-pid, reports the server's RSS per connection.
     Idle(IdleArgs),
+    /// Run a tournament of bots on the server (or enter bots into one with
+    /// --tournament): progress on stderr, the final standings on stdout.
+    Tournament(TournamentArgs),
+}
+
+#[derive(Args)]
+struct TournamentArgs {
+    /// How many bot players.
+    #[arg(long, default_value_t = 16)]
+    players: usize,
+    /// Their levels, given out in turn: player i plays levels[i % count].
+    #[arg(long, value_delimiter = ',', default_value = "perfect")]
+    levels: Vec<Level>,
+    /// swiss or round-robin.
+    #[arg(long, default_value = "swiss")]
+    format: String,
+    /// Rounds (Swiss: required; round robin: at most this many).
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// Random starts of this game, a new one per pairing.
+    #[arg(long, default_value = "nim", conflicts_with = "spec")]
+    family: String,
+    /// Size bound of the random starts.
+    #[arg(long)]
+    size: Option<u64>,
+    /// One start for every game instead (a JSON spec).
+    #[arg(long)]
+    spec: Option<String>,
+    /// Seeds the random starts (and the bots' casual moves).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The time control of every game: seconds, or seconds+increment.
+    #[arg(long, default_value = "60+1")]
+    clock: String,
+    /// Games do not change ratings.
+    #[arg(long)]
+    unrated: bool,
+    /// A title.
+    #[arg(long)]
+    name: Option<String>,
+    /// Enter the bots into this tournament (id or code) instead of creating one;
+    /// its creator starts it.
+    #[arg(long)]
+    tournament: Option<String>,
+    /// Print exactly one JSON object: the standings and every game with its
+    /// moves.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -178,7 +230,162 @@ async fn main() -> Result<()> {
         Command::House { level, max_matches } => house(&cli.server, level, max_matches).await,
         Command::Load(args) => load(&cli.server, args).await,
         Command::Idle(args) => idle(&cli.server, args).await,
+        Command::Tournament(args) => tournament(&cli.server, args).await,
     }
+}
+
+/// `60` or `60+1` (seconds) as a clock.
+fn parse_clock(text: &str) -> Result<Clock> {
+    let (bank, inc) = text.split_once('+').unwrap_or((text, "0"));
+    let ms = |s: &str| -> Result<u64> {
+        let secs: f64 = s
+            .trim()
+            .parse()
+            .with_context(|| format!("--clock: not seconds: {s:?}"))?;
+        if !(0.0..=86_400.0).contains(&secs) {
+            bail!("--clock: {s} seconds is out of range");
+        }
+        Ok((secs * 1000.0).round() as u64)
+    };
+    Ok(Clock {
+        initial_ms: ms(bank)?,
+        increment_ms: ms(inc)?,
+    })
+}
+
+async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {
+    let format = match args.format.as_str() {
+        "swiss" => TournamentFormat::Swiss,
+        "round-robin" | "round_robin" | "rr" => TournamentFormat::RoundRobin,
+        other => bail!("--format: {other:?} is not swiss or round-robin"),
+    };
+    if args.players == 0 || args.levels.is_empty() {
+        bail!("--players and --levels must not be empty");
+    }
+    let spec = match &args.spec {
+        Some(text) => {
+            Some(serde_json::from_str::<Value>(text).context("--spec is not valid JSON")?)
+        }
+        None => None,
+    };
+    let settings = TournamentSettings {
+        name: args.name.clone(),
+        family: spec.is_none().then(|| args.family.clone()),
+        spec,
+        size: args.size,
+        seed: Some(args.seed),
+        format,
+        rounds: args.rounds,
+        clock: Some(parse_clock(&args.clock)?),
+        max_players: None,
+        rated: !args.unrated,
+    };
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} games ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let players = args.players as u64;
+    let outcome = run_field(
+        Field {
+            url: url.to_string(),
+            join: args.tournament.clone(),
+            settings,
+            players: args.players,
+            levels: args.levels.clone(),
+            seed: args.seed,
+        },
+        |event| match event {
+            TournamentEventBody::Started { rounds } => {
+                // Two games per pairing, floor(n/2) pairings a round.
+                bar.set_length(*rounds as u64 * (players / 2) * 2);
+            }
+            TournamentEventBody::RoundStarted { round, .. } => {
+                bar.set_message(format!("round {round}"));
+            }
+            TournamentEventBody::GameEnded { .. } => bar.inc(1),
+            _ => {}
+        },
+    )
+    .await?;
+    bar.finish_and_clear();
+    let state = &outcome.state;
+    let level_of = |player: u32| {
+        outcome
+            .bots
+            .iter()
+            .find(|b| b.player == player)
+            .map(|b| b.level.to_string())
+    };
+    if args.json {
+        let mut client = Client::connect(url, "tournament-export").await?;
+        let games = export_games(&mut client, state).await?;
+        client.close().await;
+        let standings: Vec<Value> = state
+            .standings
+            .iter()
+            .map(|s| {
+                json!({
+                    "rank": s.rank,
+                    "player": s.name,
+                    "number": s.player,
+                    "level": level_of(s.player),
+                    "score": s.score,
+                    "wins": s.wins,
+                    "losses": s.losses,
+                    "byes": s.byes,
+                    "buchholz": s.buchholz,
+                    "sonneborn_berger": s.sonneborn_berger,
+                    "rating": s.rating,
+                    "withdrawn": s.withdrawn,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "tournament": state.tournament,
+                "code": state.code,
+                "format": state.settings.format,
+                "rounds": state.rounds,
+                "ended_early": state.ended_early,
+                "standings": standings,
+                "matches": games,
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "tournament {} ({}): {} rounds{}",
+        state.code,
+        state.tournament,
+        state.rounds,
+        state
+            .ended_early
+            .as_deref()
+            .map(|why| format!(", ended early: {why}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "{:>4}  {:<20} {:<8} {:>5} {:>7} {:>4} {:>8} {:>5} {:>7}",
+        "rank", "player", "level", "score", "W-L", "byes", "buchholz", "S-B", "rating"
+    );
+    for s in &state.standings {
+        println!(
+            "{:>4}  {:<20} {:<8} {:>5} {:>7} {:>4} {:>8} {:>5} {:>7}{}",
+            s.rank,
+            s.name,
+            level_of(s.player).unwrap_or_else(|| "-".into()),
+            s.score,
+            format!("{}-{}", s.wins, s.losses),
+            s.byes,
+            s.buchholz,
+            s.sonneborn_berger,
+            s.rating.map_or("-".into(), |r| format!("{r:.0}")),
+            if s.withdrawn { "  (withdrawn)" } else { "" }
+        );
+    }
+    Ok(())
 }
 
 fn seconds(flag: &str, s: f64) -> Result<Duration> {

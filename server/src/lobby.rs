@@ -35,6 +35,9 @@ struct Entry {
 struct Rooms {
     by_id: HashMap<String, Entry>,
     by_code: HashMap<String, String>,
+    /// Shutting down: no new rooms (a room opened now would keep its task,
+    /// and the shutdown, waiting).
+    closed: bool,
 }
 
 pub struct Lobby {
@@ -192,6 +195,12 @@ impl Lobby {
     /// server holds as many rooms as it may.
     fn fresh_ids(&self) -> Result<(String, String), Refusal> {
         let rooms = self.rooms();
+        if rooms.closed {
+            return Err((
+                ErrorCode::ShuttingDown,
+                "the server is shutting down".into(),
+            ));
+        }
         if rooms.by_id.len() >= self.config.limits.open_rooms {
             return Err((
                 ErrorCode::LimitReached,
@@ -215,16 +224,24 @@ impl Lobby {
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
         let snapshot = room.snapshot();
         let (id, code) = (snapshot.room.clone(), snapshot.code.clone());
-        self.rooms().by_code.insert(code.clone(), id.clone());
-        self.rooms().by_id.insert(
-            id.clone(),
-            Entry {
-                tx: tx.clone(),
-                code,
-                summary: room.summary(),
-                listed: room.listed(),
-            },
-        );
+        {
+            let mut rooms = self.rooms();
+            if rooms.closed {
+                // Created while shutting down: its task ends at once (the
+                // queue is dropped with `tx`); a restart brings it back.
+                return tx;
+            }
+            rooms.by_code.insert(code.clone(), id.clone());
+            rooms.by_id.insert(
+                id.clone(),
+                Entry {
+                    tx: tx.clone(),
+                    code,
+                    summary: room.summary(),
+                    listed: room.listed(),
+                },
+            );
+        }
         let lobby = Arc::downgrade(self);
         self.tracker.spawn(room.run(rx, move || {
             if let Some(lobby) = lobby.upgrade() {
@@ -350,6 +367,7 @@ impl Lobby {
     /// Drops every room's queue so the room tasks end (shutdown).
     pub fn close(&self) {
         let mut rooms = self.rooms();
+        rooms.closed = true;
         rooms.by_id.clear();
         rooms.by_code.clear();
     }

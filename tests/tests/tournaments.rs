@@ -4,14 +4,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use grundy_bot::tournament::{run_field, Field, FieldOutcome};
+use grundy_bot::tournament::{register, run_field, Field, FieldOutcome};
 use grundy_bot::Level;
 use grundy_protocol::wire::{
     Clock, EndReason, TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState,
     TournamentStatus,
 };
 use grundy_protocol::{Outcome, Position, Strategy};
-use grundy_tests::TestServer;
+use grundy_tests::{Client, TestServer};
+use serde_json::{json, Value};
 
 fn settings(format: TournamentFormat, rounds: Option<u32>, family: &str) -> TournamentSettings {
     TournamentSettings {
@@ -208,4 +209,303 @@ async fn a_swiss_of_sixteen_bots_over_seven_rounds_finishes_with_correct_standin
         events.last(),
         Some(TournamentEventBody::Finished { .. })
     ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_survives_a_server_restart_between_rounds() {
+    let mut server = TestServer::start().await;
+    let (round_over, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let run = tokio::spawn(run_field(
+        Field {
+            url: server.url(),
+            join: None,
+            settings: settings(TournamentFormat::Swiss, Some(4), "kayles"),
+            players: 8,
+            levels: vec![Level::Perfect, Level::Casual(2)],
+            seed: 5,
+        },
+        move |e| {
+            if let TournamentEventBody::RoundEnded { round, .. } = e {
+                let _ = round_over.send(*round);
+            }
+        },
+    ));
+    assert_eq!(heard.recv().await, Some(1), "round 1 ends");
+    server.restart_in_place().await;
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("the tournament finishes after the restart")
+        .expect("the field task")
+        .expect("the tournament runs to the end");
+    let state = &out.state;
+    check_consistent(state);
+    assert_eq!(state.round, 4);
+    assert!(state.ended_early.is_none());
+    // Every round was reported exactly once, across the restart.
+    let mut rounds = Vec::new();
+    while let Ok(r) = heard.try_recv() {
+        rounds.push(r);
+    }
+    assert_eq!(rounds, vec![2, 3, 4]);
+}
+
+/// A raw client's next message of `type`, skipping others.
+async fn next_of(c: &mut Client, kind: &str) -> Value {
+    loop {
+        let m = c.recv().await;
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+fn refused(answer: &Value, code: &str) {
+    assert_eq!(answer["type"], "error", "{answer}");
+    assert_eq!(answer["code"], code, "{answer}");
+    assert!(
+        answer["message"].as_str().is_some_and(|m| m.len() > 10),
+        "{answer}"
+    );
+}
+
+/// Creates a round robin with a fixed small start; returns (id, code, owner token).
+async fn create_round_robin(c: &mut Client, max_players: Option<u32>) -> (String, String, String) {
+    let mut msg = json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [2, 3]},
+        "format": "round_robin", "clock": {"initial_ms": 30000, "increment_ms": 0}});
+    if let Some(m) = max_players {
+        msg["max_players"] = json!(m);
+    }
+    let created = c.request(msg).await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let s = |k: &str| created[k].as_str().expect(k).to_string();
+    (s("tournament"), s("code"), s("owner_token"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tournament_requests_get_clear_answers() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    for (msg, code, says) in [
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "swiss"}),
+            "bad_request",
+            "rounds",
+        ),
+        (
+            json!({"type": "create_tournament", "format": "swiss", "rounds": 3}),
+            "bad_request",
+            "exactly one of spec",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "chess", "format": "round_robin"}),
+            "bad_spec",
+            "unknown game",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin", "max_players": 1}),
+            "bad_request",
+            "max_players",
+        ),
+        (
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [0]}, "format": "round_robin"}),
+            "bad_spec",
+            "already over",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin", "clock": {"initial_ms": 0}}),
+            "bad_request",
+            "clock",
+        ),
+        (
+            json!({"type": "register", "tournament": "TNOPE"}),
+            "unknown_tournament",
+            "no tournament",
+        ),
+    ] {
+        let answer = owner.request(msg.clone()).await;
+        refused(&answer, code);
+        assert!(
+            answer["message"].as_str().unwrap().contains(says),
+            "{msg}: {answer}"
+        );
+    }
+
+    let (id, code, owner_token) = create_round_robin(&mut owner, Some(2)).await;
+    let refusal = owner
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+        .await;
+    refused(&refusal, "bad_request"); // nobody registered yet
+    let mut alice = Client::connect(&url, "alice").await;
+    let registered = alice
+        .request(json!({"type": "register", "tournament": code}))
+        .await;
+    assert_eq!(registered["type"], "registered", "{registered}");
+    assert_eq!(registered["player"], 0);
+    let alice_token = registered["token"].as_str().unwrap().to_string();
+    // The same name again, or the same connection again.
+    let mut impostor = Client::connect(&url, "alice").await;
+    refused(
+        &impostor
+            .request(json!({"type": "register", "tournament": code}))
+            .await,
+        "already_registered",
+    );
+    refused(
+        &alice
+            .request(json!({"type": "register", "tournament": code, "name": "alice2"}))
+            .await,
+        "already_registered",
+    );
+    let mut bob = Client::connect(&url, "bob").await;
+    let registered = bob
+        .request(json!({"type": "register", "tournament": id}))
+        .await;
+    assert_eq!(registered["player"], 1, "{registered}");
+    let mut carol = Client::connect(&url, "carol").await;
+    refused(
+        &carol
+            .request(json!({"type": "register", "tournament": code}))
+            .await,
+        "tournament_full",
+    );
+    // Only the owner starts it.
+    refused(
+        &alice
+            .request(json!({"type": "start_tournament", "tournament": code, "token": alice_token}))
+            .await,
+        "unauthorized",
+    );
+    refused(
+        &alice
+            .request(json!({"type": "rejoin", "tournament": code, "token": "nope"}))
+            .await,
+        "unauthorized",
+    );
+    let started = owner
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+    refused(
+        &owner
+            .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+            .await,
+        "registration_closed",
+    );
+    refused(
+        &carol
+            .request(json!({"type": "register", "tournament": code}))
+            .await,
+        "registration_closed",
+    );
+    // Alice's game: the tournament seated her; nobody else may join, and it
+    // cannot be aborted.
+    let game = next_of(&mut alice, "your_game").await;
+    let room = game["room"].as_str().unwrap().to_string();
+    let seat_token = game["token"].as_str().unwrap().to_string();
+    refused(
+        &carol.request(json!({"type": "join", "room": room})).await,
+        "room_full",
+    );
+    let resumed = alice
+        .request(json!({"type": "resume", "room": room, "token": seat_token}))
+        .await;
+    assert_eq!(resumed["type"], "watching", "{resumed}");
+    refused(
+        &alice
+            .request(json!({"type": "abort", "room": room, "token": seat_token}))
+            .await,
+        "too_late",
+    );
+    // Withdrawing twice: the second time is refused.
+    let ack = alice
+        .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    refused(
+        &alice
+            .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
+            .await,
+        "tournament_over",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    let (id, code, owner_token) = create_round_robin(&mut owner, None).await;
+    // Two bots and a person who leaves during their first game.
+    let mut bots = Vec::new();
+    for name in ["bot-a", "bot-b"] {
+        let entrant = register(&url, &code, name, Level::Perfect, 1)
+            .await
+            .expect("register");
+        bots.push(tokio::spawn(entrant.play()));
+    }
+    let mut dave = Client::connect(&url, "dave").await;
+    let registered = dave
+        .request(json!({"type": "register", "tournament": code}))
+        .await;
+    let dave_player = registered["player"].as_u64().unwrap() as u32;
+    let dave_token = registered["token"].as_str().unwrap().to_string();
+    let ack = owner
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    // 3 players: someone sits out each round; dave waits for his first game.
+    let game = next_of(&mut dave, "your_game").await;
+    let room = game["room"].as_str().unwrap().to_string();
+    let ack = dave
+        .request(json!({"type": "withdraw", "tournament": code, "token": dave_token}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    // Follow to the end.
+    loop {
+        let e = next_of(&mut owner, "tournament_event").await;
+        if e["event"]["kind"] == "finished" {
+            break;
+        }
+    }
+    for b in bots {
+        b.await.expect("bot task").expect("bot plays to the end");
+    }
+    let state = owner
+        .request(json!({"type": "get_tournament", "tournament": id}))
+        .await;
+    let state: TournamentState = serde_json::from_value(state["state"].clone()).expect("state");
+    check_consistent(&state);
+    let games_of_dave: Vec<_> = state
+        .games
+        .iter()
+        .filter(|g| g.players.contains(&dave_player))
+        .collect();
+    assert_eq!(games_of_dave.len(), 4, "two pairings, two games each");
+    for g in &games_of_dave {
+        assert_ne!(g.winner, Some(dave_player), "{g:?}");
+        let reason = g.result.expect("over").reason;
+        if g.room.as_deref() == Some(room.as_str()) {
+            assert_eq!(
+                reason,
+                EndReason::Resign,
+                "the game in progress is resigned"
+            );
+        } else {
+            assert_eq!(reason, EndReason::Forfeit, "{g:?}");
+            assert!(g.room.is_none(), "a forfeit is not played: {g:?}");
+        }
+    }
+    let dave_standing = state
+        .standings
+        .iter()
+        .find(|s| s.player == dave_player)
+        .unwrap();
+    assert!(dave_standing.withdrawn);
+    assert_eq!(dave_standing.wins, 0);
+    assert_eq!(
+        dave_standing.score,
+        2 * dave_standing.byes,
+        "{dave_standing:?}"
+    );
 }
