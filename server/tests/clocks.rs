@@ -250,3 +250,48 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
         "{ended}"
     );
 }
+
+/// A tournament game's player who never makes a first move loses it (it is
+/// not called off), and the room reports the result to its tournament.
+#[tokio::test(start_paused = true)]
+async fn a_no_show_in_a_tournament_game_loses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let lobby = Lobby::new(
+        store,
+        Arc::new(Config::default()),
+        Arc::new(Ratings::default()),
+        TaskTracker::new(),
+    );
+    let spec = json!({"game": "nim", "heaps": [1, 2]});
+    let (reported, mut results) = mpsc::unbounded_channel();
+    let setup = RoomSetup {
+        start: Position::from_spec(&spec).unwrap(),
+        spec,
+        clock: Some(Clock {
+            initial_ms: 600_000,
+            increment_ms: 0,
+        }),
+        listed: true,
+        bot: None,
+        tournament: Some((
+            "t".to_string(),
+            Box::new(move |room: &str, result| {
+                let _ = reported.send((room.to_string(), result));
+            }),
+        )),
+    };
+    let (room, tokens) = lobby
+        .create_seated(setup, ["ann".into(), "ben".into()])
+        .await
+        .unwrap();
+    assert!(tokens.iter().all(|t| t.len() == 32));
+    // Seat 0 never comes: after the no-show wait, seat 1 wins.
+    tokio::time::advance(Duration::from_millis(29_000)).await;
+    assert!(results.try_recv().is_err(), "not yet");
+    tokio::time::advance(Duration::from_millis(1_001)).await;
+    let (which, result) = results.recv().await.expect("reported");
+    assert_eq!(which, room);
+    assert_eq!(result.winner, Some(1));
+    assert_eq!(result.reason, grundy_protocol::wire::EndReason::NoShow);
+}

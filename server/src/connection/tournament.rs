@@ -158,7 +158,7 @@ impl Conn {
             );
         };
         if follows && !self.tournaments.contains(&tid) {
-            if self.over_room_limit(&id) {
+            if self.over_tournament_limit(&id) {
                 return;
             }
             self.tournaments.insert(tid);
@@ -176,6 +176,25 @@ impl Conn {
         }
     }
 
+    /// Refuses following one more tournament past `seats_per_connection`
+    /// (answers the request and returns true when over the limit).
+    fn over_tournament_limit(&self, id: &Option<RequestId>) -> bool {
+        let limit = self.shared.config.limits.seats_per_connection;
+        if self.tournaments.len() < limit {
+            return false;
+        }
+        self.reply(ServerMsg::Error {
+            id: id.clone(),
+            code: ErrorCode::LimitReached,
+            message: format!(
+                "one connection may follow at most {limit} tournaments at once (seats_per_connection)"
+            ),
+            retry_after_ms: None,
+            limit: Some("seats_per_connection".into()),
+        });
+        true
+    }
+
     async fn create_tournament(&mut self, id: Option<RequestId>, asked: TournamentSettings) {
         let seed = u64::from_le_bytes(
             uuid::Uuid::new_v4().as_bytes()[..8]
@@ -188,7 +207,7 @@ impl Conn {
             Ok(x) => x,
             Err((code, message)) => return self.error(id, code, message),
         };
-        if self.over_room_limit(&id) {
+        if self.over_tournament_limit(&id) {
             return;
         }
         // Reading a spec can build a table: off the reactor, one at a time.

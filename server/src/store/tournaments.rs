@@ -299,3 +299,211 @@ pub(super) fn load_ratings(conn: &Connection) -> Result<Vec<RatingRow>, StoreErr
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use grundy_protocol::wire::{EndReason, MatchResult};
+    use rusqlite::Connection;
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::{MatchStore, SqliteStore, WriteOp};
+
+    fn put(store: &SqliteStore, op: WriteOp) -> Result<(), StoreError> {
+        let done = store.write(op);
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+            .block_on(done)
+            .expect("answered")
+    }
+
+    fn event(tournament: &str, seq: u64, body: TournamentEventBody) -> WriteOp {
+        WriteOp::TournamentEvent {
+            tournament: tournament.into(),
+            event: TournamentEvent { seq, body },
+            at_ms: 1000 + seq,
+            player_token: None,
+            ratings: Vec::new(),
+        }
+    }
+
+    fn registered(tournament: &str, seq: u64, player: u32, name: &str) -> WriteOp {
+        WriteOp::TournamentEvent {
+            tournament: tournament.into(),
+            event: TournamentEvent {
+                seq,
+                body: TournamentEventBody::Registered {
+                    player,
+                    name: name.into(),
+                },
+            },
+            at_ms: 1000,
+            player_token: Some(format!("token-{name}")),
+            ratings: Vec::new(),
+        }
+    }
+
+    fn rating(player: &str, value: f64, games: u64) -> RatingRow {
+        RatingRow {
+            family: "nim".into(),
+            rating: PlayerRating {
+                player: player.into(),
+                rating: value,
+                deviation: 200.0,
+                volatility: 0.06,
+                games,
+            },
+        }
+    }
+
+    #[test]
+    fn a_tournament_round_trips_and_finishing_takes_it_off_the_unfinished_list() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = SqliteStore::open(&dir.path().join("t.db")).expect("open");
+        let settings = json!({"format": "swiss", "family": "nim", "rounds": 3});
+        put(
+            &store,
+            WriteOp::CreateTournament {
+                tournament: "t1".into(),
+                code: "TABCDE".into(),
+                settings: settings.clone(),
+                owner_token: "owner".into(),
+                created_at_ms: 5,
+            },
+        )
+        .expect("create");
+        put(&store, registered("t1", 1, 0, "alice")).expect("alice");
+        put(&store, registered("t1", 2, 1, "bob")).expect("bob");
+        // The same name twice, a number twice, a registration without its
+        // token, a sequence number twice, an unknown tournament: refused alone.
+        assert!(put(&store, registered("t1", 3, 2, "alice")).is_err());
+        assert!(put(&store, registered("t1", 3, 1, "carol")).is_err());
+        let mut tokenless = registered("t1", 3, 2, "carol");
+        if let WriteOp::TournamentEvent { player_token, .. } = &mut tokenless {
+            *player_token = None;
+        }
+        assert!(put(&store, tokenless).is_err());
+        assert!(put(
+            &store,
+            event("t1", 2, TournamentEventBody::Started { rounds: 1 })
+        )
+        .is_err());
+        let unknown = put(
+            &store,
+            event("nope", 1, TournamentEventBody::Started { rounds: 1 }),
+        );
+        assert!(
+            matches!(&unknown, Err(StoreError::Tournament { message, .. }) if message.contains("no such tournament")),
+            "{unknown:?}"
+        );
+        put(
+            &store,
+            event("t1", 3, TournamentEventBody::Started { rounds: 1 }),
+        )
+        .expect("start");
+        // A rated game's end writes the ratings with it.
+        let ended = WriteOp::TournamentEvent {
+            tournament: "t1".into(),
+            event: TournamentEvent {
+                seq: 4,
+                body: TournamentEventBody::GameEnded {
+                    round: 1,
+                    room: Some("r1".into()),
+                    players: [0, 1],
+                    result: MatchResult {
+                        winner: Some(0),
+                        reason: EndReason::Rules,
+                    },
+                    winner: Some(0),
+                },
+            },
+            at_ms: 2000,
+            player_token: None,
+            ratings: vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)],
+        };
+        put(&store, ended).expect("game ended");
+
+        let unfinished = store.load_unfinished_tournaments().expect("load");
+        assert_eq!(unfinished.len(), 1);
+        let t = &unfinished[0];
+        assert_eq!(t.code, "TABCDE");
+        assert_eq!(t.settings, settings);
+        assert_eq!(t.owner_token, "owner");
+        assert_eq!(
+            t.players,
+            vec![
+                ("alice".to_string(), "token-alice".to_string()),
+                ("bob".to_string(), "token-bob".to_string())
+            ]
+        );
+        assert_eq!(
+            t.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        let mut ratings = store.load_ratings().expect("ratings");
+        ratings.sort_by(|a, b| a.rating.player.cmp(&b.rating.player));
+        assert_eq!(
+            ratings,
+            vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)]
+        );
+
+        put(
+            &store,
+            event(
+                "t1",
+                5,
+                TournamentEventBody::Finished {
+                    standings: Vec::new(),
+                    ended_early: None,
+                },
+            ),
+        )
+        .expect("finish");
+        assert!(store
+            .load_unfinished_tournaments()
+            .expect("load")
+            .is_empty());
+        let finished = store.load_tournament("t1").expect("read").expect("kept");
+        assert_eq!(finished.events.len(), 5);
+        assert!(store.load_tournament("t2").expect("read").is_none());
+    }
+
+    #[test]
+    fn a_version_1_file_gains_the_tournament_tables() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("old.db");
+        {
+            // The schema as version 1 wrote it.
+            let raw = Connection::open(&path).expect("raw");
+            raw.execute_batch(
+                "CREATE TABLE rooms (id TEXT NOT NULL PRIMARY KEY, code TEXT NOT NULL UNIQUE,
+                     spec TEXT NOT NULL, clock TEXT, listed INTEGER NOT NULL, bot TEXT,
+                     created_at_ms INTEGER NOT NULL, result TEXT, finished_at_ms INTEGER);
+                 CREATE TABLE seats (room TEXT NOT NULL, seat INTEGER NOT NULL, name TEXT,
+                     token TEXT NOT NULL, PRIMARY KEY (room, seat));
+                 CREATE TABLE events (room TEXT NOT NULL, seq INTEGER NOT NULL,
+                     at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));
+                 INSERT INTO rooms (id, code, spec, listed, created_at_ms)
+                     VALUES ('old', 'OLDOLD', '{\"game\":\"nim\",\"heaps\":[1,2]}', 1, 1);
+                 PRAGMA user_version = 1;",
+            )
+            .expect("v1 schema");
+        }
+        let store = SqliteStore::open(&path).expect("migrates");
+        let rooms = store.load_unfinished().expect("rooms");
+        assert_eq!(rooms.len(), 1);
+        assert_eq!(rooms[0].tournament, None);
+        assert!(store
+            .load_unfinished_tournaments()
+            .expect("table")
+            .is_empty());
+        assert!(store.load_ratings().expect("table").is_empty());
+        drop(store);
+        let raw = Connection::open(&path).expect("raw");
+        let version: i64 = raw
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .expect("version");
+        assert_eq!(version, crate::store::SCHEMA_VERSION);
+    }
+}

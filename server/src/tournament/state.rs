@@ -6,9 +6,9 @@
 //! same `apply`, so a restored tournament is exactly the one that went down.
 
 use grundy_protocol::wire::{
-    Bye, EndReason, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody,
-    TournamentFormat, TournamentGame, TournamentPlayer, TournamentSettings, TournamentState,
-    TournamentStatus, TournamentSummary,
+    Bye, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody, TournamentFormat,
+    TournamentGame, TournamentPlayer, TournamentSettings, TournamentState, TournamentStatus,
+    TournamentSummary,
 };
 use serde_json::Value;
 
@@ -343,19 +343,17 @@ impl Core {
             .unwrap_or(Value::Null)
     }
 
+    /// Every ended game; one without a winner counts as lost by both.
     fn results(&self) -> Vec<GameResult> {
         self.games
             .iter()
-            .filter_map(|g| {
-                let result = g.result?;
-                let winner = g
+            .filter(|g| g.result.is_some())
+            .map(|g| GameResult {
+                round: g.round,
+                players: g.players,
+                winner: g
                     .winner
-                    .and_then(|w| g.players.iter().position(|&p| p == w));
-                (result.reason != EndReason::Abort || winner.is_some()).then_some(GameResult {
-                    round: g.round,
-                    players: g.players,
-                    winner,
-                })
+                    .and_then(|w| g.players.iter().position(|&p| p == w)),
             })
             .collect()
     }
@@ -449,4 +447,264 @@ fn mix(seed: u64, round: u32, index: u32) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use grundy_protocol::wire::{Clock, EndReason};
+    use serde_json::json;
+
+    use super::*;
+
+    fn core(format: TournamentFormat, rounds: Option<u32>, names: &[&str]) -> Core {
+        let settings = TournamentSettings {
+            name: None,
+            spec: Some(json!({"game": "nim", "heaps": [1, 2]})),
+            family: None,
+            size: None,
+            seed: Some(1),
+            format,
+            rounds,
+            clock: Some(Clock {
+                initial_ms: 1000,
+                increment_ms: 0,
+            }),
+            max_players: Some(64),
+            rated: true,
+        };
+        let mut core = Core::new("t".into(), "TCODE".into(), settings, "nim".into());
+        for (i, name) in names.iter().enumerate() {
+            core.players.push(Player {
+                name: name.to_string(),
+                token: format!("tok{i}"),
+                withdrawn: false,
+            });
+            record(
+                &mut core,
+                TournamentEventBody::Registered {
+                    player: i as u32,
+                    name: name.to_string(),
+                },
+            );
+        }
+        core
+    }
+
+    fn record(core: &mut Core, body: TournamentEventBody) {
+        let seq = core.seq() + 1;
+        core.apply(TournamentEvent { seq, body });
+    }
+
+    /// Does the steps as the actor would, with seat 0 winning every game,
+    /// until the tournament waits with nothing running or finishes. Returns
+    /// the steps taken.
+    fn run(core: &mut Core) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let mut rooms = 0;
+        loop {
+            let step = core.next_step();
+            steps.push(step.clone());
+            match step {
+                Step::Wait => {
+                    // Finish the running games, seat 0 winning.
+                    let running: Vec<TournamentGame> = core
+                        .games
+                        .iter()
+                        .filter(|g| g.result.is_none())
+                        .cloned()
+                        .collect();
+                    if running.is_empty() {
+                        return steps;
+                    }
+                    for g in running {
+                        let result = MatchResult {
+                            winner: Some(0),
+                            reason: EndReason::Rules,
+                        };
+                        let winner = core.winner_of(g.players, &result);
+                        record(
+                            core,
+                            TournamentEventBody::GameEnded {
+                                round: g.round,
+                                room: g.room.clone(),
+                                players: g.players,
+                                result,
+                                winner,
+                            },
+                        );
+                    }
+                }
+                Step::PairRound {
+                    round,
+                    pairings,
+                    bye,
+                } => record(
+                    core,
+                    TournamentEventBody::RoundStarted {
+                        round,
+                        pairings,
+                        bye,
+                    },
+                ),
+                Step::StartGame { round, players, .. } => {
+                    rooms += 1;
+                    record(
+                        core,
+                        TournamentEventBody::GameStarted {
+                            round,
+                            room: format!("room{rooms}"),
+                            players,
+                        },
+                    )
+                }
+                Step::Forfeit {
+                    round,
+                    players,
+                    winner,
+                } => {
+                    let seat = winner.and_then(|w| players.iter().position(|&p| p == w));
+                    record(
+                        core,
+                        TournamentEventBody::GameEnded {
+                            round,
+                            room: None,
+                            players,
+                            result: MatchResult {
+                                winner: seat.map(|s| s as u8),
+                                reason: EndReason::Forfeit,
+                            },
+                            winner,
+                        },
+                    )
+                }
+                Step::EndRound { round } => record(
+                    core,
+                    TournamentEventBody::RoundEnded {
+                        round,
+                        standings: Vec::new(),
+                    },
+                ),
+                Step::Finish { ended_early } => {
+                    record(
+                        core,
+                        TournamentEventBody::Finished {
+                            standings: Vec::new(),
+                            ended_early,
+                        },
+                    );
+                    steps.push(core.next_step());
+                    return steps;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_happens_before_the_start() {
+        let core = core(TournamentFormat::RoundRobin, None, &["a", "b"]);
+        assert_eq!(core.next_step(), Step::Wait);
+        assert_eq!(core.status, TournamentStatus::Registering);
+    }
+
+    #[test]
+    fn a_round_robin_plays_both_seat_orders_of_every_pairing_then_finishes() {
+        let mut core = core(TournamentFormat::RoundRobin, None, &["a", "b", "c"]);
+        record(&mut core, TournamentEventBody::Started { rounds: 3 });
+        let steps = run(&mut core);
+        assert_eq!(core.status, TournamentStatus::Finished);
+        assert_eq!(core.ended_early, None);
+        // Each of the 3 pairings: game one, then game two with the seats swapped.
+        let starts: Vec<[u32; 2]> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::StartGame { players, .. } => Some(*players),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts.len(), 6);
+        for pair in starts.chunks(2) {
+            assert_eq!(pair[0], [pair[1][1], pair[1][0]], "{starts:?}");
+        }
+        assert_eq!(core.byes.len(), 3);
+        // Seat 0 always won: each pairing split 1–1, plus a bye each.
+        let standings = core.standings(|_| None);
+        assert!(
+            standings.iter().all(|s| s.score == 4 && s.rank == 1),
+            "{standings:?}"
+        );
+        assert_eq!(steps.last(), Some(&Step::Wait));
+    }
+
+    #[test]
+    fn games_of_a_withdrawn_player_are_forfeited_to_the_opponent() {
+        let mut core = core(TournamentFormat::RoundRobin, None, &["a", "b", "c", "d"]);
+        record(&mut core, TournamentEventBody::Started { rounds: 3 });
+        record(&mut core, TournamentEventBody::Withdrawn { player: 3 });
+        let steps = run(&mut core);
+        let forfeits: Vec<&Step> = steps
+            .iter()
+            .filter(|s| matches!(s, Step::Forfeit { .. }))
+            .collect();
+        assert_eq!(forfeits.len(), 6, "3 pairings of d, 2 games each");
+        for f in forfeits {
+            let Step::Forfeit {
+                players, winner, ..
+            } = f
+            else {
+                unreachable!()
+            };
+            assert!(players.contains(&3));
+            assert_ne!(*winner, Some(3));
+            assert!(winner.is_some());
+        }
+        let d = core
+            .standings(|_| None)
+            .into_iter()
+            .find(|s| s.player == 3)
+            .unwrap();
+        assert!(d.withdrawn);
+        assert_eq!(d.score, 0);
+    }
+
+    #[test]
+    fn a_swiss_ends_early_when_fewer_than_two_players_remain() {
+        let mut core = core(TournamentFormat::Swiss, Some(3), &["a", "b", "c"]);
+        record(&mut core, TournamentEventBody::Started { rounds: 3 });
+        record(&mut core, TournamentEventBody::Withdrawn { player: 0 });
+        record(&mut core, TournamentEventBody::Withdrawn { player: 1 });
+        let steps = run(&mut core);
+        assert_eq!(core.status, TournamentStatus::Finished);
+        assert!(
+            core.ended_early
+                .as_deref()
+                .is_some_and(|why| why.contains("fewer than two")),
+            "{steps:?}"
+        );
+    }
+
+    #[test]
+    fn a_swiss_never_pairs_a_withdrawn_player() {
+        let mut core = core(TournamentFormat::Swiss, Some(3), &["a", "b", "c", "d", "e"]);
+        record(&mut core, TournamentEventBody::Started { rounds: 3 });
+        record(&mut core, TournamentEventBody::Withdrawn { player: 4 });
+        run(&mut core);
+        assert_eq!(core.status, TournamentStatus::Finished);
+        assert!(core.pairings.iter().all(|p| !p.players.contains(&4)));
+        assert!(core.byes.is_empty(), "4 active players need no bye");
+        assert_eq!(core.games.len(), 3 * 2 * 2);
+    }
+
+    #[test]
+    fn random_starts_depend_on_the_seed_round_and_pairing_only() {
+        let mut core = core(TournamentFormat::Swiss, Some(3), &["a", "b"]);
+        core.settings.spec = None;
+        core.settings.family = Some("kayles".into());
+        let a = core.start_spec(1, 0);
+        assert_eq!(a, core.start_spec(1, 0));
+        assert_ne!(a, core.start_spec(1, 1));
+        assert_ne!(a, core.start_spec(2, 0));
+        assert_eq!(a["game"], "kayles");
+        core.settings.seed = Some(2);
+        assert_ne!(a, core.start_spec(1, 0));
+    }
 }
