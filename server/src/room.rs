@@ -17,9 +17,10 @@ use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::config::Config;
-use crate::outbox::{encode, ConnId, Outbox};
+use crate::outbox::{ConnId, Outbox};
 use crate::store::{MatchStore, WriteOp};
 
 /// What a connection asks of a room. Answers go straight to `outbox`, in order
@@ -568,21 +569,28 @@ impl Room {
             },
         };
         let token = uuid::Uuid::new_v4().simple().to_string();
-        self.durable(WriteOp::Seat {
+        let seat_op = WriteOp::Seat {
             room: self.id.clone(),
             seat,
             name: name.clone(),
             token: token.clone(),
-        })
-        .await?;
-        self.seats[seat as usize] = Some(Seat {
+        };
+        let mut events = vec![EventBody::Seated {
+            seat,
             name: name.clone(),
+        }];
+        let other = self.seats[1 - seat as usize].is_some();
+        if other {
+            events.push(EventBody::Started);
+        }
+        // The seat and its events go to the store together (one group commit).
+        self.append_all(vec![seat_op], events, None).await?;
+        self.seats[seat as usize] = Some(Seat {
+            name,
             token: token.clone(),
             conns: conn.into_iter().collect(),
         });
-        self.append(EventBody::Seated { seat, name }).await?;
-        if self.seats.iter().all(Option::is_some) {
-            self.append(EventBody::Started).await?;
+        if other {
             self.turn_started = Some(Instant::now());
         }
         Ok((seat, token))
@@ -684,7 +692,7 @@ impl Room {
         }
         let canonical = serde_json::to_value(&m).unwrap_or(mv);
         let position = next.to_json();
-        let position = if position.to_string().len() <= self.config.max_event_position_bytes {
+        let position = if json_fits(&position, self.config.max_event_position_bytes) {
             position
         } else {
             Value::Null
@@ -781,10 +789,6 @@ impl Room {
         Ok(())
     }
 
-    async fn durable(&self, op: WriteOp) -> Result<(), Refusal> {
-        self.durable_done(self.store.write(op)).await
-    }
-
     /// Waits for a queued write to be committed.
     async fn durable_done(
         &self,
@@ -815,23 +819,50 @@ impl Room {
         body: EventBody,
         ack: Option<Ack<'_>>,
     ) -> Result<u64, Refusal> {
-        let seq = self.events.len() as u64 + 1;
-        let event = Event { seq, body };
-        let mut ops = vec![WriteOp::Event {
-            room: self.id.clone(),
-            event: event.clone(),
-            at_ms: now_ms(),
-        }];
-        // The result is recorded with the event that announces it, so a record
-        // fetched after the announcement always has it.
-        if let EventBody::Ended { result } = &event.body {
-            ops.push(WriteOp::Finish {
+        self.append_all(Vec::new(), vec![body], ack).await
+    }
+
+    /// Records `ops`, then the next events, all queued at once so that one
+    /// group commit takes them; then acknowledges (with the last event's
+    /// number) and tells every subscriber. Returns the last event's number.
+    async fn append_all(
+        &mut self,
+        mut ops: Vec<WriteOp>,
+        bodies: Vec<EventBody>,
+        ack: Option<Ack<'_>>,
+    ) -> Result<u64, Refusal> {
+        let mut events = Vec::with_capacity(bodies.len());
+        let mut frames = Vec::with_capacity(bodies.len());
+        for body in bodies {
+            let seq = (self.events.len() + events.len()) as u64 + 1;
+            let event = Event { seq, body };
+            // Serialized once: the store keeps this text and subscribers get it.
+            let json = serde_json::to_string(&event).map_err(|e| {
+                tracing::error!(room = %self.id, "cannot encode an event: {e}");
+                (
+                    ErrorCode::Internal,
+                    "the server could not record this".to_string(),
+                )
+            })?;
+            frames.push(event_frame(&self.id, &json));
+            ops.push(WriteOp::Event {
                 room: self.id.clone(),
-                result: *result,
-                finished_at_ms: now_ms(),
+                seq,
+                json,
+                at_ms: now_ms(),
             });
+            // The result is recorded with the event that announces it, so a
+            // record fetched after the announcement always has it.
+            if let EventBody::Ended { result } = &event.body {
+                ops.push(WriteOp::Finish {
+                    room: self.id.clone(),
+                    result: *result,
+                    finished_at_ms: now_ms(),
+                });
+            }
+            events.push(event);
         }
-        // Queued together: one group commit takes both.
+        let seq = self.events.len() as u64 + events.len() as u64;
         let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
         for done in pending {
             self.durable_done(done).await?;
@@ -839,13 +870,11 @@ impl Room {
         if let Some((outbox, id)) = ack {
             self.ack(outbox, id.clone(), Ok(Some(seq)));
         }
-        let frame = encode(&ServerMsg::Event {
-            room: self.id.clone(),
-            event: event.clone(),
-        });
-        self.events.push(event);
-        self.subscribers
-            .retain(|_, outbox| outbox.send_frame(frame.clone()));
+        self.events.extend(events);
+        for frame in frames {
+            self.subscribers
+                .retain(|_, outbox| outbox.send_frame(frame.clone()));
+        }
         Ok(seq)
     }
 
@@ -903,6 +932,36 @@ impl Room {
     }
 }
 
+/// Whether `value` serializes to at most `limit` bytes: counts without
+/// building the text, and stops at the limit.
+fn json_fits(value: &Value, limit: usize) -> bool {
+    struct Count {
+        left: usize,
+    }
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.left = self
+                .left
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Count { left: limit }, value).is_ok()
+}
+
+/// `{"type":"event","room":ROOM,"event":EVENT}` (as `ServerMsg::Event`
+/// serializes) around an event already serialized.
+fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
+    let room = serde_json::Value::from(room);
+    Utf8Bytes::from(format!(
+        r#"{{"type":"event","room":{room},"event":{event_json}}}"#
+    ))
+}
+
 fn no_seat() -> SeatInfo {
     SeatInfo {
         name: None,
@@ -938,4 +997,38 @@ impl From<(Instant, EndReason)> for DeadlineOf {
 /// Compares secrets without leaking where they differ through timing.
 pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_event_frame_is_what_serde_writes_for_the_message() {
+        let event = Event {
+            seq: 7,
+            body: EventBody::Moved {
+                seat: 1,
+                mv: json!({"heap": 0, "take": 2}),
+                clocks_ms: [1, 2],
+                position: json!({"game": "nim", "heaps": [1, "\"quoted\""]}),
+            },
+        };
+        let json = serde_json::to_string(&event).unwrap();
+        let expected = crate::outbox::encode(&ServerMsg::Event {
+            room: "r\"1".into(),
+            event,
+        });
+        assert_eq!(event_frame("r\"1", &json), expected);
+    }
+
+    #[test]
+    fn json_fits_counts_exactly() {
+        let v = json!({"heaps": [1, 2, 3]});
+        let len = v.to_string().len();
+        assert!(json_fits(&v, len));
+        assert!(!json_fits(&v, len - 1));
+        assert!(!json_fits(&v, 0));
+    }
 }

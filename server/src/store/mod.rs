@@ -11,7 +11,8 @@
 //! applies them all in one transaction, commits, and only then resolves each op's
 //! receiver. An op that fails on its own (an unknown room, a duplicate sequence
 //! number) is rolled back alone and gets its own error; the others of its batch
-//! still commit. A failed commit fails every op of the batch.
+//! still commit (such a batch is applied a second time, op by op in savepoints).
+//! A failed commit fails every op of the batch.
 //!
 //! Reads use a connection of their own and block: call them from
 //! `spawn_blocking`. Bad data in the file never panics: it becomes a
@@ -110,9 +111,12 @@ pub enum WriteOp {
         token: String,
     },
     /// An event of the room's log; its `seq` must be new for the room.
+    /// `json` is the event as serialized once by the room (the same text goes
+    /// to the store and, inside an `event` message, to every subscriber).
     Event {
         room: String,
-        event: Event,
+        seq: u64,
+        json: String,
         /// Unix epoch milliseconds when it happened.
         at_ms: u64,
     },
@@ -143,6 +147,16 @@ pub enum WriteOp {
 }
 
 impl WriteOp {
+    /// The op that appends `event` to a room's log.
+    pub fn event(room: &str, event: &Event, at_ms: u64) -> Result<WriteOp, StoreError> {
+        Ok(WriteOp::Event {
+            room: room.to_owned(),
+            seq: event.seq,
+            json: encode(room, "event", event)?,
+            at_ms,
+        })
+    }
+
     /// The room or tournament the op writes to (for logs).
     pub fn key(&self) -> &str {
         match self {
@@ -637,12 +651,22 @@ fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transac
     }
 }
 
-/// Applies every op in one transaction, each inside its own savepoint so that a
-/// failing op is rolled back alone. Err: the transaction itself failed.
+/// Applies every op in one transaction. Almost every batch goes through at
+/// once; if an op fails, the transaction is rolled back and the batch is
+/// applied again with each op inside its own savepoint, so that the failing op
+/// is rolled back alone. Err: the transaction itself failed.
 fn apply_batch(
     conn: &mut Connection,
     batch: &[(WriteOp, Done)],
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if batch.iter().all(|(op, _)| apply_op(&tx, op).is_ok()) {
+            tx.commit()?;
+            return Ok(batch.iter().map(|_| Ok(())).collect());
+        }
+        // Dropping `tx` rolls the whole batch back.
+    }
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcomes = Vec::with_capacity(batch.len());
     for (op, _) in batch {
@@ -726,19 +750,23 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 _ => e.into(),
             })?;
         }
-        WriteOp::Event { room, event, at_ms } => {
-            let seq = signed(room, "seq", event.seq)?;
+        WriteOp::Event {
+            room,
+            seq: number,
+            json,
+            at_ms,
+        } => {
+            let seq = signed(room, "seq", *number)?;
             let at_ms = signed(room, "at_ms", *at_ms)?;
-            let body = encode(room, "event", event)?;
             conn.prepare_cached(
                 "INSERT INTO events (room, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(params![room, seq, at_ms, body])
+            .execute(params![room, seq, at_ms, json])
             .map_err(|e| match constraint(&e) {
                 Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownRoom(room.clone()),
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
                     room: room.clone(),
-                    seq: event.seq,
+                    seq: *number,
                 },
                 _ => e.into(),
             })?;
@@ -940,11 +968,7 @@ mod tests {
     }
 
     fn event(room: &str, seq: u64, body: EventBody, at_ms: u64) -> WriteOp {
-        WriteOp::Event {
-            room: room.into(),
-            event: Event { seq, body },
-            at_ms,
-        }
+        WriteOp::event(room, &Event { seq, body }, at_ms).expect("encodes")
     }
 
     fn moved(seat: u8, heap: u64) -> EventBody {
