@@ -193,16 +193,21 @@ pub fn clock_text(ms: u64) -> String {
     }
 }
 
-/// The result in words, from `me`'s side when given.
-pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
-    let why = match r.reason {
+/// Why a match ended, in words.
+pub fn reason_text(reason: EndReason) -> &'static str {
+    match reason {
         EndReason::Rules => "by the rules",
         EndReason::Resign => "by resignation",
         EndReason::Flag => "on time",
         EndReason::Abort => "aborted",
         EndReason::NoShow => "a first move did not come in time",
         EndReason::Forfeit => "forfeited: a player withdrew",
-    };
+    }
+}
+
+/// The result in words, from `me`'s side when given.
+pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
+    let why = reason_text(r.reason);
     match (r.winner, me) {
         (None, _) => format!("no winner ({why})"),
         (Some(w), Some(m)) if w == m => format!("you won ({why})"),

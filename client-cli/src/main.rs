@@ -1,6 +1,6 @@
 //! `grundy`: the command for people: play matches (against the house bot, a
 //! person, or on a server started in this process), look at the lobby, watch,
-//! replay, and analyse positions.
+//! replay, and analyse positions; tournaments: join and play, watch, export.
 
 mod analyze;
 mod describe;
@@ -11,6 +11,7 @@ mod play;
 mod render;
 mod spec;
 mod spectate;
+mod tournament;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,8 @@ enum Command {
     Watch(spectate::WatchArgs),
     Replay(spectate::ReplayArgs),
     Analyze(analyze::Args),
+    #[command(subcommand)]
+    Tournament(tournament::Command),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
                     Command::Lobby(args) => spectate::lobby(args).await,
                     Command::Watch(args) => spectate::watch(args).await,
                     Command::Replay(args) => spectate::replay(args).await,
+                    Command::Tournament(command) => tournament::run(command).await,
                     Command::Analyze(args) => analyze::run(args),
                 }
             }),

@@ -112,6 +112,32 @@ struct Seat {
     token: String,
     /// Hints allowed (a casual room).
     casual: bool,
+    /// The command that comes back to this seat, told to a person who quits.
+    comeback: String,
+}
+
+impl Seat {
+    fn new(url: &str, name: &str, room: String, seat: u8, token: String, casual: bool) -> Seat {
+        let comeback = format!("grundy play --server {url} --resume {room} --token {token}");
+        Seat {
+            url: url.to_string(),
+            name: name.to_string(),
+            room,
+            seat,
+            token,
+            casual,
+            comeback,
+        }
+    }
+}
+
+/// How the match loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The match is over.
+    Over,
+    /// The person left before the end (their seat is kept).
+    Quit,
 }
 
 pub async fn run(args: Args) -> Result<()> {
@@ -149,9 +175,56 @@ pub async fn run(args: Args) -> Result<()> {
             .map_err(|_| anyhow::anyhow!("{}", net::words(&e)))?,
     };
     let (seat, snapshot) = take_seat(&mut client, &args, &url).await?;
-    let mut follow = Follow::from_snapshot(&snapshot).map_err(anyhow::Error::msg)?;
+    let outcome = play_match(
+        client,
+        &seat,
+        &snapshot,
+        &mut lines,
+        &paint,
+        local.is_some(),
+        args.open,
+    )
+    .await;
+    if let Some(l) = local {
+        l.server.shutdown().await;
+    }
+    outcome.map(|_| ())
+}
+
+/// Plays a seat that was handed out elsewhere (a tournament game): resumes
+/// `room` with its seat `token` on a connection of its own and plays it at the
+/// prompt to the end, exactly as `grundy play --resume` does. `comeback` is the
+/// command told to a person who quits before the end.
+pub async fn play_resumed(
+    url: &str,
+    name: &str,
+    room: &str,
+    token: &str,
+    comeback: String,
+    lines: &mut Lines,
+    paint: &Paint,
+) -> Result<Finish> {
+    let mut client = net::connect(url, name, 5)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
+    let (mut seat, snapshot) = resume_seat(&mut client, url, name, room, token).await?;
+    seat.comeback = comeback;
+    play_match(client, &seat, &snapshot, lines, paint, false, false).await
+}
+
+/// Greets the person, draws the board and runs the match loop to the end.
+async fn play_match(
+    client: Client,
+    seat: &Seat,
+    snapshot: &grundy_protocol::wire::Snapshot,
+    lines: &mut Lines,
+    paint: &Paint,
+    local: bool,
+    open: bool,
+) -> Result<Finish> {
+    let mut follow = Follow::from_snapshot(snapshot).map_err(anyhow::Error::msg)?;
     println!(
-        "Room {} — you are seat {} ({}). {}",
+        "Room {} — you are seat {} ({}).{}",
         follow.code,
         seat.seat,
         if seat.seat == 0 {
@@ -159,9 +232,9 @@ pub async fn run(args: Args) -> Result<()> {
         } else {
             "you move second"
         },
-        if args.open {
+        if open {
             format!(
-                "Share the code: others join with `grundy play --join {}`.",
+                " Share the code: others join with `grundy play --join {}`.",
                 follow.code
             )
         } else {
@@ -169,20 +242,42 @@ pub async fn run(args: Args) -> Result<()> {
         }
     );
     println!("Type `help` for how to write moves.");
-    show(&follow, seat.seat, &paint);
-    let outcome = play_loop(
-        client,
-        &seat,
-        &mut follow,
-        &mut lines,
-        &paint,
-        local.is_some(),
-    )
-    .await;
-    if let Some(l) = local {
-        l.server.shutdown().await;
+    show(&follow, seat.seat, paint);
+    play_loop(client, seat, &mut follow, lines, paint, local).await
+}
+
+/// `resume`: back to a seat by its token; the seat and the room's snapshot.
+async fn resume_seat(
+    client: &mut Client,
+    url: &str,
+    name: &str,
+    room: &str,
+    token: &str,
+) -> Result<(Seat, grundy_protocol::wire::Snapshot)> {
+    let answer = client
+        .request(|id| ClientMsg::Resume {
+            id,
+            room: room.to_string(),
+            token: token.to_string(),
+            since: None,
+        })
+        .await;
+    match answer {
+        Ok(ServerMsg::Watching {
+            room,
+            seat: Some(seat),
+            snapshot: Some(s),
+            ..
+        }) => {
+            let casual = s.clock.is_none();
+            Ok((
+                Seat::new(url, name, room, seat, token.to_string(), casual),
+                s,
+            ))
+        }
+        Ok(other) => bail!("unexpected answer: {other:?}"),
+        Err(e) => bail!("{}", net::words(&e)),
     }
-    outcome
 }
 
 async fn take_seat(
@@ -192,37 +287,7 @@ async fn take_seat(
 ) -> Result<(Seat, grundy_protocol::wire::Snapshot)> {
     let answer = if let Some(room) = &args.resume {
         let token = args.token.clone().unwrap_or_default();
-        let answer = client
-            .request(|id| ClientMsg::Resume {
-                id,
-                room: room.clone(),
-                token: token.clone(),
-                since: None,
-            })
-            .await;
-        match answer {
-            Ok(ServerMsg::Watching {
-                room,
-                seat: Some(seat),
-                snapshot: Some(s),
-                ..
-            }) => {
-                let casual = s.clock.is_none();
-                return Ok((
-                    Seat {
-                        url: url.to_string(),
-                        name: args.name.clone(),
-                        room,
-                        seat,
-                        token,
-                        casual,
-                    },
-                    s,
-                ));
-            }
-            Ok(other) => bail!("unexpected answer: {other:?}"),
-            Err(e) => bail!("{}", net::words(&e)),
-        }
+        return resume_seat(client, url, &args.name, room, &token).await;
     } else if let Some(code) = &args.join {
         client
             .request(|id| ClientMsg::Join {
@@ -274,14 +339,7 @@ async fn take_seat(
             // against the house bot or untimed.
             let casual = args.bot.is_some() || snapshot.clock.is_none();
             Ok((
-                Seat {
-                    url: url.to_string(),
-                    name: args.name.clone(),
-                    room,
-                    seat,
-                    token,
-                    casual,
-                },
+                Seat::new(url, &args.name, room, seat, token, casual),
                 snapshot,
             ))
         }
@@ -369,33 +427,33 @@ async fn play_loop(
     lines: &mut Lines,
     paint: &Paint,
     local: bool,
-) -> Result<()> {
+) -> Result<Finish> {
     let mut client = Some(client);
     loop {
         if f.result.is_some() {
             println!("Replay it with `grundy replay {}`.", f.room);
-            return Ok(());
+            return Ok(Finish::Over);
         }
         let mut c = match client.take() {
             Some(c) => c,
             None => match reconnect(seat, f, lines, paint).await? {
                 Some(c) => c,
-                None => return Ok(()), // quit while reconnecting
+                None => return Ok(Finish::Quit), // quit while reconnecting
             },
         };
         match session(&mut c, seat, f, lines, paint).await {
             Ok(Step::Quit) if local => {
                 println!("You left; the local server stops, and the match with it.");
                 c.close().await;
-                return Ok(());
+                return Ok(Finish::Quit);
             }
             Ok(Step::Quit) => {
                 println!(
-                    "You left; your seat is kept (your clock, if any, runs). Come back with:\n  grundy play --server {} --resume {} --token {}",
-                    seat.url, seat.room, seat.token
+                    "You left; your seat is kept (your clock, if any, runs). Come back with:\n  {}",
+                    seat.comeback
                 );
                 c.close().await;
-                return Ok(());
+                return Ok(Finish::Quit);
             }
             Ok(Step::Over) => continue,
             Err(e) => {

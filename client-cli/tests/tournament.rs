@@ -1,0 +1,365 @@
+//! `grundy tournament`: the real binary against a real server started here on
+//! port 0. A person plays a round robin against the perfect bot through a
+//! pseudo-terminal; a finished tournament is exported.
+
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use grundy_bot::tournament::{register, run_field, Field};
+use grundy_bot::Level;
+use grundy_protocol::wire::{Clock, TournamentFormat, TournamentSettings};
+use grundy_server::store::SqliteStore;
+use grundy_server::{Config, Server};
+use rexpect::process::WaitStatus;
+use rexpect::session::{spawn_command, PtySession};
+use serde_json::{json, Value};
+
+const PATIENCE_MS: u64 = 20_000;
+const SPEC: &str = r#"{"game":"nim","heaps":[1,2]}"#;
+
+struct TestServer {
+    rt: tokio::runtime::Runtime,
+    server: Option<Server>,
+    addr: std::net::SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    fn start() -> TestServer {
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(&dir.path().join("grundy.db")).expect("store");
+        let server = rt
+            .block_on(Server::start(
+                "127.0.0.1:0".parse().expect("addr"),
+                Arc::new(store),
+                Config::default(),
+            ))
+            .expect("server starts");
+        TestServer {
+            addr: server.local_addr(),
+            server: Some(server),
+            rt,
+            _dir: dir,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+/// `grundy ARGS` in a pseudo-terminal.
+fn grundy_pty(args: &[&str]) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
+    cmd.args(args).env("NO_COLOR", "1");
+    spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
+}
+
+/// `grundy ARGS` run to the end, its output kept.
+fn grundy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run grundy")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn expect(p: &mut PtySession, text: &str) -> String {
+    match p.exp_string(text) {
+        Ok(before) => before,
+        Err(e) => panic!("expected {text:?}: {e}"),
+    }
+}
+
+/// The word after `marker` in `text`.
+fn word_after<'a>(text: &'a str, marker: &str) -> &'a str {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in:\n{text}"));
+    text[at + marker.len()..]
+        .split_whitespace()
+        .next()
+        .expect("a word")
+}
+
+#[test]
+fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
+    let server = TestServer::start();
+    let url = server.url();
+
+    // Created with the command itself; it prints the code and the way to start.
+    let created = grundy(&[
+        "tournament",
+        "create",
+        "--spec",
+        SPEC,
+        "--format",
+        "round-robin",
+        "--clock",
+        "60+1",
+        "--name",
+        "Tiny cup",
+        "--server",
+        &url,
+    ]);
+    let text = stdout(&created);
+    assert!(created.status.success(), "{created:?}");
+    let code = word_after(&text, "grundy tournament join ").to_string();
+    let token = word_after(&text, &format!("grundy tournament start {code} --token ")).to_string();
+    assert!(text.contains(&format!("--server {url}")), "{text}");
+
+    let listed = stdout(&grundy(&["tournament", "list", "--server", &url]));
+    assert!(listed.contains(&code), "{listed}");
+    assert!(listed.contains("Tiny cup"), "{listed}");
+    assert!(listed.contains("registering"), "{listed}");
+
+    // The perfect bot registers first (player 0) and plays on its own.
+    let entrant = server
+        .rt
+        .block_on(register(&url, &code, "perfect-bot", Level::Perfect, 1))
+        .expect("the bot registers");
+    let bot = server.rt.spawn(entrant.play());
+
+    let mut p = grundy_pty(&[
+        "tournament",
+        "join",
+        &code,
+        "--name",
+        "alice",
+        "--server",
+        &url,
+    ]);
+    expect(
+        &mut p,
+        &format!("Registered in {code} as player 1 (alice)."),
+    );
+    expect(&mut p, "Your player token: ");
+    expect(&mut p, &format!("grundy tournament join {code} --token "));
+    expect(&mut p, "Players: perfect-bot, alice.");
+    p.send_line("standings").expect("send");
+    expect(&mut p, "No standings yet");
+    let mut w = grundy_pty(&["tournament", "watch", &code, "--server", &url]);
+    expect(&mut w, &format!("Watching tournament {code}."));
+    expect(&mut w, "Registering: 2 players");
+
+    let started = grundy(&[
+        "tournament",
+        "start",
+        &code,
+        "--token",
+        &token,
+        "--server",
+        &url,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    assert!(
+        stdout(&started).contains(&format!("Tournament {code} started: 2 players, 1 round.")),
+        "{}",
+        stdout(&started)
+    );
+
+    expect(&mut p, "The tournament starts: 1 round.");
+    expect(&mut p, "Round 1 paired:");
+    p.exp_regex(r"(perfect-bot vs alice|alice vs perfect-bot), from nim \{")
+        .expect("the pairing");
+    // Two games from 1 and 2 stones, seats swapped. Whichever seat alice has,
+    // taking the stone of heap 0 is legal at her first turn, and loses: the
+    // bot takes the last stones.
+    let mut seats = Vec::new();
+    for _ in 0..2 {
+        expect(&mut p, "Round 1: your game against perfect-bot starts.");
+        let (_, seat) = p.exp_regex("you are seat [01]").expect("seat");
+        seats.push(seat);
+        expect(&mut p, "your move> ");
+        p.send_line("0 1").expect("send");
+        expect(&mut p, "You played: take 1 from heap 0 (of 1).");
+        expect(&mut p, "perfect-bot played: take");
+        expect(&mut p, "The match is over: you lost (by the rules).");
+        expect(&mut p, "Replay it with `grundy replay ");
+    }
+    assert_ne!(seats[0], seats[1], "the second game swaps the seats");
+    expect(&mut p, "Round 1: perfect-bot beat alice (by the rules).");
+    expect(&mut p, "Round 1 is over. Standings:");
+    expect(&mut p, "The tournament is over. Final standings:");
+    expect(
+        &mut p,
+        "rank  player       score  W-L  byes  Buchholz  S-B  rating",
+    );
+    let (_, first) = p
+        .exp_regex(r"1  perfect-bot      2  2-0     0         0    0    1\d\d\d")
+        .expect("the bot's line");
+    assert!(first.contains("perfect-bot"));
+    p.exp_regex(r"2  alice            0  0-2     0         2    0    1\d\d\d")
+        .expect("alice's line");
+    p.exp_eof().expect("join ends with the tournament");
+    match p.process().wait() {
+        Ok(WaitStatus::Exited(_, 0)) => {}
+        other => panic!("grundy tournament join should exit 0: {other:?}"),
+    }
+    // The spectator saw the same, and stops with the tournament.
+    expect(&mut w, "Round 1: perfect-bot beat alice (by the rules).");
+    expect(&mut w, "The tournament is over. Final standings:");
+    expect(&mut w, "2  alice            0  0-2");
+    w.exp_eof().expect("watch ends with the tournament");
+    server
+        .rt
+        .block_on(bot)
+        .expect("bot task")
+        .expect("the bot plays to the end");
+
+    // The ratings moved: the bot is above alice.
+    let ratings = stdout(&grundy(&[
+        "tournament",
+        "ratings",
+        "--family",
+        "nim",
+        "--server",
+        &url,
+    ]));
+    let bot_at = ratings.find("perfect-bot").expect("the bot is rated");
+    let alice_at = ratings.find("alice").expect("alice is rated");
+    assert!(bot_at < alice_at, "{ratings}");
+}
+
+/// A finished round robin of three perfect bots (one sits out each round).
+fn finished_tournament(server: &TestServer) -> (String, String) {
+    let outcome = server
+        .rt
+        .block_on(run_field(
+            Field {
+                url: server.url(),
+                join: None,
+                settings: TournamentSettings {
+                    name: Some("export test".into()),
+                    spec: Some(serde_json::from_str(SPEC).expect("spec")),
+                    family: None,
+                    size: None,
+                    seed: None,
+                    format: TournamentFormat::RoundRobin,
+                    rounds: None,
+                    clock: Some(Clock {
+                        initial_ms: 60_000,
+                        increment_ms: 1_000,
+                    }),
+                    max_players: None,
+                    rated: true,
+                },
+                players: 3,
+                levels: vec![Level::Perfect],
+                seed: 3,
+            },
+            |_| {},
+        ))
+        .expect("the tournament runs to the end");
+    let state = outcome.state;
+    // Three players: three rounds, one pairing (two games) each.
+    assert_eq!(state.games.len(), 6);
+    (state.tournament, state.code)
+}
+
+#[test]
+fn export_gives_every_game_of_a_finished_tournament_as_csv_and_json() {
+    let server = TestServer::start();
+    let url = server.url();
+    let (id, code) = finished_tournament(&server);
+
+    let csv = grundy(&[
+        "tournament",
+        "export",
+        &id,
+        "--format",
+        "csv",
+        "--server",
+        &url,
+    ]);
+    assert!(csv.status.success(), "{csv:?}");
+    let text = stdout(&csv);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "tournament,round,room,seat0,seat1,start,moves,reason,winner"
+    );
+    assert_eq!(lines.len(), 1 + 6, "{text}");
+    for line in &lines[1..] {
+        assert!(line.starts_with(&format!("{id},")), "{line}");
+        assert!(
+            line.contains(r#""{""game"":""nim"",""heaps"":[1,2]}""#),
+            "{line}"
+        );
+        assert!(line.contains(",rules,bot-perfect-"), "{line}");
+    }
+
+    // Watching a finished tournament shows how it ended.
+    let watched = grundy(&["tournament", "watch", &id, "--server", &url]);
+    assert!(watched.status.success(), "{watched:?}");
+    let text = stdout(&watched);
+    assert!(text.contains("Finished after 3 rounds."), "{text}");
+    assert!(
+        text.contains("The tournament is over. Final standings:"),
+        "{text}"
+    );
+
+    // JSON by code, into a file.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("games.json");
+    let json_run = grundy(&[
+        "tournament",
+        "export",
+        &code,
+        "--format",
+        "json",
+        "--out",
+        out.to_str().expect("path"),
+        "--server",
+        &url,
+    ]);
+    assert!(json_run.status.success(), "{json_run:?}");
+    assert!(stdout(&json_run).contains("Wrote 6 games"));
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("file")).expect("JSON");
+    assert_eq!(doc["tournament"]["id"], json!(id));
+    assert_eq!(doc["tournament"]["status"], json!("finished"));
+    assert_eq!(doc["standings"].as_array().expect("standings").len(), 3);
+    let games = doc["games"].as_array().expect("games");
+    assert_eq!(games.len(), 6);
+    for g in games {
+        assert_eq!(g["spec"], json!({"game": "nim", "heaps": [1, 2]}));
+        // Perfect play from 1 and 2 stones: to 1 and 1, then two single takes.
+        assert_eq!(g["moves"].as_array().expect("moves").len(), 3, "{g}");
+        assert!(g["winner"].is_string(), "{g}");
+    }
+}
+
+#[test]
+fn a_bad_code_is_refused_in_words() {
+    let server = TestServer::start();
+    let url = server.url();
+    for args in [
+        vec!["tournament", "export", "NOSUCH", "--format", "csv"],
+        vec!["tournament", "watch", "NOSUCH"],
+        vec!["tournament", "join", "NOSUCH", "--name", "alice"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--server", &url]);
+        let out = grundy(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the server refused: no tournament \"NOSUCH\""),
+            "{args:?}: {err}"
+        );
+    }
+}
