@@ -57,11 +57,11 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
         println!("No open or running rooms. Start one: grundy play --game \"nim 3 4 5\" --open");
     }
     for r in &rooms {
-        let seat = |i: usize| {
-            r.seats[i]
-                .name
-                .clone()
-                .unwrap_or_else(|| "(free)".to_string())
+        // A rated player shows with their rating in this game.
+        let seat = |i: usize| match (&r.seats[i].name, r.ratings[i]) {
+            (Some(name), Some(rating)) => format!("{name} ({rating:.0})"),
+            (Some(name), None) => name.clone(),
+            (None, _) => "(free)".to_string(),
         };
         let clock = r
             .clock
@@ -71,7 +71,7 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
             .map(|p| crate::describe::position_line(&p))
             .unwrap_or_else(|_| r.spec.to_string());
         println!(
-            "{}  {:<8} {} vs {}  {}{}  {}",
+            "{}  {:<8} {} vs {}  {}{}{}  {}",
             r.code,
             r.state,
             seat(0),
@@ -80,6 +80,10 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
             r.bot
                 .as_ref()
                 .map(|b| format!("  bot {b}"))
+                .unwrap_or_default(),
+            r.tournament
+                .as_ref()
+                .map(|_| "  tournament game")
                 .unwrap_or_default(),
             spec
         );
