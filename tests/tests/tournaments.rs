@@ -139,6 +139,33 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
         assert_eq!(s.score, 6, "{s:?}");
         assert_eq!(s.rank, 1);
     }
+    // Every player has a rating now: 8 rated games each. The leaderboard and
+    // the lobby show it.
+    let mut c = Client::connect(&server.url(), "bot-perfect-01").await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "family": "nim", "limit": 3}))
+        .await;
+    assert_eq!(answer["type"], "ratings", "{answer}");
+    let ratings = answer["ratings"].as_array().expect("ratings");
+    assert_eq!(ratings.len(), 3, "{answer}");
+    assert!(ratings.iter().all(|r| r["games"] == 8), "{answer}");
+    let values: Vec<f64> = ratings
+        .iter()
+        .map(|r| r["rating"].as_f64().unwrap())
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+    let mine = state
+        .standings
+        .iter()
+        .find(|s| s.name == "bot-perfect-01")
+        .and_then(|s| s.rating)
+        .expect("rated");
+    let seated = c
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [5, 6]}}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let rooms = c.request(json!({"type": "list_rooms"})).await;
+    assert_eq!(rooms["rooms"][0]["ratings"], json!([mine, null]), "{rooms}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

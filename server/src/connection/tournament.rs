@@ -125,6 +125,8 @@ impl Conn {
             }
             ClientMsg::GetRatings { id, family, limit } => {
                 let limit = limit.unwrap_or(100).min(MAX_RATINGS) as usize;
+                // A preset (`kayles`, ...) is rated under its engine family.
+                let family = engine_family(&family).unwrap_or(family);
                 let ratings = self.shared.ratings.top(&family, limit);
                 self.reply(ServerMsg::Ratings {
                     id,
@@ -241,4 +243,12 @@ impl Conn {
             Err((code, message)) => self.error(id, code, message),
         }
     }
+}
+
+/// The engine family a game id is rated under (`kayles` → `heaps`); None for
+/// an unknown id.
+fn engine_family(game: &str) -> Option<String> {
+    let spec = grundy_protocol::random::random_spec(game, 0, None).ok()?;
+    let start = grundy_protocol::Position::from_spec(&spec).ok()?;
+    Some(start.family().id().to_string())
 }
