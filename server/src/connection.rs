@@ -361,6 +361,14 @@ impl Conn {
     }
 
     async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
+        // The common case, a well-formed message, is read in one pass; any
+        // other goes the long way, which can say what is wrong with it.
+        if let Ok(msg) = serde_json::from_str::<ClientMsg>(text) {
+            if !self.admit(&msg.id().cloned())? {
+                return Ok(());
+            }
+            return self.handle_msg(msg).await;
+        }
         // Parsed before the rate check (a frame is at most max_frame_bytes), so
         // that even a rate_limited refusal echoes the request's id.
         let parsed = serde_json::from_str::<Value>(text);
@@ -412,9 +420,13 @@ impl Conn {
                 return Ok(());
             }
         };
+        self.handle_msg(msg).await
+    }
+
+    async fn handle_msg(&mut self, msg: ClientMsg) -> Result<(), Closing> {
         if !self.hello && !matches!(msg, ClientMsg::Hello { .. }) {
             self.error(
-                id,
+                msg.id().cloned(),
                 ErrorCode::BadRequest,
                 "say hello first: {\"type\": \"hello\", \"version\": 1}",
             );

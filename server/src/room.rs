@@ -353,6 +353,9 @@ impl Room {
     }
 
     async fn handle(&mut self, cmd: RoomCmd) {
+        // A move changes nothing the lobby shows, unless it ends the match.
+        let shown_before = self.result.is_some();
+        let is_move = matches!(cmd, RoomCmd::Move { .. });
         match cmd {
             RoomCmd::Join {
                 outbox,
@@ -460,7 +463,9 @@ impl Room {
             }
         }
         self.note_presence();
-        self.update_summary();
+        if !is_move || self.result.is_some() != shown_before {
+            self.update_summary();
+        }
     }
 
     /// After a join, watch or resume: on success the connection gets this
