@@ -536,3 +536,40 @@ async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
         "{dave_standing:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_nobody_follows_before_its_start_ends() {
+    let server = TestServer::start_with(grundy_server::Config {
+        abandon: std::time::Duration::from_millis(500),
+        ..grundy_server::Config::default()
+    })
+    .await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    let (id, _code, _token) = create_round_robin(&mut owner, None).await;
+    // While the creator follows it, it stays open.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let state = owner
+        .request(json!({"type": "get_tournament", "tournament": id}))
+        .await;
+    assert_eq!(state["state"]["status"], "registering", "{state}");
+    drop(owner);
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let mut later = Client::connect(&url, "later").await;
+    let state = later
+        .request(json!({"type": "get_tournament", "tournament": id}))
+        .await;
+    assert_eq!(state["state"]["status"], "finished", "{state}");
+    assert!(
+        state["state"]["ended_early"]
+            .as_str()
+            .is_some_and(|why| why.contains("abandoned")),
+        "{state}"
+    );
+    refused(
+        &later
+            .request(json!({"type": "register", "tournament": id}))
+            .await,
+        "registration_closed",
+    );
+}

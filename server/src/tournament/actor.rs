@@ -92,6 +92,9 @@ pub struct Tournament {
     retry_at: Option<Instant>,
     /// Game results that could not be recorded yet (tried again on retry).
     unsettled: Vec<GameEnd>,
+    /// Since when nobody has followed a tournament that has not started: after
+    /// `abandon` it ends, so forgotten tournaments do not pile up.
+    abandoned_since: Option<Instant>,
     finished_at: Option<Instant>,
 }
 
@@ -125,6 +128,7 @@ impl Tournament {
             summary,
             retry_at: None,
             unsettled: Vec::new(),
+            abandoned_since: Some(Instant::now()),
             finished_at: None,
         }
     }
@@ -164,6 +168,9 @@ impl Tournament {
         self.advance().await;
         loop {
             let linger = self.finished_at.map(|at| at + self.services.config.linger);
+            let abandon = self
+                .abandoned_since
+                .map(|since| since + self.services.config.abandon);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
@@ -178,9 +185,33 @@ impl Tournament {
                     self.advance().await;
                 }
                 _ = sleep_until(linger) => break,
+                _ = sleep_until(abandon) => self.abandon().await,
             }
+            self.abandoned_since = match (self.core.status, self.watchers.is_empty()) {
+                (TournamentStatus::Registering, true) => {
+                    Some(self.abandoned_since.unwrap_or_else(Instant::now))
+                }
+                _ => None,
+            };
             if let Ok(mut s) = self.summary.lock() {
                 *s = self.core.summary();
+            }
+        }
+    }
+
+    /// Nobody has followed this tournament since it was opened (or since the
+    /// last one left), and it never started: it ends.
+    async fn abandon(&mut self) {
+        let standings = self.core.standings(self.rating());
+        let body = TournamentEventBody::Finished {
+            standings,
+            ended_early: Some("abandoned: nobody started it or followed it".into()),
+        };
+        match self.record(body, None).await {
+            Ok(_) => self.finished_at = Some(Instant::now()),
+            Err((_, message)) => {
+                tracing::warn!(tournament = %self.core.id, "could not end it: {message}");
+                self.abandoned_since = Some(Instant::now());
             }
         }
     }
@@ -330,11 +361,20 @@ impl Tournament {
     }
 
     async fn register(&mut self, outbox: &Outbox, name: String) -> Result<(u32, String), Refusal> {
-        if self.core.status != TournamentStatus::Registering {
-            return refuse(
-                ErrorCode::RegistrationClosed,
-                "registration is closed: the tournament has started",
-            );
+        match self.core.status {
+            TournamentStatus::Registering => {}
+            TournamentStatus::Running => {
+                return refuse(
+                    ErrorCode::RegistrationClosed,
+                    "registration is closed: the tournament has started",
+                )
+            }
+            TournamentStatus::Finished => {
+                return refuse(
+                    ErrorCode::RegistrationClosed,
+                    "registration is closed: the tournament is over",
+                )
+            }
         }
         if self.core.players.iter().any(|p| p.name == name) {
             return refuse(
