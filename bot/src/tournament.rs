@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use grundy_protocol::wire::{
     ClientMsg, ErrorCode, MatchResult, ServerMsg, TournamentEvent, TournamentEventBody,
-    TournamentSettings, TournamentState,
+    TournamentSettings, TournamentState, TournamentStatus,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -90,9 +90,24 @@ impl Entrant {
             let mut c = match client.take() {
                 Some(c) => c,
                 None => match rejoin(&url, &tournament, &name, &token).await {
-                    Ok(c) => {
+                    // It ended while this player was away.
+                    Ok((c, TournamentStatus::Finished)) => {
+                        c.close().await;
+                        while games.join_next().await.is_some() {}
+                        return Ok(());
+                    }
+                    Ok((c, _)) => {
                         attempts = 0;
                         c
+                    }
+                    // Gone from the server's memory: over long ago, if it is
+                    // finished in the store.
+                    Err(ClientError::Refused {
+                        code: ErrorCode::UnknownTournament,
+                        ..
+                    }) if is_finished(&url, &tournament).await => {
+                        while games.join_next().await.is_some() {}
+                        return Ok(());
                     }
                     Err(e) if attempts < RECONNECT_ATTEMPTS && retryable(&e) => {
                         attempts += 1;
@@ -152,20 +167,41 @@ fn retryable(e: &ClientError) -> bool {
     }
 }
 
+/// Comes back as a registered player; returns the connection and where the
+/// tournament is.
 async fn rejoin(
     url: &str,
     tournament: &str,
     name: &str,
     token: &str,
-) -> Result<Client, ClientError> {
+) -> Result<(Client, TournamentStatus), ClientError> {
     let mut c = Client::connect(url, name).await?;
-    c.request(|id| ClientMsg::Rejoin {
-        id,
-        tournament: tournament.to_string(),
-        token: token.to_string(),
-    })
-    .await?;
-    Ok(c)
+    let answer = c
+        .request(|id| ClientMsg::Rejoin {
+            id,
+            tournament: tournament.to_string(),
+            token: token.to_string(),
+        })
+        .await?;
+    match answer {
+        ServerMsg::Registered { state, .. } => Ok((c, state.status)),
+        other => Err(ClientError::Unexpected(format!("{other:?}"))),
+    }
+}
+
+/// Whether the server has `tournament` (by id) as finished.
+async fn is_finished(url: &str, tournament: &str) -> bool {
+    let Ok(mut c) = Client::connect(url, "tournament-check").await else {
+        return false;
+    };
+    let answer = c
+        .request(|id| ClientMsg::GetTournament {
+            id,
+            tournament: tournament.to_string(),
+        })
+        .await;
+    c.close().await;
+    matches!(answer, Ok(ServerMsg::Tournament { state, .. }) if state.status == TournamentStatus::Finished)
 }
 
 /// One game of a tournament, as exported.
@@ -408,7 +444,18 @@ pub async fn run_field(
                 let Ok(mut c) = Client::connect(&field.url, "tournament-director").await else {
                     continue;
                 };
-                match watch(&mut c, &tournament, Some(seq)).await {
+                let watched = watch(&mut c, &tournament, Some(seq)).await;
+                if let Err(ClientError::Refused {
+                    code: ErrorCode::UnknownTournament,
+                    ..
+                }) = &watched
+                {
+                    // Gone from the server's memory: finished long ago?
+                    if is_finished(&field.url, &tournament).await {
+                        return finish(c, &tournament, bots, players).await;
+                    }
+                }
+                match watched {
                     Ok((_, _, events)) => {
                         follower = c;
                         attempts = 0;

@@ -118,8 +118,6 @@ struct Conn {
     bucket: Bucket,
     /// Messages refused in a row for the rate limit.
     refused_in_a_row: u32,
-    /// Tournaments this connection plays in or watches (told when it closes).
-    tournaments: std::collections::HashSet<String>,
 }
 
 pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: CancellationToken) {
@@ -198,7 +196,6 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         hello: false,
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
-        tournaments: Default::default(),
     };
     let hello_deadline = Instant::now() + hello_timeout;
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
@@ -270,8 +267,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     for tx in shared.lobby.senders(&outbox.room_ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
-    let tournaments: Vec<String> = conn.tournaments.iter().cloned().collect();
-    for tx in shared.tournaments.senders(&tournaments) {
+    for tx in shared.tournaments.senders(&outbox.tournament_ids()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
     // The server closes because of the peer: wait for the peer to close too.

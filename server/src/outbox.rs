@@ -25,6 +25,9 @@ pub struct Outbox {
     /// themselves when it leaves or the match ends. It backs the
     /// `seats_per_connection` limit and tells a closing connection whom to tell.
     rooms: Arc<Mutex<HashSet<String>>>,
+    /// The same for tournaments this connection plays in or follows (until
+    /// they finish or refuse it).
+    tournaments: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Outbox {
@@ -36,6 +39,7 @@ impl Outbox {
                 tx,
                 kick: CancellationToken::new(),
                 rooms: Arc::default(),
+                tournaments: Arc::default(),
             },
             rx,
         )
@@ -86,6 +90,31 @@ impl Outbox {
 
     pub fn room_ids(&self) -> Vec<String> {
         self.memberships().iter().cloned().collect()
+    }
+
+    fn followed(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.tournaments.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn enter_tournament(&self, tournament: &str) {
+        self.followed().insert(tournament.to_string());
+    }
+
+    pub fn exit_tournament(&self, tournament: &str) {
+        self.followed().remove(tournament);
+    }
+
+    pub fn in_tournament(&self, tournament: &str) -> bool {
+        self.followed().contains(tournament)
+    }
+
+    /// How many unfinished tournaments this connection plays in or follows.
+    pub fn tournament_count(&self) -> usize {
+        self.followed().len()
+    }
+
+    pub fn tournament_ids(&self) -> Vec<String> {
+        self.followed().iter().cloned().collect()
     }
 
     pub fn is_closed(&self) -> bool {

@@ -573,3 +573,77 @@ async fn a_tournament_nobody_follows_before_its_start_ends() {
         "registration_closed",
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_tournament_is_not_abandoned_after_a_restart() {
+    let mut server = TestServer::start_with(grundy_server::Config {
+        abandon: std::time::Duration::from_millis(300),
+        ..grundy_server::Config::default()
+    })
+    .await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    let (id, code, token) = create_round_robin(&mut owner, None).await;
+    for name in ["ann", "ben"] {
+        let mut c = Client::connect(&url, name).await;
+        let r = c
+            .request(json!({"type": "register", "tournament": code}))
+            .await;
+        assert_eq!(r["type"], "registered", "{r}");
+    }
+    let ack = owner
+        .request(json!({"type": "start_tournament", "tournament": code, "token": token}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    server.restart_in_place().await;
+    // Nobody follows it now, and its first game waits for its players.
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let mut later = Client::connect(&url, "later").await;
+    let state = later
+        .request(json!({"type": "get_tournament", "tournament": id}))
+        .await;
+    assert_eq!(state["state"]["status"], "running", "{state}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_registration_does_not_use_up_the_connection_limit() {
+    let mut config = grundy_server::Config::default();
+    config.limits.seats_per_connection = 1;
+    let server = TestServer::start_with(config).await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    let (_, code, _) = create_round_robin(&mut owner, Some(2)).await;
+    let mut c = Client::connect(&url, "carol").await;
+    for _ in 0..3 {
+        let r = c
+            .request(json!({"type": "register", "tournament": code, "name": "x".repeat(41)}))
+            .await;
+        refused(&r, "bad_request"); // too long a name: refused before the tournament
+    }
+    let mut a = Client::connect(&url, "ann").await;
+    let mut b = Client::connect(&url, "ben").await;
+    for p in [&mut a, &mut b] {
+        let r = p
+            .request(json!({"type": "register", "tournament": code}))
+            .await;
+        assert_eq!(r["type"], "registered", "{r}");
+    }
+    // Full: refused by the tournament, three times; the slot comes back each time.
+    for _ in 0..3 {
+        let r = c
+            .request(json!({"type": "register", "tournament": code}))
+            .await;
+        refused(&r, "tournament_full");
+    }
+    let watching = c
+        .request(json!({"type": "watch_tournament", "tournament": code}))
+        .await;
+    assert_eq!(watching["type"], "tournament_watching", "{watching}");
+    // Now it follows one tournament: its limit.
+    let mut owner2 = Client::connect(&url, "owner2").await;
+    let (_, other, _) = create_round_robin(&mut owner2, None).await;
+    let r = c
+        .request(json!({"type": "watch_tournament", "tournament": other}))
+        .await;
+    refused(&r, "limit_reached");
+}

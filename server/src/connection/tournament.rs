@@ -106,9 +106,11 @@ impl Conn {
                         })
                         .await;
                 }
-                // Finished and gone from memory: rebuilt from the store.
+                // Finished and gone from memory: rebuilt from the store (which
+                // reads its start: one at a time, like every spec build).
                 let registry = self.shared.tournaments.clone();
                 let key = tournament.clone();
+                let _permit = self.shared.spec_builds.acquire().await;
                 match tokio::task::spawn_blocking(move || registry.load(&key)).await {
                     Ok(Ok(Some(state))) => self.reply(ServerMsg::Tournament { id, state }),
                     Ok(Ok(None)) => self.error(
@@ -159,11 +161,14 @@ impl Conn {
                 format!("no tournament {key:?} (finished ones: get_tournament by id)"),
             );
         };
-        if follows && !self.tournaments.contains(&tid) {
+        if follows && !self.outbox.in_tournament(&tid) {
             if self.over_tournament_limit(&id) {
                 return;
             }
-            self.tournaments.insert(tid);
+            // Counted from now on, so that a `Gone` follows even if the
+            // connection closes before the tournament answers; the tournament
+            // takes it back if it refuses.
+            self.outbox.enter_tournament(&tid);
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -182,14 +187,14 @@ impl Conn {
     /// (answers the request and returns true when over the limit).
     fn over_tournament_limit(&self, id: &Option<RequestId>) -> bool {
         let limit = self.shared.config.limits.seats_per_connection;
-        if self.tournaments.len() < limit {
+        if self.outbox.tournament_count() < limit {
             return false;
         }
         self.reply(ServerMsg::Error {
             id: id.clone(),
             code: ErrorCode::LimitReached,
             message: format!(
-                "one connection may follow at most {limit} tournaments at once (seats_per_connection)"
+                "one connection may follow at most {limit} unfinished tournaments at once (seats_per_connection)"
             ),
             retry_after_ms: None,
             limit: Some("seats_per_connection".into()),
@@ -225,7 +230,7 @@ impl Conn {
         match self.shared.tournaments.create(filled, family).await {
             Ok(created) => {
                 // The creator follows it from the start.
-                self.tournaments.insert(created.tournament.clone());
+                self.outbox.enter_tournament(&created.tournament);
                 let _ = created
                     .tx
                     .send(TournamentCmd::Follow {

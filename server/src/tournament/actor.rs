@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use grundy_protocol::wire::{
     EndReason, ErrorCode, MatchResult, RequestId, ServerMsg, TournamentEvent, TournamentEventBody,
-    TournamentStatus, TournamentSummary,
+    TournamentGame, TournamentStatus, TournamentSummary,
 };
 use grundy_protocol::Position;
 use serde_json::Value;
@@ -22,7 +22,7 @@ use crate::lobby::{Lobby, Refusal, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, RoomCmd};
-use crate::store::{MatchStore, StoreError, WriteOp};
+use crate::store::{MatchStore, RatingRow, StoreError, WriteOp};
 
 /// How long to wait before trying again after a failed step (a full server,
 /// a failed write).
@@ -68,6 +68,9 @@ pub enum TournamentCmd {
 /// A game's room reporting its result.
 pub type GameEnd = (String, MatchResult);
 
+/// A queued store write.
+type Pending = tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
+
 /// Everything a tournament task shares with the server.
 #[derive(Clone)]
 pub struct Services {
@@ -90,8 +93,11 @@ pub struct Tournament {
     services: Services,
     summary: Arc<Mutex<TournamentSummary>>,
     retry_at: Option<Instant>,
-    /// Game results that could not be recorded yet (tried again on retry).
-    unsettled: Vec<GameEnd>,
+    /// Game results that could not be recorded yet, with their rating rows
+    /// (tried again on retry).
+    unsettled: Vec<(String, MatchResult, Vec<RatingRow>)>,
+    /// A restart's check of the running games could not read the store.
+    reconcile_pending: bool,
     /// Since when nobody has followed a tournament that has not started: after
     /// `abandon` it ends, so forgotten tournaments do not pile up.
     abandoned_since: Option<Instant>,
@@ -128,7 +134,8 @@ impl Tournament {
             summary,
             retry_at: None,
             unsettled: Vec::new(),
-            abandoned_since: Some(Instant::now()),
+            reconcile_pending: false,
+            abandoned_since: None,
             finished_at: None,
         }
     }
@@ -164,6 +171,7 @@ impl Tournament {
         if self.core.status == TournamentStatus::Finished {
             self.finished_at = Some(Instant::now());
         }
+        self.note_followers();
         self.reconcile().await;
         self.advance().await;
         loop {
@@ -179,35 +187,48 @@ impl Tournament {
                 Some((room, result)) = results.recv() => self.game_ended(&room, result).await,
                 _ = sleep_until(self.retry_at) => {
                     self.retry_at = None;
-                    for (room, result) in std::mem::take(&mut self.unsettled) {
-                        self.game_ended(&room, result).await;
+                    if self.reconcile_pending {
+                        self.reconcile().await;
+                    }
+                    for (room, result, rows) in std::mem::take(&mut self.unsettled) {
+                        self.settle(&room, result, rows).await;
                     }
                     self.advance().await;
                 }
                 _ = sleep_until(linger) => break,
                 _ = sleep_until(abandon) => self.abandon().await,
             }
-            self.abandoned_since = match (self.core.status, self.watchers.is_empty()) {
-                (TournamentStatus::Registering, true) => {
-                    Some(self.abandoned_since.unwrap_or_else(Instant::now))
-                }
-                _ => None,
-            };
+            self.note_followers();
             if let Ok(mut s) = self.summary.lock() {
                 *s = self.core.summary();
             }
         }
     }
 
+    /// Keeps `abandoned_since` current: set while a tournament that has not
+    /// started has nobody following it.
+    fn note_followers(&mut self) {
+        self.abandoned_since = match (self.core.status, self.watchers.is_empty()) {
+            (TournamentStatus::Registering, true) => {
+                Some(self.abandoned_since.unwrap_or_else(Instant::now))
+            }
+            _ => None,
+        };
+    }
+
     /// Nobody has followed this tournament since it was opened (or since the
     /// last one left), and it never started: it ends.
     async fn abandon(&mut self) {
+        if self.core.status != TournamentStatus::Registering {
+            self.abandoned_since = None;
+            return;
+        }
         let standings = self.core.standings(self.rating());
         let body = TournamentEventBody::Finished {
             standings,
             ended_early: Some("abandoned: nobody started it or followed it".into()),
         };
-        match self.record(body, None).await {
+        match self.record(body).await {
             Ok(_) => self.finished_at = Some(Instant::now()),
             Err((_, message)) => {
                 tracing::warn!(tournament = %self.core.id, "could not end it: {message}");
@@ -218,23 +239,46 @@ impl Tournament {
 
     /// After a restart: a game whose room finished while this tournament was
     /// not listening (or whose room could not be brought back) is settled from
-    /// the store.
+    /// the store; a game of a player who withdrew is resigned for them again
+    /// (the resignation may not have been recorded before the restart). A
+    /// store that cannot be read is tried again later.
     async fn reconcile(&mut self) {
-        let running: Vec<String> = self
+        self.reconcile_pending = false;
+        let running: Vec<TournamentGame> = self
             .core
             .games
             .iter()
-            .filter(|g| g.result.is_none())
-            .filter_map(|g| g.room.clone())
-            .filter(|room| self.services.lobby.find(room).is_none())
+            .filter(|g| g.result.is_none() && g.room.is_some())
+            .cloned()
             .collect();
-        for room in running {
+        for game in running {
+            let Some(room) = game.room.clone() else {
+                continue;
+            };
+            if let Some((_, tx)) = self.services.lobby.find(&room) {
+                for (seat, &player) in game.players.iter().enumerate() {
+                    if self.core.players[player as usize].withdrawn {
+                        let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                    }
+                }
+                continue;
+            }
             let store = self.services.store.clone();
             let key = room.clone();
-            let record = tokio::task::spawn_blocking(move || store.record(&key)).await;
-            let result = match record {
-                Ok(Ok(Some(r))) => r.result,
-                _ => None,
+            let result = match tokio::task::spawn_blocking(move || store.record(&key)).await {
+                Ok(Ok(Some(record))) => record.result,
+                Ok(Ok(None)) => None,
+                Ok(Err(e)) => {
+                    tracing::warn!(tournament = %self.core.id, room, "cannot read the game: {e}");
+                    self.reconcile_pending = true;
+                    self.retry_at = Some(Instant::now() + RETRY);
+                    continue;
+                }
+                Err(_) => {
+                    self.reconcile_pending = true;
+                    self.retry_at = Some(Instant::now() + RETRY);
+                    continue;
+                }
             };
             // A room that is gone without a result cannot be played on:
             // nobody wins it.
@@ -299,6 +343,7 @@ impl Tournament {
                         self.subscribe(&outbox, None);
                     }
                     Err((code, message)) => {
+                        self.refused(&outbox);
                         outbox.send(&ServerMsg::error(id, code, message));
                     }
                 }
@@ -319,7 +364,19 @@ impl Tournament {
         }
     }
 
+    /// A refused register, rejoin or watch: the connection does not count
+    /// this tournament unless it already follows it.
+    fn refused(&self, outbox: &Outbox) {
+        if !self.watchers.contains_key(&outbox.conn) {
+            outbox.exit_tournament(&self.core.id);
+        }
+    }
+
     fn subscribe(&mut self, outbox: &Outbox, player: Option<u32>) {
+        if self.core.status == TournamentStatus::Finished {
+            // A finished tournament counts against nobody's limit.
+            outbox.exit_tournament(&self.core.id);
+        }
         self.watchers.insert(outbox.conn, outbox.clone());
         if let Some(p) = player {
             let conns = self.player_conns.entry(p).or_default();
@@ -335,6 +392,9 @@ impl Tournament {
         id: Option<RequestId>,
         result: Result<(u32, String), Refusal>,
     ) {
+        if result.is_err() {
+            self.refused(outbox);
+        }
         let msg = match result {
             Ok((player, token)) => ServerMsg::Registered {
                 id,
@@ -392,6 +452,15 @@ impl Tournament {
                 format!("this connection is registered already, as player {p}"),
             );
         }
+        // Withdrawn players count here too: registering and withdrawing in a
+        // loop must not grow the tournament without end.
+        let most = self.services.config.limits.tournament_players;
+        if self.core.players.len() as u32 >= most {
+            return refuse(
+                ErrorCode::TournamentFull,
+                format!("the tournament has taken {most} registrations (tournament_players)"),
+            );
+        }
         let max = self.core.settings.max_players.unwrap_or(u32::MAX);
         if self.core.active().count() as u32 >= max {
             return refuse(
@@ -437,7 +506,7 @@ impl Tournament {
         if self.core.players[player as usize].withdrawn {
             return refuse(ErrorCode::TournamentOver, "you have withdrawn already");
         }
-        self.record(TournamentEventBody::Withdrawn { player }, None)
+        self.record(TournamentEventBody::Withdrawn { player })
             .await?;
         // The game in progress is lost by resignation; the room reports it.
         if let Some(game) = self.core.running_game_of(player) {
@@ -472,7 +541,7 @@ impl Tournament {
         }
         let most = super::pairing::round_robin_rounds(players);
         let rounds = self.core.settings.rounds.map_or(most, |r| r.min(most));
-        self.record(TournamentEventBody::Started { rounds }, None)
+        self.record(TournamentEventBody::Started { rounds })
             .await
             .map(|_| ())
     }
@@ -489,14 +558,11 @@ impl Tournament {
                     pairings,
                     bye,
                 } => self
-                    .record(
-                        TournamentEventBody::RoundStarted {
-                            round,
-                            pairings,
-                            bye,
-                        },
-                        None,
-                    )
+                    .record(TournamentEventBody::RoundStarted {
+                        round,
+                        pairings,
+                        bye,
+                    })
                     .await
                     .map(|_| ()),
                 Step::StartGame {
@@ -521,12 +587,12 @@ impl Tournament {
                         result,
                         winner,
                     };
-                    self.record(body, None).await.map(|_| ())
+                    self.record(body).await.map(|_| ())
                 }
                 Step::EndRound { round } => {
                     let standings = self.core.standings(self.rating());
                     let body = TournamentEventBody::RoundEnded { round, standings };
-                    self.record(body, None).await.map(|_| ())
+                    self.record(body).await.map(|_| ())
                 }
                 Step::Finish { ended_early } => {
                     let standings = self.core.standings(self.rating());
@@ -534,7 +600,7 @@ impl Tournament {
                         standings,
                         ended_early,
                     };
-                    let done = self.record(body, None).await.map(|_| ());
+                    let done = self.record(body).await.map(|_| ());
                     if done.is_ok() {
                         self.finished_at = Some(Instant::now());
                     }
@@ -580,14 +646,11 @@ impl Tournament {
             .lobby
             .create_seated(setup, names.clone())
             .await?;
-        self.record(
-            TournamentEventBody::GameStarted {
-                round,
-                room: room.clone(),
-                players,
-            },
-            None,
-        )
+        self.record(TournamentEventBody::GameStarted {
+            round,
+            room: room.clone(),
+            players,
+        })
         .await?;
         for seat in 0..2 {
             self.tell_game(
@@ -656,44 +719,89 @@ impl Tournament {
         answer.await.ok().flatten()
     }
 
-    /// A game's room reported its result: record it (rating it if it was
-    /// played out) and move on.
+    /// A game's room reported its result: rate it if it was played out, then
+    /// record it and move on.
     async fn game_ended(&mut self, room: &str, result: MatchResult) {
-        let Some(game) = self
-            .core
-            .games
-            .iter()
-            .find(|g| g.room.as_deref() == Some(room) && g.result.is_none())
-            .cloned()
-        else {
+        let Some(game) = self.running_game(room) else {
             return; // reported twice (after a restart), or not ours
         };
-        let winner = self.core.winner_of(game.players, &result);
+        let event = self.next_event(self.game_end(&game, room, result));
         let played = matches!(
             result.reason,
             EndReason::Rules | EndReason::Resign | EndReason::Flag
         );
-        let rated = match (self.core.settings.rated, played, result.winner) {
-            (true, true, Some(seat)) => Some((game.players, seat as usize)),
-            _ => None,
+        let (done, rows) = match (self.core.settings.rated, played, result.winner) {
+            (true, true, Some(seat)) => {
+                let names = game
+                    .players
+                    .map(|p| self.core.players[p as usize].name.as_str());
+                // The new ratings are computed once and queued for the store
+                // under the ratings' lock (so a player's rows are written in
+                // the order they were computed); a failed write keeps them
+                // with the result, to be written again as they are.
+                self.services
+                    .ratings
+                    .rate(&self.core.family, names, seat as usize, |rows| {
+                        (self.write(&event, rows.clone()), rows)
+                    })
+            }
+            _ => (self.write(&event, Vec::new()), Vec::new()),
         };
-        let body = TournamentEventBody::GameEnded {
+        self.settled(room, result, event, done, rows).await;
+    }
+
+    /// Records again a game's end whose write failed, with the same ratings.
+    async fn settle(&mut self, room: &str, result: MatchResult, rows: Vec<RatingRow>) {
+        let Some(game) = self.running_game(room) else {
+            return;
+        };
+        let event = self.next_event(self.game_end(&game, room, result));
+        let done = self.write(&event, rows.clone());
+        self.settled(room, result, event, done, rows).await;
+    }
+
+    async fn settled(
+        &mut self,
+        room: &str,
+        result: MatchResult,
+        event: TournamentEvent,
+        done: Pending,
+        rows: Vec<RatingRow>,
+    ) {
+        if let Err((_, message)) = self.durable(done).await {
+            // The room is finished and will not report again: keep the
+            // result and try again.
+            tracing::error!(tournament = %self.core.id, room, "game result not recorded: {message}");
+            self.unsettled.push((room.to_string(), result, rows));
+            self.retry_at = Some(Instant::now() + RETRY);
+            return;
+        }
+        self.publish(event);
+        self.seat_tokens.remove(room);
+        self.advance().await;
+    }
+
+    fn game_end(
+        &self,
+        game: &TournamentGame,
+        room: &str,
+        result: MatchResult,
+    ) -> TournamentEventBody {
+        TournamentEventBody::GameEnded {
             round: game.round,
             room: Some(room.to_string()),
             players: game.players,
             result,
-            winner,
-        };
-        if let Err((_, message)) = self.record(body, rated).await {
-            // The room is finished and will not report again: keep the
-            // result and try again.
-            tracing::error!(tournament = %self.core.id, room, "game result not recorded: {message}");
-            self.unsettled.push((room.to_string(), result));
-            self.retry_at = Some(Instant::now() + RETRY);
-            return;
+            winner: self.core.winner_of(game.players, &result),
         }
-        self.seat_tokens.remove(room);
-        self.advance().await;
+    }
+
+    fn running_game(&self, room: &str) -> Option<TournamentGame> {
+        self.core
+            .games
+            .iter()
+            .find(|g| g.room.as_deref() == Some(room) && g.result.is_none())
+            .cloned()
     }
 
     fn next_event(&self, body: TournamentEventBody) -> TournamentEvent {
@@ -703,44 +811,37 @@ impl Tournament {
         }
     }
 
-    /// Makes an event durable (with the rating change of a rated game:
-    /// `rated` = the players on seats 0 and 1 and the winning seat), applies
-    /// it, and tells every watcher.
-    async fn record(
+    /// Makes an event durable, applies it, and tells every watcher.
+    async fn record(&mut self, body: TournamentEventBody) -> Result<u64, Refusal> {
+        self.record_with(body, Vec::new()).await
+    }
+
+    /// The same, with the rating rows the event brings (written in one op).
+    async fn record_with(
         &mut self,
         body: TournamentEventBody,
-        rated: Option<([u32; 2], usize)>,
+        ratings: Vec<RatingRow>,
     ) -> Result<u64, Refusal> {
         let event = self.next_event(body);
         let seq = event.seq;
-        let write = |ratings| WriteOp::TournamentEvent {
-            tournament: self.core.id.clone(),
-            event: event.clone(),
-            at_ms: now_ms(),
-            player_token: None,
-            ratings,
-        };
-        let done = match rated {
-            Some((players, winner)) => {
-                let names = players.map(|p| self.core.players[p as usize].name.as_str());
-                let store = &self.services.store;
-                self.services
-                    .ratings
-                    .rate(&self.core.family, names, winner, |rows| {
-                        store.write(write(rows))
-                    })
-            }
-            None => self.services.store.write(write(Vec::new())),
-        };
+        let done = self.write(&event, ratings);
         self.durable(done).await?;
         self.publish(event);
         Ok(seq)
     }
 
-    async fn durable(
-        &self,
-        done: tokio::sync::oneshot::Receiver<Result<(), StoreError>>,
-    ) -> Result<(), Refusal> {
+    /// Queues an event (and the rating rows it brings) for the store.
+    fn write(&self, event: &TournamentEvent, ratings: Vec<RatingRow>) -> Pending {
+        self.services.store.write(WriteOp::TournamentEvent {
+            tournament: self.core.id.clone(),
+            event: event.clone(),
+            at_ms: now_ms(),
+            player_token: None,
+            ratings,
+        })
+    }
+
+    async fn durable(&self, done: Pending) -> Result<(), Refusal> {
         match done.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
@@ -763,6 +864,12 @@ impl Tournament {
         self.core.apply(event);
         self.watchers
             .retain(|_, outbox| outbox.send_frame(frame.clone()));
+        if self.core.status == TournamentStatus::Finished {
+            // A finished tournament no longer counts against anyone's limit.
+            for outbox in self.watchers.values() {
+                outbox.exit_tournament(&self.core.id);
+            }
+        }
     }
 }
 
