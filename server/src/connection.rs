@@ -156,9 +156,11 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                     let closing = matches!(msg, Message::Close(_));
                     if closing {
                         // Whatever was queued before the close goes out first.
-                        while let Ok(frame) = frames.try_recv() {
-                            if sink.feed(Message::Text(frame)).await.is_err() {
-                                break;
+                        'drain: while let Ok(queued) = frames.try_recv() {
+                            for frame in queued {
+                                if sink.feed(Message::Text(frame)).await.is_err() {
+                                    break 'drain;
+                                }
                             }
                         }
                     }
@@ -166,16 +168,20 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                         break;
                     }
                 }
-                frame = frames.recv() => {
-                    let Some(frame) = frame else { break };
-                    if sink.feed(Message::Text(frame)).await.is_err() {
-                        break;
-                    }
+                queued = frames.recv() => {
+                    let Some(mut queued) = queued else { break };
+                    // Everything queued goes out with one flush.
                     let mut ok = true;
-                    while let Ok(frame) = frames.try_recv() {
-                        if sink.feed(Message::Text(frame)).await.is_err() {
-                            ok = false;
-                            break;
+                    'feed: loop {
+                        for frame in queued {
+                            if sink.feed(Message::Text(frame)).await.is_err() {
+                                ok = false;
+                                break 'feed;
+                            }
+                        }
+                        match frames.try_recv() {
+                            Ok(more) => queued = more,
+                            Err(_) => break,
                         }
                     }
                     if !ok || sink.flush().await.is_err() {

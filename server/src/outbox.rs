@@ -14,10 +14,32 @@ use tokio_util::sync::CancellationToken;
 /// Identifies a connection inside this server process.
 pub type ConnId = u64;
 
+/// What the writer task takes off the queue: one frame, or two that belong
+/// together (an `ack` and the event it announces), written with one flush.
+#[derive(Debug)]
+pub enum Frames {
+    One(Utf8Bytes),
+    Two(Utf8Bytes, Utf8Bytes),
+}
+
+impl IntoIterator for Frames {
+    type Item = Utf8Bytes;
+    type IntoIter = std::iter::Flatten<std::array::IntoIter<Option<Utf8Bytes>, 2>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        match self {
+            Frames::One(a) => [Some(a), None],
+            Frames::Two(a, b) => [Some(a), Some(b)],
+        }
+        .into_iter()
+        .flatten()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Outbox {
     pub conn: ConnId,
-    tx: mpsc::Sender<Utf8Bytes>,
+    tx: mpsc::Sender<Frames>,
     /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
     pub kick: CancellationToken,
     /// The rooms with an unfinished match this connection plays or watches:
@@ -31,7 +53,7 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    pub fn new(conn: ConnId, capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>) {
+    pub fn new(conn: ConnId, capacity: usize) -> (Outbox, mpsc::Receiver<Frames>) {
         let (tx, rx) = mpsc::channel(capacity);
         (
             Outbox {
@@ -48,7 +70,12 @@ impl Outbox {
     /// Queues a frame; false (and the connection is dropped) if the queue is full
     /// or the connection is gone.
     pub fn send_frame(&self, frame: Utf8Bytes) -> bool {
-        match self.tx.try_send(frame) {
+        self.send_frames(Frames::One(frame))
+    }
+
+    /// Queues frames to be written together.
+    pub fn send_frames(&self, frames: Frames) -> bool {
+        match self.tx.try_send(frames) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 tracing::info!(

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::config::Config;
-use crate::outbox::{ConnId, Outbox};
+use crate::outbox::{encode, ConnId, Frames, Outbox};
 use crate::store::{MatchStore, WriteOp};
 
 /// What a connection asks of a room. Answers go straight to `outbox`, in order
@@ -872,13 +872,30 @@ impl Room {
         for done in pending {
             self.durable_done(done).await?;
         }
-        if let Some((outbox, id)) = ack {
-            self.ack(outbox, id.clone(), Ok(Some(seq)));
-        }
         self.events.extend(events);
+        // The sender of the command hears its ack first; when one event
+        // follows, the two go to its connection together (one write).
+        let mut acked = None;
+        if let Some((outbox, id)) = ack {
+            let ack = encode(&ServerMsg::Ack {
+                id: id.clone(),
+                room: Some(self.id.clone()),
+                seq: Some(seq),
+            });
+            match (&frames[..], self.subscribers.contains_key(&outbox.conn)) {
+                ([event], true) => {
+                    if outbox.send_frames(Frames::Two(ack, event.clone())) {
+                        acked = Some(outbox.conn);
+                    }
+                }
+                _ => {
+                    outbox.send_frame(ack);
+                }
+            }
+        }
         for frame in frames {
             self.subscribers
-                .retain(|_, outbox| outbox.send_frame(frame.clone()));
+                .retain(|conn, outbox| Some(*conn) == acked || outbox.send_frame(frame.clone()));
         }
         Ok(seq)
     }

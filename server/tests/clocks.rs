@@ -3,13 +3,14 @@
 //! and a first move not made in time aborts the match (no-show). No sleeps: time
 //! is advanced by hand.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use grundy_protocol::wire::Clock;
 use grundy_protocol::Position;
 use grundy_server::lobby::{Lobby, RoomSetup};
-use grundy_server::outbox::Outbox;
+use grundy_server::outbox::{self, Outbox};
 use grundy_server::ratings::Ratings;
 use grundy_server::room::RoomCmd;
 use grundy_server::store::SqliteStore;
@@ -21,8 +22,31 @@ use tokio_util::task::TaskTracker;
 
 struct Seat {
     outbox: Outbox,
-    frames: mpsc::Receiver<Utf8Bytes>,
+    frames: Frames,
     token: String,
+}
+
+/// A connection's queue, one frame at a time (frames queued together come
+/// apart here).
+struct Frames {
+    queue: mpsc::Receiver<outbox::Frames>,
+    ready: VecDeque<Utf8Bytes>,
+}
+
+impl Frames {
+    fn new(queue: mpsc::Receiver<outbox::Frames>) -> Frames {
+        Frames {
+            queue,
+            ready: VecDeque::new(),
+        }
+    }
+
+    async fn recv(&mut self) -> Option<Utf8Bytes> {
+        if self.ready.is_empty() {
+            self.ready.extend(self.queue.recv().await?);
+        }
+        self.ready.pop_front()
+    }
 }
 
 impl Seat {
@@ -78,7 +102,8 @@ async fn room_with_clock(
     let (tx, dir) = new_room(&[5, 5], Some(clock), config).await;
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
-        let (outbox, mut frames) = Outbox::new(conn, 64);
+        let (outbox, frames) = Outbox::new(conn, 64);
+        let mut frames = Frames::new(frames);
         tx.send(RoomCmd::Join {
             outbox: outbox.clone(),
             id: None,
@@ -188,7 +213,8 @@ async fn a_move_after_the_flag_loses_on_time() {
 #[tokio::test(start_paused = true)]
 async fn a_room_nobody_is_in_is_called_off() {
     let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
-    let (creator, mut creator_frames) = Outbox::new(1, 64);
+    let (creator, creator_frames) = Outbox::new(1, 64);
+    let mut creator_frames = Frames::new(creator_frames);
     tx.send(RoomCmd::Join {
         outbox: creator,
         id: None,
@@ -198,7 +224,8 @@ async fn a_room_nobody_is_in_is_called_off() {
     .await
     .unwrap();
     assert!(creator_frames.recv().await.is_some());
-    let (watcher, mut frames) = Outbox::new(2, 64);
+    let (watcher, frames) = Outbox::new(2, 64);
+    let mut frames = Frames::new(frames);
     tx.send(RoomCmd::Watch {
         outbox: watcher,
         id: None,
@@ -225,7 +252,8 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
     let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
     let mut frames = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
-        let (outbox, mut rx) = Outbox::new(conn, 64);
+        let (outbox, rx) = Outbox::new(conn, 64);
+        let mut rx = Frames::new(rx);
         tx.send(RoomCmd::Join {
             outbox,
             id: None,
