@@ -550,7 +550,21 @@ impl Tournament {
     /// close rounds, finish. A step that fails is tried again after [`RETRY`].
     async fn advance(&mut self) {
         loop {
-            let step = self.core.next_step();
+            let step = if self.core.pairing_due() {
+                // Pairing a large Swiss is a search: off the reactor, so that
+                // no match waits for it.
+                let core = self.core.clone();
+                match tokio::task::spawn_blocking(move || core.next_step()).await {
+                    Ok(step) => step,
+                    Err(e) => {
+                        tracing::error!(tournament = %self.core.id, "pairing failed: {e}");
+                        self.retry_at = Some(Instant::now() + RETRY);
+                        return;
+                    }
+                }
+            } else {
+                self.core.next_step()
+            };
             let done = match step {
                 Step::Wait => return,
                 Step::PairRound {

@@ -208,6 +208,12 @@ impl Core {
             .find(|g| g.round == round && g.players == players)
     }
 
+    /// Whether the next step pairs a round (a search that can take a while
+    /// for a large Swiss).
+    pub fn pairing_due(&self) -> bool {
+        self.status == TournamentStatus::Running && (self.round == 0 || self.round_closed)
+    }
+
     /// What to do next (see [`Step`]).
     pub fn next_step(&self) -> Step {
         if self.status != TournamentStatus::Running {
