@@ -490,7 +490,7 @@ impl Conn {
                     seat,
                     bot,
                 };
-                self.create_room(id, request).await
+                Box::pin(self.create_room(id, request)).await
             }
             ClientMsg::Join { id, room, seat } => {
                 let name = self.name.clone();
@@ -588,7 +588,9 @@ impl Conn {
             | ClientMsg::StartTournament { .. }
             | ClientMsg::WatchTournament { .. }
             | ClientMsg::GetTournament { .. }
-            | ClientMsg::GetRatings { .. } => self.dispatch_tournament(msg).await,
+            // Boxed, like `create_room`: a large future kept out of every
+            // connection's task, which idle connections would pay for.
+            | ClientMsg::GetRatings { .. } => Box::pin(self.dispatch_tournament(msg)).await,
         }
     }
 

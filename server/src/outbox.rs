@@ -19,7 +19,9 @@ pub type ConnId = u64;
 #[derive(Debug)]
 pub enum Frames {
     One(Utf8Bytes),
-    Two(Utf8Bytes, Utf8Bytes),
+    /// Boxed: every slot of a connection's queue is as large as the largest
+    /// variant, and idle connections should stay small.
+    Two(Box<(Utf8Bytes, Utf8Bytes)>),
 }
 
 impl IntoIterator for Frames {
@@ -29,7 +31,10 @@ impl IntoIterator for Frames {
     fn into_iter(self) -> Self::IntoIter {
         match self {
             Frames::One(a) => [Some(a), None],
-            Frames::Two(a, b) => [Some(a), Some(b)],
+            Frames::Two(pair) => {
+                let (a, b) = *pair;
+                [Some(a), Some(b)]
+            }
         }
         .into_iter()
         .flatten()

@@ -884,7 +884,7 @@ impl Room {
             });
             match (&frames[..], self.subscribers.contains_key(&outbox.conn)) {
                 ([event], true) => {
-                    if outbox.send_frames(Frames::Two(ack, event.clone())) {
+                    if outbox.send_frames(Frames::Two(Box::new((ack, event.clone())))) {
                         acked = Some(outbox.conn);
                     }
                 }
