@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::lobby::{Lobby, RoomSetup};
-use crate::outbox::Outbox;
+use crate::outbox::{Memberships, Outbox};
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::MatchStore;
@@ -270,10 +270,10 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     };
 
     // Tell the rooms and tournaments, then close politely.
-    for tx in shared.lobby.senders(&outbox.room_ids()) {
+    for tx in shared.lobby.senders(&outbox.rooms.ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
-    for tx in shared.tournaments.senders(&outbox.tournament_ids()) {
+    for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
     // The server closes because of the peer: wait for the peer to close too.
@@ -606,14 +606,14 @@ impl Conn {
         let Some((room_id, tx)) = self.shared.lobby.find(key) else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
-        if joins && !self.outbox.in_room(&room_id) {
+        if joins && !self.outbox.rooms.contains(&room_id) {
             if self.over_room_limit(&id) {
                 return;
             }
             // A member from now on, so that a `Gone` follows this command even if
             // the connection closes before the room has answered; the room
             // takes it back if it refuses.
-            self.outbox.enter(&room_id);
+            self.outbox.rooms.enter(&room_id);
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -631,16 +631,26 @@ impl Conn {
     /// Refuses a new room membership past `seats_per_connection`: answers the
     /// request and returns true when over the limit.
     fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
+        self.over_seat_limit(
+            id,
+            &self.outbox.rooms,
+            "be in at most {limit} rooms with unfinished matches",
+        )
+    }
+
+    /// Refuses one membership more in `members` past `seats_per_connection`
+    /// (`what` says what is limited, with `{limit}` for the number): answers
+    /// the request and returns true when over the limit.
+    fn over_seat_limit(&self, id: &Option<RequestId>, members: &Memberships, what: &str) -> bool {
         let limit = self.shared.config.limits.seats_per_connection;
-        if self.outbox.room_count() < limit {
+        if members.count() < limit {
             return false;
         }
+        let what = what.replace("{limit}", &limit.to_string());
         self.reply(ServerMsg::Error {
             id: id.clone(),
             code: ErrorCode::LimitReached,
-            message: format!(
-                "one connection may be in at most {limit} rooms with unfinished matches at once (seats_per_connection)"
-            ),
+            message: format!("one connection may {what} at once (seats_per_connection)"),
             retry_after_ms: None,
             limit: Some("seats_per_connection".into()),
         });
@@ -723,7 +733,7 @@ impl Conn {
         };
         match self.shared.lobby.create(setup).await {
             Ok((room_id, tx)) => {
-                self.outbox.enter(&room_id);
+                self.outbox.rooms.enter(&room_id);
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),

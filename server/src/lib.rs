@@ -8,7 +8,8 @@
 //! - [`outbox`]: the bounded per-connection outbound queue;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
-//! - [`ratings`]: Glicko-2 ratings per player and game family.
+//! - [`ratings`]: Glicko-2 ratings per player and game family;
+//! - [`task`]: what every actor task shares (exit guard, deadlines, commits).
 
 pub mod config;
 pub mod connection;
@@ -18,6 +19,7 @@ pub mod ratings;
 pub mod room;
 pub mod server;
 pub mod store;
+pub mod task;
 pub mod tournament;
 
 pub use config::Config;

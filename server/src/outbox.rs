@@ -49,12 +49,44 @@ pub struct Outbox {
     pub kick: CancellationToken,
     /// The rooms with an unfinished match this connection plays or watches:
     /// rooms add themselves when they accept the connection and remove
-    /// themselves when it leaves or the match ends. It backs the
-    /// `seats_per_connection` limit and tells a closing connection whom to tell.
-    rooms: Arc<Mutex<HashSet<String>>>,
+    /// themselves when it leaves or the match ends.
+    pub rooms: Memberships,
     /// The same for tournaments this connection plays in or follows (until
     /// they finish or refuse it).
-    tournaments: Arc<Mutex<HashSet<String>>>,
+    pub tournaments: Memberships,
+}
+
+/// The rooms (or tournaments) a connection is in. Shared by the connection
+/// and the rooms, it backs the `seats_per_connection` limit and tells a
+/// closing connection whom to tell.
+#[derive(Clone, Debug, Default)]
+pub struct Memberships(Arc<Mutex<HashSet<String>>>);
+
+impl Memberships {
+    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        // Each update is a single insert or remove: a poisoned set is still whole.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn enter(&self, id: &str) {
+        self.set().insert(id.to_string());
+    }
+
+    pub fn exit(&self, id: &str) {
+        self.set().remove(id);
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.set().contains(id)
+    }
+
+    pub fn count(&self) -> usize {
+        self.set().len()
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        self.set().iter().cloned().collect()
+    }
 }
 
 impl Outbox {
@@ -65,8 +97,8 @@ impl Outbox {
                 conn,
                 tx,
                 kick: CancellationToken::new(),
-                rooms: Arc::default(),
-                tournaments: Arc::default(),
+                rooms: Memberships::default(),
+                tournaments: Memberships::default(),
             },
             rx,
         )
@@ -96,57 +128,6 @@ impl Outbox {
 
     pub fn send(&self, msg: &ServerMsg) -> bool {
         self.send_frame(encode(msg))
-    }
-
-    fn memberships(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        // Each update is a single insert or remove: a poisoned set is still whole.
-        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn enter(&self, room: &str) {
-        self.memberships().insert(room.to_string());
-    }
-
-    pub fn exit(&self, room: &str) {
-        self.memberships().remove(room);
-    }
-
-    pub fn in_room(&self, room: &str) -> bool {
-        self.memberships().contains(room)
-    }
-
-    /// How many rooms with unfinished matches this connection is in.
-    pub fn room_count(&self) -> usize {
-        self.memberships().len()
-    }
-
-    pub fn room_ids(&self) -> Vec<String> {
-        self.memberships().iter().cloned().collect()
-    }
-
-    fn followed(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.tournaments.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn enter_tournament(&self, tournament: &str) {
-        self.followed().insert(tournament.to_string());
-    }
-
-    pub fn exit_tournament(&self, tournament: &str) {
-        self.followed().remove(tournament);
-    }
-
-    pub fn in_tournament(&self, tournament: &str) -> bool {
-        self.followed().contains(tournament)
-    }
-
-    /// How many unfinished tournaments this connection plays in or follows.
-    pub fn tournament_count(&self) -> usize {
-        self.followed().len()
-    }
-
-    pub fn tournament_ids(&self) -> Vec<String> {
-        self.followed().iter().cloned().collect()
     }
 
     pub fn is_closed(&self) -> bool {

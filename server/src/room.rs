@@ -22,6 +22,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use crate::config::Config;
 use crate::outbox::{encode, ConnId, Frames, Outbox};
 use crate::store::{MatchStore, WriteOp};
+use crate::task::{committed, sleep_until, OnExit};
 
 /// What a connection asks of a room. Answers go straight to `outbox`, in order
 /// with the room's events.
@@ -243,17 +244,7 @@ impl Room {
 
     /// The room's task: commands, and the clock's deadline.
     pub async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>, on_exit: impl FnOnce()) {
-        // Runs `on_exit` however the task ends, a panic included, so the lobby
-        // never keeps an entry for a room that is gone.
-        struct OnExit<F: FnOnce()>(Option<F>);
-        impl<F: FnOnce()> Drop for OnExit<F> {
-            fn drop(&mut self) {
-                if let Some(f) = self.0.take() {
-                    f();
-                }
-            }
-        }
-        let _on_exit = OnExit(Some(on_exit));
+        let _on_exit = OnExit::new(on_exit);
         loop {
             let deadline = self.deadline();
             let linger = self.finished_at.map(|at| at + self.config.linger);
@@ -262,7 +253,7 @@ impl Room {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                _ = sleep_until(deadline) => self.on_deadline().await,
+                _ = sleep_until(deadline.map(|(at, _)| at)) => self.on_deadline().await,
                 _ = sleep_until(linger) => break,
             }
         }
@@ -430,7 +421,7 @@ impl Room {
             }
             RoomCmd::Leave { outbox, id } => {
                 self.subscribers.remove(&outbox.conn);
-                outbox.exit(&self.id);
+                outbox.rooms.exit(&self.id);
                 self.drop_conn(outbox.conn).await;
                 self.ack(&outbox, id, Ok(None));
             }
@@ -473,7 +464,7 @@ impl Room {
     /// sent the command, so a `Gone` always follows) only while the match runs.
     fn after_joining(&mut self, outbox: Outbox, ok: bool) {
         if !ok || self.result.is_some() || outbox.is_closed() {
-            outbox.exit(&self.id);
+            outbox.rooms.exit(&self.id);
         }
         if ok && !outbox.is_closed() {
             self.subscribers.insert(outbox.conn, outbox);
@@ -789,27 +780,9 @@ impl Room {
         }
         // A finished match no longer counts against anyone's room limit.
         for outbox in self.subscribers.values() {
-            outbox.exit(&self.id);
+            outbox.rooms.exit(&self.id);
         }
         Ok(())
-    }
-
-    /// Waits for a queued write to be committed.
-    async fn durable_done(
-        &self,
-        done: tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>,
-    ) -> Result<(), Refusal> {
-        match done.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => {
-                tracing::error!(room = %self.id, "store write failed: {e}");
-                refuse(
-                    ErrorCode::Internal,
-                    "the server could not record this; try again",
-                )
-            }
-            Err(_) => refuse(ErrorCode::ShuttingDown, "the server is shutting down"),
-        }
     }
 
     /// Records the next event, then tells every subscriber.
@@ -870,7 +843,7 @@ impl Room {
         let seq = self.events.len() as u64 + events.len() as u64;
         let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
         for done in pending {
-            self.durable_done(done).await?;
+            committed(done, &self.id).await?;
         }
         self.events.extend(events);
         // The sender of the command hears its ack first; when one event
@@ -988,31 +961,6 @@ fn no_seat() -> SeatInfo {
     SeatInfo {
         name: None,
         connected: false,
-    }
-}
-
-async fn sleep_until<T>(deadline: Option<T>)
-where
-    T: Into<DeadlineOf>,
-{
-    match deadline.map(Into::into) {
-        Some(DeadlineOf(at)) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Anything that carries an instant to wake up at.
-struct DeadlineOf(Instant);
-
-impl From<Instant> for DeadlineOf {
-    fn from(at: Instant) -> Self {
-        DeadlineOf(at)
-    }
-}
-
-impl From<(Instant, EndReason)> for DeadlineOf {
-    fn from((at, _): (Instant, EndReason)) -> Self {
-        DeadlineOf(at)
     }
 }
 

@@ -161,14 +161,14 @@ impl Conn {
                 format!("no tournament {key:?} (finished ones: get_tournament by id)"),
             );
         };
-        if follows && !self.outbox.in_tournament(&tid) {
+        if follows && !self.outbox.tournaments.contains(&tid) {
             if self.over_tournament_limit(&id) {
                 return;
             }
             // Counted from now on, so that a `Gone` follows even if the
             // connection closes before the tournament answers; the tournament
             // takes it back if it refuses.
-            self.outbox.enter_tournament(&tid);
+            self.outbox.tournaments.enter(&tid);
         }
         if tx
             .send(make(self.outbox.clone(), id.clone()))
@@ -186,20 +186,11 @@ impl Conn {
     /// Refuses following one more tournament past `seats_per_connection`
     /// (answers the request and returns true when over the limit).
     fn over_tournament_limit(&self, id: &Option<RequestId>) -> bool {
-        let limit = self.shared.config.limits.seats_per_connection;
-        if self.outbox.tournament_count() < limit {
-            return false;
-        }
-        self.reply(ServerMsg::Error {
-            id: id.clone(),
-            code: ErrorCode::LimitReached,
-            message: format!(
-                "one connection may follow at most {limit} unfinished tournaments at once (seats_per_connection)"
-            ),
-            retry_after_ms: None,
-            limit: Some("seats_per_connection".into()),
-        });
-        true
+        self.over_seat_limit(
+            id,
+            &self.outbox.tournaments,
+            "follow at most {limit} unfinished tournaments",
+        )
     }
 
     async fn create_tournament(&mut self, id: Option<RequestId>, asked: TournamentSettings) {
@@ -230,7 +221,7 @@ impl Conn {
         match self.shared.tournaments.create(filled, family).await {
             Ok(created) => {
                 // The creator follows it from the start.
-                self.outbox.enter_tournament(&created.tournament);
+                self.outbox.tournaments.enter(&created.tournament);
                 let _ = created
                     .tx
                     .send(TournamentCmd::Follow {

@@ -22,7 +22,8 @@ use crate::lobby::{Lobby, Refusal, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, RoomCmd};
-use crate::store::{MatchStore, RatingRow, StoreError, WriteOp};
+use crate::store::{MatchStore, RatingRow, WriteOp};
+use crate::task::{committed, sleep_until, OnExit, Pending};
 
 /// How long to wait before trying again after a failed step (a full server,
 /// a failed write).
@@ -67,9 +68,6 @@ pub enum TournamentCmd {
 
 /// A game's room reporting its result.
 pub type GameEnd = (String, MatchResult);
-
-/// A queued store write.
-type Pending = tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
 
 /// Everything a tournament task shares with the server.
 #[derive(Clone)]
@@ -159,15 +157,7 @@ impl Tournament {
         mut results: mpsc::UnboundedReceiver<GameEnd>,
         on_exit: impl FnOnce(),
     ) {
-        struct OnExit<F: FnOnce()>(Option<F>);
-        impl<F: FnOnce()> Drop for OnExit<F> {
-            fn drop(&mut self) {
-                if let Some(f) = self.0.take() {
-                    f();
-                }
-            }
-        }
-        let _on_exit = OnExit(Some(on_exit));
+        let _on_exit = OnExit::new(on_exit);
         if self.core.status == TournamentStatus::Finished {
             self.finished_at = Some(Instant::now());
         }
@@ -368,14 +358,14 @@ impl Tournament {
     /// this tournament unless it already follows it.
     fn refused(&self, outbox: &Outbox) {
         if !self.watchers.contains_key(&outbox.conn) {
-            outbox.exit_tournament(&self.core.id);
+            outbox.tournaments.exit(&self.core.id);
         }
     }
 
     fn subscribe(&mut self, outbox: &Outbox, player: Option<u32>) {
         if self.core.status == TournamentStatus::Finished {
             // A finished tournament counts against nobody's limit.
-            outbox.exit_tournament(&self.core.id);
+            outbox.tournaments.exit(&self.core.id);
         }
         self.watchers.insert(outbox.conn, outbox.clone());
         if let Some(p) = player {
@@ -482,7 +472,7 @@ impl Tournament {
             player_token: Some(token.clone()),
             ratings: Vec::new(),
         });
-        self.durable(done).await?;
+        committed(done, &self.core.id).await?;
         self.core.players.push(Player {
             name,
             token: token.clone(),
@@ -584,25 +574,7 @@ impl Tournament {
                     players,
                     spec,
                 } => self.start_game(round, players, spec).await,
-                Step::Forfeit {
-                    round,
-                    players,
-                    winner,
-                } => {
-                    let seat = winner.and_then(|w| players.iter().position(|&p| p == w));
-                    let result = MatchResult {
-                        winner: seat.map(|s| s as u8),
-                        reason: EndReason::Forfeit,
-                    };
-                    let body = TournamentEventBody::GameEnded {
-                        round,
-                        room: None,
-                        players,
-                        result,
-                        winner,
-                    };
-                    self.record(body).await.map(|_| ())
-                }
+                Step::Forfeit(game_ended) => self.record(game_ended).await.map(|_| ()),
                 Step::EndRound { round } => {
                     let standings = self.core.standings(self.rating());
                     let body = TournamentEventBody::RoundEnded { round, standings };
@@ -782,7 +754,7 @@ impl Tournament {
         done: Pending,
         rows: Vec<RatingRow>,
     ) {
-        if let Err((_, message)) = self.durable(done).await {
+        if let Err((_, message)) = committed(done, &self.core.id).await {
             // The room is finished and will not report again: keep the
             // result and try again.
             tracing::error!(tournament = %self.core.id, room, "game result not recorded: {message}");
@@ -839,7 +811,7 @@ impl Tournament {
         let event = self.next_event(body);
         let seq = event.seq;
         let done = self.write(&event, ratings);
-        self.durable(done).await?;
+        committed(done, &self.core.id).await?;
         self.publish(event);
         Ok(seq)
     }
@@ -855,20 +827,6 @@ impl Tournament {
         })
     }
 
-    async fn durable(&self, done: Pending) -> Result<(), Refusal> {
-        match done.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => {
-                tracing::error!(tournament = %self.core.id, "store write failed: {e}");
-                refuse(
-                    ErrorCode::Internal,
-                    "the server could not record this; try again",
-                )
-            }
-            Err(_) => refuse(ErrorCode::ShuttingDown, "the server is shutting down"),
-        }
-    }
-
     /// Applies a durable event and sends it to every watcher.
     fn publish(&mut self, event: TournamentEvent) {
         let frame = encode(&ServerMsg::TournamentEvent {
@@ -881,15 +839,8 @@ impl Tournament {
         if self.core.status == TournamentStatus::Finished {
             // A finished tournament no longer counts against anyone's limit.
             for outbox in self.watchers.values() {
-                outbox.exit_tournament(&self.core.id);
+                outbox.tournaments.exit(&self.core.id);
             }
         }
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }

@@ -16,6 +16,7 @@ use super::state::{Core, Player};
 use crate::lobby::Refusal;
 use crate::room::{now_ms, EndHook};
 use crate::store::{StoreError, StoredTournament, WriteOp};
+use crate::task::committed;
 
 /// Commands queued for one tournament before senders wait.
 const QUEUE: usize = 256;
@@ -104,22 +105,7 @@ impl Tournaments {
             owner_token: owner_token.clone(),
             created_at_ms: now_ms(),
         });
-        match done.await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                tracing::error!("could not record a new tournament: {e}");
-                return Err((
-                    ErrorCode::Internal,
-                    "the server could not record the tournament".into(),
-                ));
-            }
-            Err(_) => {
-                return Err((
-                    ErrorCode::ShuttingDown,
-                    "the server is shutting down".into(),
-                ))
-            }
-        }
+        committed(done, &id).await?;
         let core = Core::new(id.clone(), code.clone(), settings, family);
         let state = core.state(|name| self.services.ratings.get(&core.family, name));
         let (tx, restored) = self.register(core, owner_token.clone());

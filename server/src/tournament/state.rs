@@ -6,9 +6,9 @@
 //! same `apply`, so a restored tournament is exactly the one that went down.
 
 use grundy_protocol::wire::{
-    Bye, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody, TournamentFormat,
-    TournamentGame, TournamentPlayer, TournamentSettings, TournamentState, TournamentStatus,
-    TournamentSummary,
+    Bye, EndReason, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody,
+    TournamentFormat, TournamentGame, TournamentPlayer, TournamentSettings, TournamentState,
+    TournamentStatus, TournamentSummary,
 };
 use serde_json::Value;
 
@@ -40,12 +40,9 @@ pub enum Step {
         players: [u32; 2],
         spec: Value,
     },
-    /// A game one of whose players has withdrawn: forfeit it without playing.
-    Forfeit {
-        round: u32,
-        players: [u32; 2],
-        winner: Option<u32>,
-    },
+    /// A game one of whose players has withdrawn: forfeit it without playing
+    /// by recording this `game_ended` event.
+    Forfeit(TournamentEventBody),
     /// Every game of the current round is over.
     EndRound { round: u32 },
     /// The last round is over, or no further round can be paired.
@@ -256,11 +253,17 @@ impl Core {
                 [false, true] => Some(players[0]),
                 _ => None,
             };
-            return Step::Forfeit {
+            let seat = winner.and_then(|w| players.iter().position(|&p| p == w));
+            return Step::Forfeit(TournamentEventBody::GameEnded {
                 round: self.round,
+                room: None,
                 players,
+                result: MatchResult {
+                    winner: seat.map(|s| s as u8),
+                    reason: EndReason::Forfeit,
+                },
                 winner,
-            };
+            });
         }
         Step::StartGame {
             round: self.round,
@@ -457,7 +460,7 @@ fn mix(seed: u64, round: u32, index: u32) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use grundy_protocol::wire::{Clock, EndReason};
+    use grundy_protocol::wire::Clock;
     use serde_json::json;
 
     use super::*;
@@ -563,26 +566,7 @@ mod tests {
                         },
                     )
                 }
-                Step::Forfeit {
-                    round,
-                    players,
-                    winner,
-                } => {
-                    let seat = winner.and_then(|w| players.iter().position(|&p| p == w));
-                    record(
-                        core,
-                        TournamentEventBody::GameEnded {
-                            round,
-                            room: None,
-                            players,
-                            result: MatchResult {
-                                winner: seat.map(|s| s as u8),
-                                reason: EndReason::Forfeit,
-                            },
-                            winner,
-                        },
-                    )
-                }
+                Step::Forfeit(game_ended) => record(core, game_ended),
                 Step::EndRound { round } => record(
                     core,
                     TournamentEventBody::RoundEnded {
@@ -653,12 +637,16 @@ mod tests {
             .collect();
         assert_eq!(forfeits.len(), 6, "3 pairings of d, 2 games each");
         for f in forfeits {
-            let Step::Forfeit {
-                players, winner, ..
-            } = f
+            let Step::Forfeit(TournamentEventBody::GameEnded {
+                players,
+                winner,
+                result,
+                ..
+            }) = f
             else {
-                unreachable!()
+                panic!("not a forfeit: {f:?}")
             };
+            assert_eq!(result.reason, EndReason::Forfeit);
             assert!(players.contains(&3));
             assert_ne!(*winner, Some(3));
             assert!(winner.is_some());
