@@ -189,19 +189,32 @@ async fn rejoin(
     }
 }
 
+/// A tournament's state (`get_tournament`: by id, or by code while it is in
+/// memory).
+pub async fn tournament_state(
+    client: &mut Client,
+    tournament: &str,
+) -> Result<TournamentState, ClientError> {
+    let answer = client
+        .request(|id| ClientMsg::GetTournament {
+            id,
+            tournament: tournament.to_string(),
+        })
+        .await?;
+    match answer {
+        ServerMsg::Tournament { state, .. } => Ok(state),
+        other => Err(ClientError::Unexpected(format!("{other:?}"))),
+    }
+}
+
 /// Whether the server has `tournament` (by id) as finished.
 async fn is_finished(url: &str, tournament: &str) -> bool {
     let Ok(mut c) = Client::connect(url, "tournament-check").await else {
         return false;
     };
-    let answer = c
-        .request(|id| ClientMsg::GetTournament {
-            id,
-            tournament: tournament.to_string(),
-        })
-        .await;
+    let state = tournament_state(&mut c, tournament).await;
     c.close().await;
-    matches!(answer, Ok(ServerMsg::Tournament { state, .. }) if state.status == TournamentStatus::Finished)
+    matches!(state, Ok(s) if s.status == TournamentStatus::Finished)
 }
 
 /// One game of a tournament, as exported.
@@ -389,7 +402,7 @@ pub async fn run_field(
                 other => return Err(ClientError::Unexpected(format!("{other:?}")).into()),
             }
         }
-        Some(key) => match watch(&mut follower, key, None).await? {
+        Some(key) => match watch_tournament(&mut follower, key, None).await? {
             (tournament, Some(state), _) => (tournament, None, state.seq),
             (_, None, _) => return Err(PlayError::Desync("watch answered no state".into())),
         },
@@ -444,7 +457,7 @@ pub async fn run_field(
                 let Ok(mut c) = Client::connect(&field.url, "tournament-director").await else {
                     continue;
                 };
-                let watched = watch(&mut c, &tournament, Some(seq)).await;
+                let watched = watch_tournament(&mut c, &tournament, Some(seq)).await;
                 if let Err(ClientError::Refused {
                     code: ErrorCode::UnknownTournament,
                     ..
@@ -495,23 +508,14 @@ async fn finish(
             tracing::warn!("a tournament bot stopped: {e}");
         }
     }
-    let state = match follower
-        .request(|id| ClientMsg::GetTournament {
-            id,
-            tournament: tournament.to_string(),
-        })
-        .await?
-    {
-        ServerMsg::Tournament { state, .. } => state,
-        other => return Err(ClientError::Unexpected(format!("{other:?}")).into()),
-    };
+    let state = tournament_state(&mut follower, tournament).await?;
     follower.close().await;
     Ok(FieldOutcome { state, bots })
 }
 
 /// `watch_tournament`: the tournament's id, and its state or the events after
-/// `since`.
-async fn watch(
+/// `since`; the connection then hears its events.
+pub async fn watch_tournament(
     client: &mut Client,
     key: &str,
     since: Option<u64>,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use grundy_bot::client::{Client, ClientError};
-use grundy_bot::tournament::{export_games, games_csv};
+use grundy_bot::tournament::{export_games, games_csv, tournament_state, watch_tournament};
 use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, Standing, TournamentEvent,
     TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState, TournamentStatus,
@@ -296,15 +296,9 @@ async fn start(args: StartArgs) -> Result<()> {
         token: args.token.clone(),
     })
     .await?;
-    let state = match ask(&mut c, |id| ClientMsg::GetTournament {
-        id,
-        tournament: args.code.clone(),
-    })
-    .await?
-    {
-        ServerMsg::Tournament { state, .. } => state,
-        other => bail!("unexpected answer: {other:?}"),
-    };
+    let state = tournament_state(&mut c, &args.code)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
     c.close().await;
     println!(
         "Tournament {} started: {} players, {} {}.",
@@ -552,24 +546,13 @@ async fn typed_waiting(c: &mut Client, me: &Player, line: &str) -> Waiting {
                 Err(e) => println!("Not withdrawn: {}", net::words(&e)),
             }
         }
-        "standings" => {
-            let answer = c
-                .request(|id| ClientMsg::GetTournament {
-                    id,
-                    tournament: me.tournament.clone(),
-                })
-                .await;
-            match answer {
-                Ok(ServerMsg::Tournament { state, .. }) if state.round == 0 => {
-                    println!("No standings yet: the tournament has not started.");
-                }
-                Ok(ServerMsg::Tournament { state, .. }) => {
-                    print!("Standings:\n{}", standings_table(&state.standings));
-                }
-                Ok(other) => println!("unexpected answer: {other:?}"),
-                Err(e) => println!("{}", net::words(&e)),
+        "standings" => match tournament_state(c, &me.tournament).await {
+            Ok(state) if state.round == 0 => {
+                println!("No standings yet: the tournament has not started.");
             }
-        }
+            Ok(state) => print!("Standings:\n{}", standings_table(&state.standings)),
+            Err(e) => println!("{}", net::words(&e)),
+        },
         "quit" | "q" | "exit" => {
             println!(
                 "You stay registered (a game you are not there for is lost on time). Come back with:\n  {}",
@@ -639,35 +622,15 @@ async fn catch_up(
     tournament: &str,
     since: u64,
 ) -> Result<Vec<TournamentEvent>, ClientError> {
-    match c
-        .request(|id| ClientMsg::WatchTournament {
-            id,
-            tournament: tournament.to_string(),
-            since: Some(since),
-        })
-        .await?
-    {
-        ServerMsg::TournamentWatching { events, .. } => Ok(events),
-        other => Err(ClientError::Unexpected(format!("{other:?}"))),
-    }
+    let (_, _, events) = watch_tournament(c, tournament, Some(since)).await?;
+    Ok(events)
 }
 
 async fn watch(args: WatchArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
-    let answer = c
-        .request(|id| ClientMsg::WatchTournament {
-            id,
-            tournament: args.code.clone(),
-            since: None,
-        })
-        .await;
-    let (id, state) = match answer {
-        Ok(ServerMsg::TournamentWatching {
-            tournament,
-            state: Some(state),
-            ..
-        }) => (tournament, state),
-        Ok(other) => bail!("unexpected answer: {other:?}"),
+    let (id, state) = match watch_tournament(&mut c, &args.code, None).await {
+        Ok((tournament, Some(state), _)) => (tournament, state),
+        Ok((_, None, _)) => bail!("the server sent no state"),
         Err(
             e @ ClientError::Refused {
                 code: ErrorCode::UnknownTournament,
@@ -675,15 +638,8 @@ async fn watch(args: WatchArgs) -> Result<()> {
             },
         ) => {
             // Finished and gone from memory: its record is still kept.
-            let state = match c
-                .request(|id| ClientMsg::GetTournament {
-                    id,
-                    tournament: args.code.clone(),
-                })
-                .await
-            {
-                Ok(ServerMsg::Tournament { state, .. }) => state,
-                _ => bail!("{}", net::words(&e)),
+            let Ok(state) = tournament_state(&mut c, &args.code).await else {
+                bail!("{}", net::words(&e));
             };
             c.close().await;
             print!("{}", describe_state(&state));
@@ -757,15 +713,9 @@ async fn rewatch(url: &str, id: &str, since: u64) -> Result<(Client, Vec<Tournam
 
 async fn export(args: ExportArgs) -> Result<()> {
     let mut c = connect(&args.server, "exporter").await?;
-    let state = match ask(&mut c, |id| ClientMsg::GetTournament {
-        id,
-        tournament: args.tournament.clone(),
-    })
-    .await?
-    {
-        ServerMsg::Tournament { state, .. } => state,
-        other => bail!("unexpected answer: {other:?}"),
-    };
+    let state = tournament_state(&mut c, &args.tournament)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
     let games = export_games(&mut c, &state)
         .await
         .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;

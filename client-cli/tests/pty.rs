@@ -1,86 +1,17 @@
 //! The real `grundy` binary driven through a pseudo-terminal, against a real
 //! server started here on port 0 (or its own `--local` one).
 
-use std::process::Command;
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
-use grundy_server::store::SqliteStore;
-use grundy_server::{Config, Server};
-use rexpect::session::{spawn_command, PtySession};
-
-const PATIENCE_MS: u64 = 10_000;
-
-struct TestServer {
-    rt: tokio::runtime::Runtime,
-    server: Option<Server>,
-    addr: std::net::SocketAddr,
-    db: std::path::PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl TestServer {
-    fn start() -> TestServer {
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("grundy.db");
-        let server = rt.block_on(boot(&db, "127.0.0.1:0".parse().expect("addr")));
-        TestServer {
-            addr: server.local_addr(),
-            server: Some(server),
-            rt,
-            db,
-            _dir: dir,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}", self.addr)
-    }
-
-    /// Shuts the server down, waits, and starts it again on the same address.
-    fn restart_in_place(&mut self, down_for: Duration) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
-        std::thread::sleep(down_for);
-        self.server = Some(self.rt.block_on(boot(&self.db, self.addr)));
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
-    }
-}
-
-async fn boot(db: &std::path::Path, addr: std::net::SocketAddr) -> Server {
-    let store = SqliteStore::open(db).expect("store");
-    Server::start(addr, Arc::new(store), Config::default())
-        .await
-        .expect("server starts")
-}
-
-fn grundy(args: &[&str]) -> PtySession {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
-    cmd.args(args).env("NO_COLOR", "1");
-    spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
-}
-
-fn expect(p: &mut PtySession, text: &str) -> String {
-    match p.exp_string(text) {
-        Ok(before) => before,
-        Err(e) => panic!("expected {text:?}: {e}"),
-    }
-}
+use common::{expect, grundy_pty, TestServer};
 
 #[test]
 fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
     let server = TestServer::start();
     let url = server.url();
-    let mut p = grundy(&[
+    let mut p = grundy_pty(&[
         "play", "--server", &url, "--game", "nim 2 2", "--bot", "perfect", "--name", "ann",
     ]);
     expect(&mut p, "house-bot (perfect) sat down");
@@ -119,7 +50,7 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
     let room = expect(&mut p, "`.");
     p.exp_eof().expect("play exits after the match");
 
-    let mut r = grundy(&["replay", &room, "--server", &url, "--all"]);
+    let mut r = grundy_pty(&["replay", &room, "--server", &url, "--all"]);
     expect(
         &mut r,
         "ann (seat 0) vs house-bot (perfect) (seat 1), 4 moves.",
@@ -128,7 +59,7 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
     expect(&mut r, "house-bot (perfect) won (rules).");
 
     // Step by step with Enter, and stop with q.
-    let mut r = grundy(&["replay", &room, "--server", &url]);
+    let mut r = grundy_pty(&["replay", &room, "--server", &url]);
     expect(&mut r, "Enter: next move");
     r.send_line("").expect("send");
     expect(&mut r, "ann played: take 1 from heap 0 (of 2)");
@@ -138,7 +69,7 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
 
 #[test]
 fn local_mode_plays_the_house_bot_in_one_command() {
-    let mut p = grundy(&["play", "--local", "--game", "nim 3 4 5", "--bot", "perfect"]);
+    let mut p = grundy_pty(&["play", "--local", "--game", "nim 3 4 5", "--bot", "perfect"]);
     expect(&mut p, "Started a local server");
     expect(&mut p, "heap 2  5");
     expect(&mut p, "your move> ");
@@ -157,17 +88,17 @@ fn local_mode_plays_the_house_bot_in_one_command() {
 fn two_people_with_a_spectator_and_a_server_restart() {
     let mut server = TestServer::start();
     let url = server.url();
-    let mut a = grundy(&[
+    let mut a = grundy_pty(&[
         "play", "--server", &url, "--game", "nim 1 2", "--open", "--name", "alice",
     ]);
     // rexpect reads bytes as Latin-1: match ASCII text only.
     let (_, found) = a.exp_regex("Room [A-Z0-9]{6}").expect("room code");
     let code = found.trim_start_matches("Room ").to_string();
-    let mut w = grundy(&["watch", &code, "--server", &url]);
+    let mut w = grundy_pty(&["watch", &code, "--server", &url]);
     expect(&mut w, "Watching room");
-    let mut l = grundy(&["lobby", "--server", &url]);
+    let mut l = grundy_pty(&["lobby", "--server", &url]);
     expect(&mut l, &format!("{code}  open"));
-    let mut b = grundy(&["play", "--server", &url, "--join", &code, "--name", "bob"]);
+    let mut b = grundy_pty(&["play", "--server", &url, "--join", &code, "--name", "bob"]);
     expect(&mut b, "you are seat 1");
     expect(&mut a, "bob sat down");
     expect(&mut a, "your move> ");

@@ -2,67 +2,18 @@
 //! port 0. A person plays a round robin against the perfect bot through a
 //! pseudo-terminal; a finished tournament is exported.
 
-use std::process::{Command, Output};
-use std::sync::Arc;
+mod common;
 
+use std::process::{Command, Output};
+
+use common::{expect, grundy_pty, TestServer};
 use grundy_bot::tournament::{register, run_field, Field};
 use grundy_bot::Level;
 use grundy_protocol::wire::{Clock, TournamentFormat, TournamentSettings};
-use grundy_server::store::SqliteStore;
-use grundy_server::{Config, Server};
 use rexpect::process::WaitStatus;
-use rexpect::session::{spawn_command, PtySession};
 use serde_json::{json, Value};
 
-const PATIENCE_MS: u64 = 20_000;
 const SPEC: &str = r#"{"game":"nim","heaps":[1,2]}"#;
-
-struct TestServer {
-    rt: tokio::runtime::Runtime,
-    server: Option<Server>,
-    addr: std::net::SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl TestServer {
-    fn start() -> TestServer {
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = SqliteStore::open(&dir.path().join("grundy.db")).expect("store");
-        let server = rt
-            .block_on(Server::start(
-                "127.0.0.1:0".parse().expect("addr"),
-                Arc::new(store),
-                Config::default(),
-            ))
-            .expect("server starts");
-        TestServer {
-            addr: server.local_addr(),
-            server: Some(server),
-            rt,
-            _dir: dir,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}", self.addr)
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
-    }
-}
-
-/// `grundy ARGS` in a pseudo-terminal.
-fn grundy_pty(args: &[&str]) -> PtySession {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
-    cmd.args(args).env("NO_COLOR", "1");
-    spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
-}
 
 /// `grundy ARGS` run to the end, its output kept.
 fn grundy(args: &[&str]) -> Output {
@@ -75,13 +26,6 @@ fn grundy(args: &[&str]) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn expect(p: &mut PtySession, text: &str) -> String {
-    match p.exp_string(text) {
-        Ok(before) => before,
-        Err(e) => panic!("expected {text:?}: {e}"),
-    }
 }
 
 /// The word after `marker` in `text`.

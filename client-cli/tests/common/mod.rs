@@ -1,0 +1,83 @@
+//! What the tests of the real `grundy` binary share: a server started here on
+//! port 0, and the binary in a pseudo-terminal.
+
+// Each test file uses part of this.
+#![allow(dead_code)]
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use grundy_server::store::SqliteStore;
+use grundy_server::{Config, Server};
+use rexpect::session::{spawn_command, PtySession};
+
+/// How long a pty waits for expected output before the test fails.
+pub const PATIENCE_MS: u64 = 20_000;
+
+pub struct TestServer {
+    pub rt: tokio::runtime::Runtime,
+    server: Option<Server>,
+    addr: std::net::SocketAddr,
+    db: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub fn start() -> TestServer {
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("grundy.db");
+        let server = rt.block_on(boot(&db, "127.0.0.1:0".parse().expect("addr")));
+        TestServer {
+            addr: server.local_addr(),
+            server: Some(server),
+            rt,
+            db,
+            _dir: dir,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+
+    /// Shuts the server down, waits, and starts it again on the same address.
+    pub fn restart_in_place(&mut self, down_for: Duration) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+        std::thread::sleep(down_for);
+        self.server = Some(self.rt.block_on(boot(&self.db, self.addr)));
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+async fn boot(db: &std::path::Path, addr: std::net::SocketAddr) -> Server {
+    let store = SqliteStore::open(db).expect("store");
+    Server::start(addr, Arc::new(store), Config::default())
+        .await
+        .expect("server starts")
+}
+
+/// `grundy ARGS` in a pseudo-terminal.
+pub fn grundy_pty(args: &[&str]) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
+    cmd.args(args).env("NO_COLOR", "1");
+    spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
+}
+
+/// Waits for `text`; returns what came before it.
+pub fn expect(p: &mut PtySession, text: &str) -> String {
+    match p.exp_string(text) {
+        Ok(before) => before,
+        Err(e) => panic!("expected {text:?}: {e}"),
+    }
+}
