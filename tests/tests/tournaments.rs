@@ -286,6 +286,11 @@ async fn next_of(c: &mut Client, kind: &str) -> Value {
     }
 }
 
+/// Sends `msg` and checks it is refused with `code`.
+async fn refuses(c: &mut Client, msg: Value, code: &str) {
+    refused(&c.request(msg).await, code);
+}
+
 fn refused(answer: &Value, code: &str) {
     assert_eq!(answer["type"], "error", "{answer}");
     assert_eq!(answer["code"], code, "{answer}");
@@ -359,10 +364,8 @@ async fn bad_tournament_requests_get_clear_answers() {
     }
 
     let (id, code, owner_token) = create_round_robin(&mut owner, Some(2)).await;
-    let refusal = owner
-        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
-        .await;
-    refused(&refusal, "bad_request"); // nobody registered yet
+    let start = json!({"type": "start_tournament", "tournament": code, "token": owner_token});
+    refuses(&mut owner, start, "bad_request").await; // nobody registered yet
     let mut alice = Client::connect(&url, "alice").await;
     let registered = alice
         .request(json!({"type": "register", "tournament": code}))
@@ -372,89 +375,91 @@ async fn bad_tournament_requests_get_clear_answers() {
     let alice_token = registered["token"].as_str().unwrap().to_string();
     // The same name again, or the same connection again.
     let mut impostor = Client::connect(&url, "alice").await;
-    refused(
-        &impostor
-            .request(json!({"type": "register", "tournament": code}))
-            .await,
+    refuses(
+        &mut impostor,
+        json!({"type": "register", "tournament": code}),
         "already_registered",
-    );
-    refused(
-        &alice
-            .request(json!({"type": "register", "tournament": code, "name": "alice2"}))
-            .await,
+    )
+    .await;
+    refuses(
+        &mut alice,
+        json!({"type": "register", "tournament": code, "name": "alice2"}),
         "already_registered",
-    );
+    )
+    .await;
     let mut bob = Client::connect(&url, "bob").await;
     let registered = bob
         .request(json!({"type": "register", "tournament": id}))
         .await;
     assert_eq!(registered["player"], 1, "{registered}");
     let mut carol = Client::connect(&url, "carol").await;
-    refused(
-        &carol
-            .request(json!({"type": "register", "tournament": code}))
-            .await,
+    refuses(
+        &mut carol,
+        json!({"type": "register", "tournament": code}),
         "tournament_full",
-    );
+    )
+    .await;
     // Only the owner starts it.
-    refused(
-        &alice
-            .request(json!({"type": "start_tournament", "tournament": code, "token": alice_token}))
-            .await,
+    refuses(
+        &mut alice,
+        json!({"type": "start_tournament", "tournament": code, "token": alice_token}),
         "unauthorized",
-    );
-    refused(
-        &alice
-            .request(json!({"type": "rejoin", "tournament": code, "token": "nope"}))
-            .await,
+    )
+    .await;
+    refuses(
+        &mut alice,
+        json!({"type": "rejoin", "tournament": code, "token": "nope"}),
         "unauthorized",
-    );
+    )
+    .await;
     let started = owner
         .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
         .await;
     assert_eq!(started["type"], "ack", "{started}");
-    refused(
-        &owner
-            .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
-            .await,
+    refuses(
+        &mut owner,
+        json!({"type": "start_tournament", "tournament": code, "token": owner_token}),
         "registration_closed",
-    );
-    refused(
-        &carol
-            .request(json!({"type": "register", "tournament": code}))
-            .await,
+    )
+    .await;
+    refuses(
+        &mut carol,
+        json!({"type": "register", "tournament": code}),
         "registration_closed",
-    );
+    )
+    .await;
     // Alice's game: the tournament seated her; nobody else may join, and it
     // cannot be aborted.
     let game = next_of(&mut alice, "your_game").await;
     let room = game["room"].as_str().unwrap().to_string();
     let seat_token = game["token"].as_str().unwrap().to_string();
-    refused(
-        &carol.request(json!({"type": "join", "room": room})).await,
+    refuses(
+        &mut carol,
+        json!({"type": "join", "room": room}),
         "room_full",
-    );
+    )
+    .await;
     let resumed = alice
         .request(json!({"type": "resume", "room": room, "token": seat_token}))
         .await;
     assert_eq!(resumed["type"], "watching", "{resumed}");
-    refused(
-        &alice
-            .request(json!({"type": "abort", "room": room, "token": seat_token}))
-            .await,
+    refuses(
+        &mut alice,
+        json!({"type": "abort", "room": room, "token": seat_token}),
         "too_late",
-    );
+    )
+    .await;
     // Withdrawing twice: the second time is refused.
     let ack = alice
         .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
         .await;
     assert_eq!(ack["type"], "ack", "{ack}");
-    refused(
-        &alice
-            .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
-            .await,
+    refuses(
+        &mut alice,
+        json!({"type": "withdraw", "tournament": code, "token": alice_token}),
         "tournament_over",
-    );
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -566,12 +571,12 @@ async fn a_tournament_nobody_follows_before_its_start_ends() {
             .is_some_and(|why| why.contains("abandoned")),
         "{state}"
     );
-    refused(
-        &later
-            .request(json!({"type": "register", "tournament": id}))
-            .await,
+    refuses(
+        &mut later,
+        json!({"type": "register", "tournament": id}),
         "registration_closed",
-    );
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -615,10 +620,9 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
     let (_, code, _) = create_round_robin(&mut owner, Some(2)).await;
     let mut c = Client::connect(&url, "carol").await;
     for _ in 0..3 {
-        let r = c
-            .request(json!({"type": "register", "tournament": code, "name": "x".repeat(41)}))
-            .await;
-        refused(&r, "bad_request"); // too long a name: refused before the tournament
+        let register = json!({"type": "register", "tournament": code, "name": "x".repeat(41)});
+        // Too long a name: refused before the tournament.
+        refuses(&mut c, register, "bad_request").await;
     }
     let mut a = Client::connect(&url, "ann").await;
     let mut b = Client::connect(&url, "ben").await;
@@ -630,10 +634,12 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
     }
     // Full: refused by the tournament, three times; the slot comes back each time.
     for _ in 0..3 {
-        let r = c
-            .request(json!({"type": "register", "tournament": code}))
-            .await;
-        refused(&r, "tournament_full");
+        refuses(
+            &mut c,
+            json!({"type": "register", "tournament": code}),
+            "tournament_full",
+        )
+        .await;
     }
     let watching = c
         .request(json!({"type": "watch_tournament", "tournament": code}))
@@ -642,8 +648,52 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
     // Now it follows one tournament: its limit.
     let mut owner2 = Client::connect(&url, "owner2").await;
     let (_, other, _) = create_round_robin(&mut owner2, None).await;
-    let r = c
-        .request(json!({"type": "watch_tournament", "tournament": other}))
+    refuses(
+        &mut c,
+        json!({"type": "watch_tournament", "tournament": other}),
+        "limit_reached",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
+    let server = TestServer::start_with(grundy_server::Config {
+        linger: std::time::Duration::from_millis(100),
+        ..grundy_server::Config::default()
+    })
+    .await;
+    let url = server.url();
+    let out = field(
+        &url,
+        settings(TournamentFormat::RoundRobin, None, "nim"),
+        3,
+        vec![Level::Perfect, Level::Casual(0)],
+    )
+    .await;
+    let live = out.state;
+    // Once its linger is over the task is gone: by code it is unknown, by id
+    // it is rebuilt from its stored log, the same as it was.
+    let mut c = Client::connect(&url, "reader").await;
+    let mut gone = false;
+    for _ in 0..50 {
+        let answer = c
+            .request(json!({"type": "get_tournament", "tournament": live.code}))
+            .await;
+        if answer["type"] == "error" {
+            refused(&answer, "unknown_tournament");
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the finished tournament left memory");
+    let answer = c
+        .request(json!({"type": "get_tournament", "tournament": live.tournament}))
         .await;
-    refused(&r, "limit_reached");
+    let stored: TournamentState = serde_json::from_value(answer["state"].clone()).expect("a state");
+    check_consistent(&stored);
+    assert_eq!(stored.games, live.games);
+    assert_eq!(stored.standings, live.standings);
+    assert_eq!(stored.seq, live.seq);
 }
