@@ -402,14 +402,9 @@ async fn join(args: JoinArgs) -> Result<()> {
         me.token,
         me.comeback()
     );
-    print!("{}", describe_state(&state));
-    if state.status == TournamentStatus::Finished {
-        print!("{}", finished_text(&state.standings, &state.ended_early));
+    if show_state(&state) {
         c.close().await;
         return Ok(());
-    }
-    if state.round > 0 {
-        print!("Standings:\n{}", standings_table(&state.standings));
     }
     println!("{WAITING_HELP}");
     let mut log = Log::new(&state);
@@ -626,6 +621,20 @@ async fn catch_up(
     Ok(events)
 }
 
+/// Prints a tournament's state: what it plays, then the final standings if it
+/// is over (true), or the standings so far once a round has been played.
+fn show_state(state: &TournamentState) -> bool {
+    print!("{}", describe_state(state));
+    if state.status == TournamentStatus::Finished {
+        print!("{}", finished_text(&state.standings, &state.ended_early));
+        return true;
+    }
+    if state.round > 0 {
+        print!("Standings:\n{}", standings_table(&state.standings));
+    }
+    false
+}
+
 async fn watch(args: WatchArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
     let (id, state) = match watch_tournament(&mut c, &args.code, None).await {
@@ -642,21 +651,15 @@ async fn watch(args: WatchArgs) -> Result<()> {
                 bail!("{}", net::words(&e));
             };
             c.close().await;
-            print!("{}", describe_state(&state));
-            print!("{}", finished_text(&state.standings, &state.ended_early));
+            show_state(&state);
             return Ok(());
         }
         Err(e) => bail!("{}", net::words(&e)),
     };
     println!("Watching tournament {}.", state.code);
-    print!("{}", describe_state(&state));
-    if state.status == TournamentStatus::Finished {
-        print!("{}", finished_text(&state.standings, &state.ended_early));
+    if show_state(&state) {
         c.close().await;
         return Ok(());
-    }
-    if state.round > 0 {
-        print!("Standings:\n{}", standings_table(&state.standings));
     }
     let mut log = Log::new(&state);
     let mut pending: VecDeque<TournamentEvent> = VecDeque::new();

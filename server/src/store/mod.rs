@@ -1192,32 +1192,23 @@ mod tests {
         let (_dir, path) = temp();
         let store = SqliteStore::open(&path).expect("open");
         put(&store, create("g", 0)).expect("create");
-        let before = store.transactions();
-
-        let release = store.hold();
-        let pending: Vec<_> = (1..=1000)
-            .map(|seq| store.write(event("g", seq, EventBody::Started, seq)))
-            .collect();
-        drop(release);
-        for done in pending {
-            assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
-        }
-        assert_eq!(store.transactions() - before, 1);
-
+        // Queues the events `seqs` while the writer is held; returns how many
+        // transactions committed them.
+        let held = |seqs: std::ops::RangeInclusive<u64>| {
+            let before = store.transactions();
+            let release = store.hold();
+            let pending: Vec<_> = seqs
+                .map(|seq| store.write(event("g", seq, EventBody::Started, seq)))
+                .collect();
+            drop(release);
+            for done in pending {
+                assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
+            }
+            store.transactions() - before
+        };
+        assert_eq!(held(1..=1000), 1);
         // More than a batch holds: ceil(3000 / MAX_BATCH) transactions.
-        let before = store.transactions();
-        let release = store.hold();
-        let pending: Vec<_> = (1001..=4000)
-            .map(|seq| store.write(event("g", seq, EventBody::Started, seq)))
-            .collect();
-        drop(release);
-        for done in pending {
-            assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
-        }
-        assert_eq!(
-            store.transactions() - before,
-            3000u64.div_ceil(MAX_BATCH as u64)
-        );
+        assert_eq!(held(1001..=4000), 3000u64.div_ceil(MAX_BATCH as u64));
         let record = store.load_unfinished().expect("load");
         assert_eq!(record[0].events.len(), 4000);
     }
