@@ -21,16 +21,21 @@
 //! Schema (version [`SCHEMA_VERSION`], kept in `PRAGMA user_version`):
 //!
 //! ```sql
-//! rooms  (id TEXT PK, code TEXT UNIQUE, spec TEXT json, clock TEXT json NULL,
-//!         listed INT, bot TEXT NULL, created_at_ms INT, result TEXT json NULL,
-//!         finished_at_ms INT NULL, tournament TEXT NULL)
-//! seats  (room -> rooms.id, seat INT 0|1, name TEXT NULL, token TEXT, PK (room, seat))
-//! events (room -> rooms.id, seq INT, at_ms INT, body TEXT json Event, PK (room, seq))
+//! rooms  (no INT PK, id TEXT UNIQUE, code TEXT UNIQUE, spec TEXT json,
+//!         clock TEXT json NULL, listed INT, bot TEXT NULL, created_at_ms INT,
+//!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
+//! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, PK (room_no, seat))
+//! events (room_no -> rooms.no, seq INT, at_ms INT, body TEXT json Event, PK (room_no, seq))
 //! ```
 //!
 //! A room is unfinished while its `result` is NULL (partial index `rooms_unfinished`).
 //! `rooms.tournament` names the tournament a room's game belongs to (version 2);
 //! the tournament and rating tables are in [`tournaments`].
+//!
+//! Seats and events are keyed by the room's number `no`, given in creation order
+//! (version 3), not by its random public id: the rooms being played are the
+//! newest, so every commit's new events land in the last few pages of the
+//! `(room_no, seq)` index instead of one random page each.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +51,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 mod tournaments;
 pub use tournaments::{RatingRow, StoredTournament};
@@ -59,7 +64,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS rooms (
-    id             TEXT    NOT NULL PRIMARY KEY,
+    no             INTEGER PRIMARY KEY,
+    id             TEXT    NOT NULL UNIQUE,
     code           TEXT    NOT NULL UNIQUE,
     spec           TEXT    NOT NULL,
     clock          TEXT,
@@ -72,19 +78,44 @@ CREATE TABLE IF NOT EXISTS rooms (
 );
 CREATE INDEX IF NOT EXISTS rooms_unfinished ON rooms (created_at_ms, id) WHERE result IS NULL;
 CREATE TABLE IF NOT EXISTS seats (
-    room  TEXT    NOT NULL REFERENCES rooms (id),
-    seat  INTEGER NOT NULL CHECK (seat IN (0, 1)),
-    name  TEXT,
-    token TEXT    NOT NULL,
-    PRIMARY KEY (room, seat)
+    room_no INTEGER NOT NULL REFERENCES rooms (no),
+    seat    INTEGER NOT NULL CHECK (seat IN (0, 1)),
+    name    TEXT,
+    token   TEXT    NOT NULL,
+    PRIMARY KEY (room_no, seat)
 );
 CREATE TABLE IF NOT EXISTS events (
-    room  TEXT    NOT NULL REFERENCES rooms (id),
-    seq   INTEGER NOT NULL,
-    at_ms INTEGER NOT NULL,
-    body  TEXT    NOT NULL,
-    PRIMARY KEY (room, seq)
+    room_no INTEGER NOT NULL REFERENCES rooms (no),
+    seq     INTEGER NOT NULL,
+    at_ms   INTEGER NOT NULL,
+    body    TEXT    NOT NULL,
+    PRIMARY KEY (room_no, seq)
 );
+";
+
+/// Versions 1 and 2 keyed seats and events by the room's text id. Their rows are
+/// set aside, the tables made again, and the rows copied back in creation order.
+const REKEY_BY_ROOM_NUMBER: &str = "
+CREATE TEMP TABLE old_rooms AS SELECT * FROM rooms;
+CREATE TEMP TABLE old_seats AS SELECT * FROM seats;
+CREATE TEMP TABLE old_events AS SELECT * FROM events;
+DROP TABLE events;
+DROP TABLE seats;
+DROP TABLE rooms;
+";
+const COPY_BACK_BY_ROOM_NUMBER: &str = "
+INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms, result, finished_at_ms,
+                   tournament)
+    SELECT id, code, spec, clock, listed, bot, created_at_ms, result, finished_at_ms, tournament
+    FROM old_rooms ORDER BY created_at_ms, id;
+INSERT INTO seats (room_no, seat, name, token)
+    SELECT rooms.no, s.seat, s.name, s.token FROM old_seats s JOIN rooms ON rooms.id = s.room;
+INSERT INTO events (room_no, seq, at_ms, body)
+    SELECT rooms.no, e.seq, e.at_ms, e.body FROM old_events e JOIN rooms ON rooms.id = e.room
+    ORDER BY rooms.no, e.seq;
+DROP TABLE old_rooms;
+DROP TABLE old_seats;
+DROP TABLE old_events;
 ";
 
 /// One write to the store.
@@ -587,10 +618,17 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             supported: SCHEMA_VERSION,
         });
     }
-    tx.execute_batch(SCHEMA)?;
     // Version 1 files lack the column that ties a room to its tournament.
     if found == 1 {
         tx.execute_batch("ALTER TABLE rooms ADD COLUMN tournament TEXT")?;
+    }
+    let rekey = (1..=2).contains(&found);
+    if rekey {
+        tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
+    }
+    tx.execute_batch(SCHEMA)?;
+    if rekey {
+        tx.execute_batch(COPY_BACK_BY_ROOM_NUMBER)?;
     }
     tx.execute_batch(tournaments::SCHEMA)?;
     if found < SCHEMA_VERSION {
@@ -741,12 +779,14 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 });
             }
             conn.prepare_cached(
-                "INSERT INTO seats (room, seat, name, token) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (room, seat) DO UPDATE SET name = excluded.name, token = excluded.token",
+                "INSERT INTO seats (room_no, seat, name, token)
+                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4)
+                 ON CONFLICT (room_no, seat)
+                 DO UPDATE SET name = excluded.name, token = excluded.token",
             )?
             .execute(params![room, seat, name, token])
             .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownRoom(room.clone()),
+                Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 _ => e.into(),
             })?;
         }
@@ -759,11 +799,12 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             let seq = signed(room, "seq", *number)?;
             let at_ms = signed(room, "at_ms", *at_ms)?;
             conn.prepare_cached(
-                "INSERT INTO events (room, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO events (room_no, seq, at_ms, body)
+                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4)",
             )?
             .execute(params![room, seq, at_ms, json])
             .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownRoom(room.clone()),
+                Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
                     room: room.clone(),
                     seq: *number,
@@ -829,6 +870,10 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
 }
 
 /// The extended code of a constraint violation.
+/// A seat or an event of a room that does not exist: its room number looks up
+/// as NULL.
+const UNKNOWN_ROOM: std::os::raw::c_int = ffi::SQLITE_CONSTRAINT_NOTNULL;
+
 pub(crate) fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
     match e.sqlite_error() {
         Some(err) if err.code == ffi::ErrorCode::ConstraintViolation => Some(err.extended_code),
@@ -882,7 +927,9 @@ fn parse_json<T: serde::de::DeserializeOwned>(
 
 fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
     let mut seats = [None, None];
-    let mut stmt = conn.prepare_cached("SELECT seat, name, token FROM seats WHERE room = ?1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT seat, name, token FROM seats WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
+    )?;
     let mut rows = stmt.query([room])?;
     while let Some(row) = rows.next()? {
         let bad = |e: rusqlite::Error| corrupt(room, None, e);
@@ -901,8 +948,10 @@ fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], 
 
 fn load_events(conn: &Connection, room: &str) -> Result<Vec<(Event, u64)>, StoreError> {
     let mut events = Vec::new();
-    let mut stmt =
-        conn.prepare_cached("SELECT seq, at_ms, body FROM events WHERE room = ?1 ORDER BY seq")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, at_ms, body FROM events
+         WHERE room_no = (SELECT no FROM rooms WHERE id = ?1) ORDER BY seq",
+    )?;
     let mut rows = stmt.query([room])?;
     while let Some(row) = rows.next()? {
         let seq: i64 = row.get(0).map_err(|e| corrupt(room, None, e))?;
@@ -1286,7 +1335,8 @@ mod tests {
 
         let raw = Connection::open(&path).expect("raw");
         raw.execute(
-            "UPDATE events SET body = '{not json' WHERE room = 'r' AND seq = 4",
+            "UPDATE events SET body = '{not json'
+             WHERE room_no = (SELECT no FROM rooms WHERE id = 'r') AND seq = 4",
             [],
         )
         .expect("corrupt it");

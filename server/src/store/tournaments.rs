@@ -470,7 +470,7 @@ mod tests {
     }
 
     #[test]
-    fn a_version_1_file_gains_the_tournament_tables() {
+    fn a_version_1_file_gains_the_tournament_tables_and_room_numbers() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("old.db");
         {
@@ -486,6 +486,14 @@ mod tests {
                      at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));
                  INSERT INTO rooms (id, code, spec, listed, created_at_ms)
                      VALUES ('old', 'OLDOLD', '{\"game\":\"nim\",\"heaps\":[1,2]}', 1, 1);
+                 INSERT INTO rooms (id, code, spec, listed, created_at_ms, result)
+                     VALUES ('done', 'DONEDO', '{\"game\":\"nim\",\"heaps\":[1]}', 1, 0,
+                             '{\"winner\":1,\"reason\":\"resign\"}');
+                 INSERT INTO seats VALUES ('old', 0, 'ann', 'tok0'), ('old', 1, NULL, 'tok1'),
+                                          ('done', 1, 'bea', 'tok2');
+                 INSERT INTO events VALUES
+                     ('old', 1, 5, '{\"seq\":1,\"kind\":\"started\"}'),
+                     ('old', 2, 9, '{\"seq\":2,\"kind\":\"moved\",\"seat\":0,\"move\":{\"heap\":1,\"take\":2},\"clocks_ms\":[0,0],\"position\":{\"game\":\"nim\",\"heaps\":[1,0]}}');
                  PRAGMA user_version = 1;",
             )
             .expect("v1 schema");
@@ -494,6 +502,49 @@ mod tests {
         let rooms = store.load_unfinished().expect("rooms");
         assert_eq!(rooms.len(), 1);
         assert_eq!(rooms[0].tournament, None);
+        // Seats and events follow their room into the version 3 tables.
+        let names: Vec<_> = rooms[0]
+            .seats
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.name.clone()))
+            .collect();
+        assert_eq!(names, [Some(Some("ann".to_string())), Some(None)]);
+        let seqs: Vec<_> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
+        assert_eq!(seqs, [(1, 5), (2, 9)]);
+        let done = store.record("done").expect("read").expect("kept");
+        assert_eq!(done.players, [None, Some("bea".to_string())]);
+        // A room made after the migration takes seats as before.
+        store
+            .write(WriteOp::CreateRoom {
+                room: "new".into(),
+                code: "NEWNEW".into(),
+                spec: serde_json::json!({"game": "nim", "heaps": [1]}),
+                clock: None,
+                listed: true,
+                bot: None,
+                tournament: None,
+                created_at_ms: 7,
+            })
+            .blocking_recv()
+            .expect("answer")
+            .expect("created");
+        store
+            .write(WriteOp::Seat {
+                room: "new".into(),
+                seat: 1,
+                name: Some("cy".into()),
+                token: "tok3".into(),
+            })
+            .blocking_recv()
+            .expect("answer")
+            .expect("seated");
+        let rooms = store.load_unfinished().expect("rooms");
+        let ids: Vec<_> = rooms.iter().map(|r| r.room.as_str()).collect();
+        assert_eq!(ids, ["old", "new"]);
+        assert_eq!(
+            rooms[1].seats[1].as_ref().map(|s| s.token.as_str()),
+            Some("tok3")
+        );
         assert!(store
             .load_unfinished_tournaments()
             .expect("table")
