@@ -210,6 +210,11 @@ struct CreateArgs {
     seed: u64,
 }
 
+/// The same allocator as grundy-server (see there), so that the load tool and
+/// the echo baseline are measured on equal terms.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<()> {
     tracing_subscriber::fmt()

@@ -15,6 +15,11 @@ struct Args {
     listen: SocketAddr,
 }
 
+/// The same allocator as grundy-server (see there), so that the load tool and
+/// the echo baseline are measured on equal terms.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
