@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Load benchmark of grundy-server against its own stack's best (a bare
 # tokio-tungstenite echo server), in the same run. See docs/performance.md.
+# A relay run (the frame pattern of a move: one in, one back, one to the
+# partner) shows how much of the gap is the pattern and how much the server.
 #
 #   scripts/bench.sh                 # C = 1 100 1000 5000, 5 s each, idle 10,000
 #   BENCH_MATCHES="1 100" BENCH_DURATION=3 BENCH_IDLE=0 scripts/bench.sh
@@ -74,22 +76,25 @@ for c in $MATCHES; do
     e=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" load --echo --matches "$c" \
         --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
     echo "echo: $e"
+    r=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" load --relay --matches "$c" \
+        --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
+    echo "relay: $r"
     n=$("$BIN/grundy-bot" --server "ws://$SERVER_ADDR" load --matches "$c" \
         --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
     echo "nim:  $n"
-    ROWS+=("$c $(field moves_per_s "$e") $(field p99_ms "$e") $(field errors "$e") $(field moves_per_s "$n") $(field p50_ms "$n") $(field p99_ms "$n") $(field errors "$n")")
+    ROWS+=("$c $(field moves_per_s "$e") $(field p99_ms "$e") $(field moves_per_s "$r") $(field errors "$e") $(field errors "$r") $(field moves_per_s "$n") $(field p50_ms "$n") $(field p99_ms "$n") $(field errors "$n")")
 done
 echo "server RSS after the loads: $(awk '/VmRSS/ {print $2, $3}' /proc/"$SERVER_PID"/status)"
 stop "$SERVER_PID"
 
 echo
-printf '%7s %12s %9s %12s %9s %9s %10s %9s %s\n' C echo_rt/s echo_p99 moves/s p50_ms p99_ms moves/echo p99/echo errors
+printf '%7s %11s %9s %11s %10s %9s %9s %11s %10s %9s %s\n' C echo_rt/s echo_p99 relay_rt/s moves/s p50_ms p99_ms moves/echo moves/relay p99/echo errors
 for row in "${ROWS[@]}"; do
-    read -r c ers ep99 eerr nms np50 np99 nerr <<<"$row"
-    awk -v c="$c" -v ers="$ers" -v ep99="$ep99" -v nms="$nms" -v np50="$np50" -v np99="$np99" \
-        -v err="$((eerr + nerr))" 'BEGIN {
-        r1 = ers > 0 ? nms / ers : 0; r2 = ep99 > 0 ? np99 / ep99 : 0
-        printf "%7d %12.0f %9.2f %12.0f %9.2f %9.2f %10.2f %9.2f %d%s\n", c, ers, ep99, nms, np50, np99, r1, r2, err, (err > 0 ? "  (NOT A RESULT)" : "")
+    read -r c ers ep99 rrs eerr rerr nms np50 np99 nerr <<<"$row"
+    awk -v c="$c" -v ers="$ers" -v ep99="$ep99" -v rrs="$rrs" -v nms="$nms" -v np50="$np50" \
+        -v np99="$np99" -v err="$((eerr + rerr + nerr))" 'BEGIN {
+        r1 = ers > 0 ? nms / ers : 0; r2 = ep99 > 0 ? np99 / ep99 : 0; r3 = rrs > 0 ? nms / rrs : 0
+        printf "%7d %11.0f %9.2f %11.0f %10.0f %9.2f %9.2f %11.2f %10.2f %9.2f %d%s\n", c, ers, ep99, rrs, nms, np50, np99, r1, r3, r2, err, (err > 0 ? "  (NOT A RESULT)" : "")
     }'
 done
 

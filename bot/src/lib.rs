@@ -2,14 +2,16 @@
 //! perfectly (or, at casual levels, with deliberate mistakes). It speaks the same
 //! protocol as any third-party bot.
 //!
+//! - [`baseline`]: the echo and relay servers every load figure is compared with;
 //! - [`client`]: the WebSocket protocol client;
 //! - [`level`]: playing strength and the move choice;
 //! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
 //! - [`house`]: joining rooms that ask for a bot;
-//! - [`load`]: load generation (Nim duels, the echo baseline, idle connections);
+//! - [`load`]: load generation (Nim duels, echo and relay rounds, idle connections);
 //! - [`tournament`]: tournament players, a field of bots, exporting the games.
 
+pub mod baseline;
 pub mod client;
 pub mod duel;
 pub mod house;

@@ -16,6 +16,11 @@
 //! ~60-byte JSON text frame and its echo, the two connections of a pair taking
 //! turns, one round trip in flight per pair.
 //!
+//! **Relay mode.** The same again, but each frame comes back to its sender and
+//! also goes to the other connection of the pair (see [`crate::baseline`]); a
+//! round ends when both have it: the frame pattern of a move without the
+//! server's work.
+//!
 //! Every refusal, error message, dropped connection or timeout counts in
 //! `errors`: a run with errors is not a result.
 
@@ -29,7 +34,7 @@ use grundy_protocol::{Position, Rules, Status};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::{timeout_at, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -278,6 +283,7 @@ struct EventKind {
 pub enum Mode {
     Nim,
     Echo,
+    Relay,
 }
 
 #[derive(Clone, Debug)]
@@ -430,15 +436,30 @@ pub async fn run(target: &Target, plan: &LoadPlan) -> Result<Summary, LoadError>
 async fn open_pair(target: &Target, pair: usize, mode: Mode) -> Result<[Ws; 2], Fail> {
     let mut a = target.connect(2 * pair).await.map_err(Fail::Refused)?;
     let mut b = target.connect(2 * pair + 1).await.map_err(Fail::Refused)?;
-    if mode == Mode::Nim {
-        let step = async {
-            a.hello(&format!("load-{pair}a")).await?;
-            b.hello(&format!("load-{pair}b")).await
-        };
-        tokio::time::timeout(STEP_TIMEOUT, step)
-            .await
-            .map_err(|_| Fail::Timeout)??;
-    }
+    let step = async {
+        match mode {
+            Mode::Nim => {
+                a.hello(&format!("load-{pair}a")).await?;
+                b.hello(&format!("load-{pair}b")).await
+            }
+            Mode::Relay => {
+                // Pairs of this run are told apart from another run's by the pid.
+                let key = (u64::from(std::process::id()) << 32) | pair as u64;
+                let text = format!(r#"{{"type":"pair","pair":{key}}}"#);
+                for ws in [&mut a, &mut b] {
+                    ws.send(text.clone()).await?;
+                    if ws.text().await?.as_str() != text {
+                        return Err(Fail::Refused("the pair frame was not echoed".into()));
+                    }
+                }
+                Ok(())
+            }
+            Mode::Echo => Ok(()),
+        }
+    };
+    tokio::time::timeout(STEP_TIMEOUT, step)
+        .await
+        .map_err(|_| Fail::Timeout)??;
     Ok([a, b])
 }
 
@@ -460,6 +481,7 @@ async fn drive(
         let outcome = match mode {
             Mode::Nim => nim_match(&mut pair, window, &mut tally).await,
             Mode::Echo => echo_rounds(&mut pair, n, window, &mut tally).await,
+            Mode::Relay => relay_rounds(&mut pair, n, window, &mut tally).await,
         };
         match outcome {
             Ok(true) => continue,
@@ -580,31 +602,40 @@ async fn echo_rounds(
     Ok(false)
 }
 
-/// The baseline: a minimal WebSocket echo server with the Grundy server's
-/// WebSocket settings. Serves until the process ends.
-pub async fn echo_server(listener: TcpListener) {
-    loop {
-        let Ok((tcp, _)) = listener.accept().await else {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            continue;
+/// Relay rounds, the pair's connections taking turns: the sender's frame must
+/// come back to it and reach the other; Ok(false) at the end.
+async fn relay_rounds(
+    pair: &mut [Ws; 2],
+    n: usize,
+    window: Window,
+    tally: &mut Tally,
+) -> Result<bool, Fail> {
+    let mut turn = 0;
+    while Instant::now() < window.end {
+        let [a, b] = &mut *pair;
+        let (sender, other) = if turn == 0 { (a, b) } else { (b, a) };
+        let id = sender.id();
+        let text = format!(r#"{{"type":"relay","id":{id},"pair":{n},"pad":"{ECHO_PAD}"}}"#);
+        let sent = Instant::now();
+        sender.send(text.clone()).await?;
+        let back = async {
+            let back = sender.text().await?;
+            Ok::<_, Fail>((back, Instant::now()))
         };
-        tokio::spawn(async move {
-            let _ = tcp.set_nodelay(true);
-            let Ok(mut ws) =
-                tokio_tungstenite::accept_async_with_config(tcp, Some(ws_config())).await
-            else {
-                return;
-            };
-            while let Some(Ok(msg)) = ws.next().await {
-                if msg.is_close() {
-                    break;
-                }
-                if (msg.is_text() || msg.is_binary()) && ws.send(msg).await.is_err() {
-                    break;
-                }
-            }
-        });
+        let (mine, theirs) = timeout_at(
+            sent + STEP_TIMEOUT,
+            futures_util::future::join(back, other.text()),
+        )
+        .await
+        .map_err(|_| Fail::Timeout)?;
+        let ((back, done), relayed) = (mine?, theirs?);
+        if back.as_str() != text || relayed.as_str() != text {
+            return Err(Fail::Refused(format!("relay differs: {}", back.as_str())));
+        }
+        window.record(tally, sent, done);
+        turn = 1 - turn;
     }
+    Ok(false)
 }
 
 /// What an idle run found.

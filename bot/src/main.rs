@@ -54,7 +54,8 @@ enum Command {
         #[arg(long)]
         max_matches: Option<usize>,
     },
-    /// Load test: C concurrent Nim duels (or echo round trips with --echo) for a
+    /// Load test: C concurrent Nim duels (or echo or relay rounds with --echo,
+    /// --relay) for a
     /// while; prints one line: matches=C moves_per_s=... p50_ms=... p99_ms=...
     /// max_ms=... errors=...
     Load(LoadArgs),
@@ -129,6 +130,10 @@ struct LoadArgs {
     /// Echo round trips against `grundy-echo` instead of Nim duels.
     #[arg(long)]
     echo: bool,
+    /// Relay rounds against `grundy-echo` (one frame in, one back to the sender
+    /// and one to the other connection of the pair) instead of Nim duels.
+    #[arg(long, conflicts_with = "echo")]
+    relay: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -412,6 +417,8 @@ async fn load(url: &str, args: LoadArgs) -> Result<()> {
     let plan = load::LoadPlan {
         mode: if args.echo {
             load::Mode::Echo
+        } else if args.relay {
+            load::Mode::Relay
         } else {
             load::Mode::Nim
         },

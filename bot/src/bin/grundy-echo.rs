@@ -27,6 +27,6 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
     println!("listening on ws://{}", listener.local_addr()?);
-    grundy_bot::load::echo_server(listener).await;
+    grundy_bot::baseline::serve(listener).await;
     Ok(())
 }
