@@ -18,6 +18,10 @@ pub struct Config {
     pub abandon: Duration,
     /// How long a finished room stays in memory for watchers and late resumes.
     pub linger: Duration,
+    /// Finished rooms kept in memory at most: past this, the ones that finished
+    /// longest ago leave early (their records stay in the store). Under a
+    /// sustained load of short matches, `linger` alone would let them pile up.
+    pub finished_rooms_in_memory: usize,
     /// Largest `position` sent inside a move event; larger positions are left
     /// out (clients replay the moves from the spec).
     pub max_event_position_bytes: usize,
@@ -48,6 +52,7 @@ impl Default for Config {
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
             linger: Duration::from_secs(300),
+            finished_rooms_in_memory: 2_000,
             max_event_position_bytes: 16 * 1024,
             house_bots: true,
         }

@@ -2,7 +2,7 @@
 //! short code, lists the open ones, and brings unfinished rooms back after a
 //! restart. Its lock guards only the map, never a match.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
@@ -29,15 +29,33 @@ struct Entry {
     code: String,
     summary: Arc<Mutex<RoomSummary>>,
     listed: bool,
+    /// The match has ended; the room lingers for late watchers and resumes.
+    finished: bool,
 }
 
 #[derive(Default)]
 struct Rooms {
     by_id: HashMap<String, Entry>,
     by_code: HashMap<String, String>,
+    /// Finished rooms in the order they finished (ids of rooms that already
+    /// left may remain until they reach the front).
+    finished: VecDeque<String>,
+    /// How many entries of `by_id` are finished.
+    finished_in_memory: usize,
     /// Shutting down: no new rooms (a room opened now would keep its task,
     /// and the shutdown, waiting).
     closed: bool,
+}
+
+impl Rooms {
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.by_id.remove(id) {
+            self.by_code.remove(&entry.code);
+            if entry.finished {
+                self.finished_in_memory -= 1;
+            }
+        }
+    }
 }
 
 pub struct Lobby {
@@ -201,7 +219,8 @@ impl Lobby {
                 "the server is shutting down".into(),
             ));
         }
-        if rooms.by_id.len() >= self.config.limits.open_rooms {
+        // Finished rooms do not count: they leave memory when more finish.
+        if rooms.by_id.len() - rooms.finished_in_memory >= self.config.limits.open_rooms {
             return Err((
                 ErrorCode::LimitReached,
                 format!(
@@ -239,22 +258,54 @@ impl Lobby {
                     code,
                     summary: room.summary(),
                     listed: room.listed(),
+                    finished: false,
                 },
             );
         }
-        let lobby = Arc::downgrade(self);
-        self.tracker.spawn(room.run(rx, move || {
-            if let Some(lobby) = lobby.upgrade() {
-                lobby.remove(&id);
-            }
-        }));
+        let (finished, exited) = (Arc::downgrade(self), Arc::downgrade(self));
+        let finished_id = id.clone();
+        self.tracker.spawn(room.run(
+            rx,
+            move || {
+                if let Some(lobby) = finished.upgrade() {
+                    lobby.finished(&finished_id);
+                }
+            },
+            move || {
+                if let Some(lobby) = exited.upgrade() {
+                    lobby.rooms().remove(&id);
+                }
+            },
+        ));
         tx
     }
 
-    fn remove(&self, id: &str) {
+    /// A room's match ended. Past `finished_rooms_in_memory`, the rooms that
+    /// finished longest ago leave memory: their entries (and so their command
+    /// queues) are dropped, and their tasks end once no sender is left.
+    fn finished(&self, id: &str) {
         let mut rooms = self.rooms();
-        if let Some(entry) = rooms.by_id.remove(id) {
-            rooms.by_code.remove(&entry.code);
+        let Some(entry) = rooms.by_id.get_mut(id) else {
+            return;
+        };
+        if entry.finished {
+            return;
+        }
+        entry.finished = true;
+        rooms.finished_in_memory += 1;
+        rooms.finished.push_back(id.to_string());
+        while rooms.finished_in_memory > self.config.finished_rooms_in_memory {
+            let Some(oldest) = rooms.finished.pop_front() else {
+                break;
+            };
+            rooms.remove(&oldest);
+        }
+        // Ids of rooms that left by themselves (their linger ran out).
+        while let Some(front) = rooms.finished.front() {
+            if rooms.by_id.get(front).is_some_and(|e| e.finished) {
+                break;
+            }
+            rooms.finished.pop_front();
         }
     }
 

@@ -242,10 +242,22 @@ impl Room {
         Ok(())
     }
 
-    /// The room's task: commands, and the clock's deadline.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<RoomCmd>, on_exit: impl FnOnce()) {
+    /// The room's task: commands, and the clock's deadline. `on_finish` runs
+    /// once the match has ended, `on_exit` when the task ends.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<RoomCmd>,
+        on_finish: impl FnOnce(),
+        on_exit: impl FnOnce(),
+    ) {
         let _on_exit = OnExit::new(on_exit);
+        let mut on_finish = Some(on_finish);
         loop {
+            if self.result.is_some() {
+                if let Some(on_finish) = on_finish.take() {
+                    on_finish();
+                }
+            }
             let deadline = self.deadline();
             let linger = self.finished_at.map(|at| at + self.config.linger);
             tokio::select! {

@@ -370,3 +370,48 @@ async fn the_room_limit_counts_unfinished_matches_only() {
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(a.request(create).await["type"], "seated");
 }
+
+/// Under a steady stream of short matches, finished rooms neither fill the
+/// server's room limit nor stay in memory without bound: past
+/// `finished_rooms_in_memory` the oldest leave, and their records remain.
+#[tokio::test]
+async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
+    let mut config = Config::default();
+    config.limits.open_rooms = 2;
+    config.finished_rooms_in_memory = 2;
+    let server = TestServer::start_with(config).await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let create = json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}});
+    let mut rooms = Vec::new();
+    for _ in 0..5 {
+        let seated = a.request(create.clone()).await;
+        assert_eq!(seated["type"], "seated", "{seated}");
+        let (room, token) = (seated["room"].clone(), seated["token"].clone());
+        let ack = a
+            .request(json!({"type": "abort", "room": room, "token": token}))
+            .await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        rooms.push(room);
+    }
+    // Two unfinished rooms fill the limit; finished ones never counted.
+    assert_eq!(a.request(create.clone()).await["type"], "seated");
+    assert_eq!(a.request(create.clone()).await["type"], "seated");
+    let full = a.request(create).await;
+    assert_eq!(full["code"], "limit_reached", "{full}");
+
+    // The two latest finished rooms are still in memory; the first three left
+    // it, and only their records remain.
+    let mut w = Client::connect(&server.url(), "watcher").await;
+    for (n, room) in rooms.iter().enumerate() {
+        let watched = w.request(json!({"type": "watch", "room": room})).await;
+        if n < 3 {
+            assert_eq!(watched["code"], "unknown_room", "room {n}: {watched}");
+        } else {
+            assert_eq!(watched["type"], "watching", "room {n}: {watched}");
+            w.request(json!({"type": "leave", "room": room})).await;
+        }
+        let record = w.request(json!({"type": "get_match", "room": room})).await;
+        assert_eq!(record["type"], "match", "room {n}: {record}");
+        assert_eq!(record["record"]["result"]["reason"], "abort");
+    }
+}
