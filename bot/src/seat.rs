@@ -167,11 +167,13 @@ pub async fn play_seat(
         // (Re)connect and catch up.
         let mut c = match client.take() {
             Some(c) if follow.is_some() => c,
-            _ => {
-                let (c, f) = reconnect(plan, follow.take()).await?;
-                follow = Some(f);
-                c
-            }
+            _ => match reconnect(plan, follow.take()).await? {
+                Reconnected::Playing(c, f) => {
+                    follow = Some(f);
+                    *c
+                }
+                Reconnected::Over(result) => return Ok(result),
+            },
         };
         let f = follow.as_mut().expect("caught up above");
         match drive(plan, &mut c, f, &mut rng).await {
@@ -276,7 +278,15 @@ async fn drive(
 }
 
 /// Connects again and resumes the seat, with backoff.
-async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<(Client, Follow), PlayError> {
+/// What coming back found.
+enum Reconnected {
+    /// The match goes on (or its end is still in the room's events).
+    Playing(Box<Client>, Follow),
+    /// The room had left the server's memory: its stored record has the result.
+    Over(MatchResult),
+}
+
+async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnected, PlayError> {
     let mut delay = Duration::from_millis(100);
     for attempt in 1..=RECONNECT_ATTEMPTS {
         match resume(plan, follow.as_ref().map(|f| f.seq)).await {
@@ -298,7 +308,16 @@ async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<(Client, F
                         return Err(PlayError::Desync(format!("resume answered {other:?}")))
                     }
                 };
-                return Ok((c, f));
+                return Ok(Reconnected::Playing(Box::new(c), f));
+            }
+            // A finished room leaves memory after a while: then only its
+            // record says how the match ended. (An unfinished room is unknown
+            // only while a restarting server brings it back: retry.)
+            Err(ClientError::Refused {
+                code: ErrorCode::UnknownRoom,
+                ..
+            }) if let Some(result) = recorded_result(plan).await => {
+                return Ok(Reconnected::Over(result));
             }
             Err(ClientError::Refused { code, message })
                 if !matches!(code, ErrorCode::ShuttingDown | ErrorCode::UnknownRoom) =>
@@ -313,6 +332,22 @@ async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<(Client, F
         }
     }
     Err(PlayError::GaveUp(RECONNECT_ATTEMPTS))
+}
+
+/// The result in the room's stored record, if the match is over.
+async fn recorded_result(plan: &SeatPlan) -> Option<MatchResult> {
+    let mut c = Client::connect(&plan.url, &plan.name).await.ok()?;
+    let answer = c
+        .request(|id| ClientMsg::GetMatch {
+            id,
+            room: plan.room.clone(),
+        })
+        .await;
+    c.close().await;
+    match answer {
+        Ok(ServerMsg::Match { record, .. }) => record.result,
+        _ => None,
+    }
 }
 
 async fn resume(plan: &SeatPlan, since: Option<u64>) -> Result<(Client, ServerMsg), ClientError> {

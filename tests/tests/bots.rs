@@ -168,3 +168,46 @@ async fn a_house_bot_plays_a_person_and_survives_a_restart() {
     let e = me.event().await;
     assert_eq!(e["result"]["winner"], 1, "the bot wins: {e}");
 }
+
+/// A bot that comes back after its match ended and the room left the server's
+/// memory learns the result from the stored record (instead of retrying a room
+/// the server no longer holds).
+#[tokio::test]
+async fn a_bot_back_after_its_room_left_memory_reads_the_result() {
+    let config = grundy_server::Config {
+        finished_rooms_in_memory: 0,
+        ..Default::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let (room, _, t0, t1, mut alice, _bob) =
+        grundy_tests::two_players(&server.url(), json!({"game": "nim", "heaps": [2, 3]}), None)
+            .await;
+    let resigned = alice
+        .request(json!({"type": "resign", "room": room, "token": t0}))
+        .await;
+    assert_eq!(resigned["type"], "ack", "{resigned}");
+    // The room is gone from memory at once (finished_rooms_in_memory = 0).
+    let gone = alice
+        .request(json!({"type": "resume", "room": room, "token": t1}))
+        .await;
+    assert_eq!(gone["code"], "unknown_room", "{gone}");
+
+    let plan = grundy_bot::seat::SeatPlan {
+        url: server.url(),
+        name: "bob".into(),
+        room,
+        seat: 1,
+        token: t1,
+        level: Level::Perfect,
+        seed: 1,
+    };
+    let result = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        grundy_bot::seat::play_seat(&plan, None, None),
+    )
+    .await
+    .expect("answered at once, not after retries")
+    .expect("the result");
+    assert_eq!(result.winner, Some(1));
+    assert_eq!(result.reason, grundy_protocol::wire::EndReason::Resign);
+}
