@@ -119,8 +119,11 @@ pub struct Room {
     clock: Option<Clock>,
     position: Position,
     seats: [Option<Seat>; 2],
-    moves: Vec<Value>,
-    events: Vec<Event>,
+    /// Each move as JSON text, and each event as the text that was stored and
+    /// sent: a `Value` tree would take about ten times the memory, and they are
+    /// read back only for a snapshot or a catch-up.
+    moves: Vec<Box<str>>,
+    events: Vec<Arc<str>>,
     subscribers: HashMap<ConnId, Outbox>,
     /// Each player's bank (ms) as of `turn_started`.
     banks: [u64; 2],
@@ -229,7 +232,7 @@ impl Room {
                     self.position
                         .play(&m)
                         .map_err(|e| format!("stored move {mv} illegal: {e}"))?;
-                    self.moves.push(mv.clone());
+                    self.moves.push(mv.to_string().into());
                     self.banks = *clocks_ms;
                     self.turn_started = Some(Instant::now());
                 }
@@ -237,7 +240,11 @@ impl Room {
                 EventBody::Seated { .. } | EventBody::Presence { .. } => {}
             }
         }
-        self.events = events;
+        self.events = events
+            .iter()
+            .map(|e| serde_json::to_string(e).map(Arc::from))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("cannot encode a stored event: {e}"))?;
         self.update_summary();
         Ok(())
     }
@@ -612,7 +619,18 @@ impl Room {
                 ErrorCode::BadRequest,
                 format!("since {s} is beyond the last event ({})", self.events.len()),
             ),
-            Some(s) => Ok((None, self.events[s as usize..].to_vec())),
+            Some(s) => self.events[s as usize..]
+                .iter()
+                .map(|text| serde_json::from_str(text))
+                .collect::<Result<_, _>>()
+                .map(|events| (None, events))
+                .map_err(|e| {
+                    tracing::error!(room = %self.id, "cannot read back an event: {e}");
+                    (
+                        ErrorCode::Internal,
+                        "the server could not read its log".into(),
+                    )
+                }),
         }
     }
 
@@ -716,7 +734,7 @@ impl Room {
         )
         .await?;
         self.position = next;
-        self.moves.push(canonical);
+        self.moves.push(canonical.to_string().into());
         self.banks = clocks;
         self.turn_started = Some(Instant::now());
         if let Status::Over { to_move_wins } = self.position.status() {
@@ -821,24 +839,26 @@ impl Room {
         bodies: Vec<EventBody>,
         ack: Option<Ack<'_>>,
     ) -> Result<u64, Refusal> {
-        let mut events = Vec::with_capacity(bodies.len());
+        let mut events: Vec<Arc<str>> = Vec::with_capacity(bodies.len());
         let mut frames = Vec::with_capacity(bodies.len());
         for body in bodies {
             let seq = (self.events.len() + events.len()) as u64 + 1;
             let event = Event { seq, body };
             // Serialized once: the store keeps this text and subscribers get it.
-            let json = serde_json::to_string(&event).map_err(|e| {
-                tracing::error!(room = %self.id, "cannot encode an event: {e}");
-                (
-                    ErrorCode::Internal,
-                    "the server could not record this".to_string(),
-                )
-            })?;
+            let json: Arc<str> = serde_json::to_string(&event)
+                .map_err(|e| {
+                    tracing::error!(room = %self.id, "cannot encode an event: {e}");
+                    (
+                        ErrorCode::Internal,
+                        "the server could not record this".to_string(),
+                    )
+                })?
+                .into();
             frames.push(event_frame(&self.id, &json));
             ops.push(WriteOp::Event {
                 room: self.id.clone(),
                 seq,
-                json,
+                json: json.clone(),
                 at_ms: now_ms(),
             });
             // The result is recorded with the event that announces it, so a
@@ -850,7 +870,7 @@ impl Room {
                     finished_at_ms: now_ms(),
                 });
             }
-            events.push(event);
+            events.push(json);
         }
         let seq = self.events.len() as u64 + events.len() as u64;
         let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
@@ -903,7 +923,11 @@ impl Room {
             spec: self.spec.clone(),
             position: self.position.to_json(),
             seats: [self.seat_info(0), self.seat_info(1)],
-            moves: self.moves.clone(),
+            moves: self
+                .moves
+                .iter()
+                .map(|m| serde_json::from_str(m).unwrap_or(Value::Null))
+                .collect(),
             to_move: playing.then(|| self.to_move()),
             clock: self.clock,
             clocks_ms: self.clocks_now(),

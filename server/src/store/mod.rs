@@ -143,11 +143,12 @@ pub enum WriteOp {
     },
     /// An event of the room's log; its `seq` must be new for the room.
     /// `json` is the event as serialized once by the room (the same text goes
-    /// to the store and, inside an `event` message, to every subscriber).
+    /// to the store, stays in the room's log, and goes, inside an `event`
+    /// message, to every subscriber).
     Event {
         room: String,
         seq: u64,
-        json: String,
+        json: Arc<str>,
         /// Unix epoch milliseconds when it happened.
         at_ms: u64,
     },
@@ -183,7 +184,7 @@ impl WriteOp {
         Ok(WriteOp::Event {
             room: room.to_owned(),
             seq: event.seq,
-            json: encode(room, "event", event)?,
+            json: encode(room, "event", event)?.into(),
             at_ms,
         })
     }
@@ -802,7 +803,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 "INSERT INTO events (room_no, seq, at_ms, body)
                  VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4)",
             )?
-            .execute(params![room, seq, at_ms, json])
+            .execute(params![room, seq, at_ms, &**json])
             .map_err(|e| match constraint(&e) {
                 Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
