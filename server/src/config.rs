@@ -52,7 +52,7 @@ impl Default for Config {
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
             linger: Duration::from_secs(300),
-            finished_rooms_in_memory: 2_000,
+            finished_rooms_in_memory: 10_000,
             max_event_position_bytes: 16 * 1024,
             house_bots: true,
         }
