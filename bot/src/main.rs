@@ -538,7 +538,9 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
         if max_matches.is_some_and(|m| served.len() >= m) {
             break;
         }
-        let rooms = c.request(|id| ClientMsg::ListRooms { id }).await?;
+        let rooms = c
+            .request(|id| ClientMsg::ListRooms { id, limit: None })
+            .await?;
         if let ServerMsg::Rooms { rooms, .. } = rooms {
             for r in rooms {
                 if r.state == "open" && r.bot.is_some() && served.insert(r.room.clone()) {

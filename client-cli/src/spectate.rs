@@ -48,8 +48,11 @@ async fn connect(url: &str) -> Result<Client> {
 
 pub async fn lobby(args: LobbyArgs) -> Result<()> {
     let mut c = connect(&args.server).await?;
-    let rooms = match c.request(|id| ClientMsg::ListRooms { id }).await {
-        Ok(ServerMsg::Rooms { rooms, .. }) => rooms,
+    let (rooms, total) = match c
+        .request(|id| ClientMsg::ListRooms { id, limit: None })
+        .await
+    {
+        Ok(ServerMsg::Rooms { rooms, total, .. }) => (rooms, total),
         Ok(other) => bail!("unexpected answer: {other:?}"),
         Err(e) => bail!("{}", net::words(&e)),
     };
@@ -86,6 +89,12 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
                 .map(|_| "  tournament game")
                 .unwrap_or_default(),
             spec
+        );
+    }
+    if total > rooms.len() as u64 {
+        println!(
+            "({} of {total} rooms shown: the open ones first)",
+            rooms.len()
         );
     }
     if rooms.iter().any(|r| r.state == "open") {

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use grundy_bot::Level;
-use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, PROTOCOL_VERSION};
+use grundy_protocol::wire::{
+    ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
+};
 use grundy_protocol::Position;
 use serde::Deserialize;
 use serde_json::Value;
@@ -469,9 +471,17 @@ impl Conn {
                 });
             }
             ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
-            ClientMsg::ListRooms { id } => {
-                let rooms = self.shared.lobby.list();
-                self.reply(ServerMsg::Rooms { id, rooms });
+            ClientMsg::ListRooms { id, limit } => {
+                let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
+                if !(1..=MAX_LISTED_ROOMS).contains(&limit) {
+                    return self.error(
+                        id,
+                        ErrorCode::BadRequest,
+                        format!("limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"),
+                    );
+                }
+                let (rooms, total) = self.shared.lobby.list(limit as usize);
+                self.reply(ServerMsg::Rooms { id, rooms, total });
             }
             ClientMsg::CreateRoom {
                 id,

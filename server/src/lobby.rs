@@ -321,18 +321,35 @@ impl Lobby {
         Some((id, tx))
     }
 
-    /// The listed rooms that are open or playing, with their players' ratings.
-    pub fn list(&self) -> Vec<RoomSummary> {
-        let mut out: Vec<RoomSummary> = {
+    /// The first `limit` listed rooms that are open or playing (open ones
+    /// first, then by code), with their players' ratings; and how many there
+    /// are in all. Only the rooms returned are copied.
+    pub fn list(&self, limit: usize) -> (Vec<RoomSummary>, u64) {
+        let summaries: Vec<Arc<Mutex<RoomSummary>>> = {
             let rooms = self.rooms();
             rooms
                 .by_id
                 .values()
-                .filter(|e| e.listed)
-                .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
-                .filter(|s| s.state != "finished")
+                .filter(|e| e.listed && !e.finished)
+                .map(|e| e.summary.clone())
                 .collect()
         };
+        let mut keys: Vec<(String, String, usize)> = summaries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let s = s.lock().ok()?;
+                (s.state != "finished").then(|| (s.state.clone(), s.code.clone(), i))
+            })
+            .collect();
+        let total = keys.len() as u64;
+        // "open" sorts before "playing".
+        keys.sort_unstable();
+        let mut out: Vec<RoomSummary> = keys
+            .into_iter()
+            .take(limit)
+            .filter_map(|(_, _, i)| summaries[i].lock().ok().map(|s| s.clone()))
+            .collect();
         for summary in &mut out {
             for seat in 0..2 {
                 summary.ratings[seat] = summary.seats[seat]
@@ -341,8 +358,7 @@ impl Lobby {
                     .and_then(|name| self.ratings.get(&summary.game, name));
             }
         }
-        out.sort_by(|a, b| a.state.cmp(&b.state).then(a.code.cmp(&b.code)));
-        out
+        (out, total)
     }
 
     /// Every room's command queue (to tell rooms about a closed connection).

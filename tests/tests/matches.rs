@@ -415,3 +415,41 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
         assert_eq!(record["record"]["result"]["reason"], "abort");
     }
 }
+
+/// `list_rooms` returns at most `limit` rooms (open ones first, then by code)
+/// and says how many there are in all; a limit out of range is refused.
+#[tokio::test]
+async fn the_lobby_list_is_cut_at_its_limit() {
+    let server = TestServer::start().await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let mut codes = Vec::new();
+    for _ in 0..3 {
+        let seated = a
+            .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}}))
+            .await;
+        codes.push(seated["snapshot"]["code"].as_str().unwrap().to_string());
+    }
+    codes.sort();
+    let all = a.request(json!({"type": "list_rooms"})).await;
+    assert_eq!(all["total"], 3, "{all}");
+    assert_eq!(all["rooms"].as_array().unwrap().len(), 3);
+    let cut = a.request(json!({"type": "list_rooms", "limit": 2})).await;
+    assert_eq!(cut["total"], 3, "{cut}");
+    let shown: Vec<&str> = cut["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, [codes[0].as_str(), codes[1].as_str()]);
+    for limit in [0, 501] {
+        let refused = a
+            .request(json!({"type": "list_rooms", "limit": limit}))
+            .await;
+        assert_eq!(refused["code"], "bad_request", "{refused}");
+        assert!(
+            refused["message"].as_str().unwrap().starts_with("limit:"),
+            "{refused}"
+        );
+    }
+}

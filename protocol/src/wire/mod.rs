@@ -79,9 +79,12 @@ pub enum ClientMsg {
         #[serde(default)]
         bot: Option<String>,
     },
-    /// The open and running rooms.
+    /// The open and running rooms: at most `limit` of them (1 to
+    /// [`MAX_LISTED_ROOMS`], default that), open ones first.
     ListRooms {
         id: Option<RequestId>,
+        #[serde(default)]
+        limit: Option<u32>,
     },
     /// Take a free seat in a room (by room id or short code).
     Join {
@@ -247,7 +250,7 @@ impl ClientMsg {
         match self {
             ClientMsg::Hello { id, .. }
             | ClientMsg::CreateRoom { id, .. }
-            | ClientMsg::ListRooms { id }
+            | ClientMsg::ListRooms { id, .. }
             | ClientMsg::Join { id, .. }
             | ClientMsg::Watch { id, .. }
             | ClientMsg::Resume { id, .. }
@@ -434,6 +437,9 @@ pub struct MatchRecord {
     pub result: Option<MatchResult>,
 }
 
+/// The most rooms one `rooms` answer holds (and the default `limit`).
+pub const MAX_LISTED_ROOMS: u32 = 500;
+
 /// The limits this server enforces (each refusal names the one it hit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limits {
@@ -489,6 +495,9 @@ pub enum ServerMsg {
     Rooms {
         id: Option<RequestId>,
         rooms: Vec<RoomSummary>,
+        /// How many rooms the list has in all (more than `rooms` holds when
+        /// the `limit` cut it).
+        total: u64,
     },
     /// A command was carried out (`seq`: the event it produced, if any).
     Ack {
