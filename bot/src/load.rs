@@ -480,8 +480,8 @@ async fn drive(
     loop {
         let outcome = match mode {
             Mode::Nim => nim_match(&mut pair, window, &mut tally).await,
-            Mode::Echo => echo_rounds(&mut pair, n, window, &mut tally).await,
-            Mode::Relay => relay_rounds(&mut pair, n, window, &mut tally).await,
+            Mode::Echo => rounds(&mut pair, n, false, window, &mut tally).await,
+            Mode::Relay => rounds(&mut pair, n, true, window, &mut tally).await,
         };
         match outcome {
             Ok(true) => continue,
@@ -575,62 +575,44 @@ async fn nim_match(pair: &mut [Ws; 2], window: Window, tally: &mut Tally) -> Res
     Ok(true)
 }
 
-/// Echo round trips, the pair's connections taking turns; Ok(false) at the end.
-async fn echo_rounds(
+/// Echo or relay rounds, the pair's connections taking turns: the sender's
+/// frame must come back to it and, relayed, reach the other too; Ok(false) at
+/// the end.
+async fn rounds(
     pair: &mut [Ws; 2],
     n: usize,
+    relay: bool,
     window: Window,
     tally: &mut Tally,
 ) -> Result<bool, Fail> {
-    let mut turn = 0;
-    while Instant::now() < window.end {
-        let ws = &mut pair[turn];
-        let id = ws.id();
-        let text = format!(r#"{{"type":"echo","id":{id},"pair":{n},"pad":"{ECHO_PAD}"}}"#);
-        let sent = Instant::now();
-        ws.send(text.clone()).await?;
-        let back = timeout_at(sent + STEP_TIMEOUT, ws.text())
-            .await
-            .map_err(|_| Fail::Timeout)??;
-        let done = Instant::now();
-        if back.as_str() != text {
-            return Err(Fail::Refused(format!("echo differs: {}", back.as_str())));
-        }
-        window.record(tally, sent, done);
-        turn = 1 - turn;
-    }
-    Ok(false)
-}
-
-/// Relay rounds, the pair's connections taking turns: the sender's frame must
-/// come back to it and reach the other; Ok(false) at the end.
-async fn relay_rounds(
-    pair: &mut [Ws; 2],
-    n: usize,
-    window: Window,
-    tally: &mut Tally,
-) -> Result<bool, Fail> {
+    let kind = if relay { "relay" } else { "echo" };
     let mut turn = 0;
     while Instant::now() < window.end {
         let [a, b] = &mut *pair;
         let (sender, other) = if turn == 0 { (a, b) } else { (b, a) };
         let id = sender.id();
-        let text = format!(r#"{{"type":"relay","id":{id},"pair":{n},"pad":"{ECHO_PAD}"}}"#);
+        let text = format!(r#"{{"type":"{kind}","id":{id},"pair":{n},"pad":"{ECHO_PAD}"}}"#);
         let sent = Instant::now();
         sender.send(text.clone()).await?;
         let back = async {
             let back = sender.text().await?;
             Ok::<_, Fail>((back, Instant::now()))
         };
+        let relayed = async {
+            match relay {
+                true => other.text().await.map(Some),
+                false => Ok(None),
+            }
+        };
         let (mine, theirs) = timeout_at(
             sent + STEP_TIMEOUT,
-            futures_util::future::join(back, other.text()),
+            futures_util::future::join(back, relayed),
         )
         .await
         .map_err(|_| Fail::Timeout)?;
         let ((back, done), relayed) = (mine?, theirs?);
-        if back.as_str() != text || relayed.as_str() != text {
-            return Err(Fail::Refused(format!("relay differs: {}", back.as_str())));
+        if back.as_str() != text || relayed.is_some_and(|r| r.as_str() != text) {
+            return Err(Fail::Refused(format!("{kind} differs: {}", back.as_str())));
         }
         window.record(tally, sent, done);
         turn = 1 - turn;
