@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, WriteOp};
+use crate::task::committed;
 
 /// Commands queued for one room before senders wait.
 const ROOM_QUEUE: usize = 256;
@@ -220,7 +221,8 @@ impl Lobby {
             ));
         }
         // Finished rooms do not count: they leave memory when more finish.
-        if rooms.by_id.len() - rooms.finished_in_memory >= self.config.limits.open_rooms {
+        let unfinished = rooms.by_id.len().saturating_sub(rooms.finished_in_memory);
+        if unfinished >= self.config.limits.open_rooms {
             return Err((
                 ErrorCode::LimitReached,
                 format!(
@@ -300,12 +302,20 @@ impl Lobby {
             };
             rooms.remove(&oldest);
         }
-        // Ids of rooms that left by themselves (their linger ran out).
+        // Ids of rooms that left by themselves (their linger ran out): from
+        // the front, and all of them once they outnumber the rooms in memory
+        // (a room that lingers longer holds the front).
         while let Some(front) = rooms.finished.front() {
             if rooms.by_id.get(front).is_some_and(|e| e.finished) {
                 break;
             }
             rooms.finished.pop_front();
+        }
+        if rooms.finished.len() > 2 * rooms.finished_in_memory + 64 {
+            let Rooms {
+                finished, by_id, ..
+            } = &mut *rooms;
+            finished.retain(|id| by_id.get(id).is_some_and(|e| e.finished));
         }
     }
 
@@ -349,6 +359,8 @@ impl Lobby {
             .into_iter()
             .take(limit)
             .filter_map(|(_, _, i)| summaries[i].lock().ok().map(|s| s.clone()))
+            // A room may have finished meanwhile.
+            .filter(|s| s.state != "finished")
             .collect();
         for summary in &mut out {
             for seat in 0..2 {
@@ -371,14 +383,16 @@ impl Lobby {
 
     /// Brings back every unfinished room from the store; returns how many, and
     /// the seats house bots held (so they can be put back). `tournament_hook`
-    /// gives a tournament's game room the way to report its result.
-    pub fn restore(
+    /// gives a tournament's game room the way to report its result. Waits for
+    /// the records the restore had to complete.
+    pub async fn restore(
         self: &Arc<Self>,
         tournament_hook: impl Fn(&str) -> Option<EndHook>,
     ) -> anyhow::Result<(usize, Vec<HouseSeat>)> {
         let stored = self.store.load_unfinished()?;
         let mut count = 0;
         let mut house = Vec::new();
+        let mut completing = Vec::new();
         for s in stored {
             let start = match Position::from_spec(&s.spec) {
                 Ok(p) => p,
@@ -421,12 +435,19 @@ impl Lobby {
             }
             let seats = s.seats.map(|seat| seat.map(|x| (x.name, x.token)));
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
-            if let Err(e) = room.restore(seats, events) {
-                tracing::error!(room = %s.room, "room not restored: {e}");
-                continue;
+            match room.restore(seats, events) {
+                Ok(pending) => completing.extend(pending.map(|p| (s.room.clone(), p))),
+                Err(e) => {
+                    tracing::error!(room = %s.room, "room not restored: {e}");
+                    continue;
+                }
             }
             self.spawn(room);
             count += 1;
+        }
+        for (room, done) in completing {
+            // A failure is logged; the room still finishes in memory.
+            let _ = committed(done, &room).await;
         }
         Ok((count, house))
     }

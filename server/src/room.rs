@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use crate::config::Config;
 use crate::outbox::{encode, ConnId, Frames, Outbox};
 use crate::store::{MatchStore, WriteOp};
-use crate::task::{committed, sleep_until, OnExit};
+use crate::task::{committed, sleep_until, OnExit, Pending};
 
 /// What a connection asks of a room. Answers go straight to `outbox`, in order
 /// with the room's events.
@@ -209,11 +209,13 @@ impl Room {
 
     /// Rebuilds a room from its stored seats and event log (after a restart).
     /// Clocks resume from the banks of the last move: downtime is not charged.
+    /// Returns the write that completes the record, when the log ended the
+    /// match but the record did not say so: wait for it before serving.
     pub fn restore(
         &mut self,
         seats: [Option<(Option<String>, String)>; 2],
         events: Vec<Event>,
-    ) -> Result<(), String> {
+    ) -> Result<Option<Pending>, String> {
         for (i, seat) in seats.into_iter().enumerate() {
             self.seats[i] = seat.map(|(name, token)| Seat {
                 name,
@@ -246,7 +248,17 @@ impl Room {
             .collect::<Result<_, _>>()
             .map_err(|e| format!("cannot encode a stored event: {e}"))?;
         self.update_summary();
-        Ok(())
+        // The log ends the match but the record does not say so (a crash
+        // between the two commits): the result is written again, and the room
+        // lingers like any finished one.
+        Ok(self.result.map(|result| {
+            self.finished_at = Some(Instant::now());
+            self.store.write(WriteOp::Finish {
+                room: self.id.clone(),
+                result,
+                finished_at_ms: now_ms(),
+            })
+        }))
     }
 
     /// The room's task: commands, and the clock's deadline. `on_finish` runs
@@ -926,7 +938,12 @@ impl Room {
             moves: self
                 .moves
                 .iter()
-                .map(|m| serde_json::from_str(m).unwrap_or(Value::Null))
+                .map(|m| {
+                    serde_json::from_str(m).unwrap_or_else(|e| {
+                        tracing::error!(room = %self.id, "cannot read back a move: {e}");
+                        Value::Null
+                    })
+                })
                 .collect(),
             to_move: playing.then(|| self.to_move()),
             clock: self.clock,

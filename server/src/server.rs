@@ -64,7 +64,7 @@ impl Server {
         // Tournaments first, so that their games' rooms can report to them;
         // their tasks start once the rooms are back.
         let restored_tournaments = tournaments.restore()?;
-        let (restored, house_seats) = lobby.restore(|t| tournaments.hook(t))?;
+        let (restored, house_seats) = lobby.restore(|t| tournaments.hook(t)).await?;
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }

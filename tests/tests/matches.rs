@@ -453,3 +453,36 @@ async fn the_lobby_list_is_cut_at_its_limit() {
         );
     }
 }
+
+/// A crash between the commit of a match's `ended` event and that of its result
+/// leaves a log that ends the match under a record without a result. The
+/// restart finishes the record, and the room counts as finished.
+#[tokio::test]
+async fn a_restart_finishes_a_record_whose_result_was_lost() {
+    let mut config = Config::default();
+    config.limits.open_rooms = 1;
+    let mut server = TestServer::start_with(config).await;
+    let (room, _, t0, _, mut alice, _bob) =
+        two_players(&server.url(), json!({"game": "nim", "heaps": [2, 3]}), None).await;
+    let ack = alice
+        .request(json!({"type": "resign", "room": room, "token": t0}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    server.stop().await;
+    {
+        let db = rusqlite::Connection::open(&server.db).expect("db");
+        let changed = db
+            .execute("UPDATE rooms SET result = NULL WHERE id = ?1", [&room])
+            .expect("lose the result");
+        assert_eq!(changed, 1);
+    }
+    server.restart().await;
+    let mut c = Client::connect(&server.url(), "carol").await;
+    let record = c.request(json!({"type": "get_match", "room": room})).await;
+    assert_eq!(record["record"]["result"]["reason"], "resign", "{record}");
+    // The restored room is finished: it leaves the one unfinished place free.
+    let seated = c
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [1, 2]}}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+}
