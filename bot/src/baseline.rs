@@ -126,6 +126,8 @@ async fn relay(ws: WebSocketStream<TcpStream>, first: Message, pair: u64, pairs:
         return;
     }
     if me.lock().await.send(first).await.is_ok() {
+        // Looked up until the other one has joined, then kept.
+        let mut partner = None;
         while let Some(Ok(msg)) = stream.next().await {
             if msg.is_close() {
                 break;
@@ -137,7 +139,10 @@ async fn relay(ws: WebSocketStream<TcpStream>, first: Message, pair: u64, pairs:
             if me.lock().await.send(msg.clone()).await.is_err() {
                 break;
             }
-            if let Some(partner) = pairs.partner(pair, &me) {
+            if partner.is_none() {
+                partner = pairs.partner(pair, &me);
+            }
+            if let Some(partner) = &partner {
                 let _ = partner.lock().await.send(msg).await;
             }
         }

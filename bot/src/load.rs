@@ -611,8 +611,14 @@ async fn rounds(
         .await
         .map_err(|_| Fail::Timeout)?;
         let ((back, done), relayed) = (mine?, theirs?);
-        if back.as_str() != text || relayed.is_some_and(|r| r.as_str() != text) {
+        if back.as_str() != text {
             return Err(Fail::Refused(format!("{kind} differs: {}", back.as_str())));
+        }
+        if let Some(relayed) = relayed.filter(|r| r.as_str() != text) {
+            return Err(Fail::Refused(format!(
+                "relayed differs: {}",
+                relayed.as_str()
+            )));
         }
         window.record(tally, sent, done);
         turn = 1 - turn;

@@ -277,7 +277,6 @@ async fn drive(
     }
 }
 
-/// Connects again and resumes the seat, with backoff.
 /// What coming back found.
 enum Reconnected {
     /// The match goes on (or its end is still in the room's events).
@@ -286,10 +285,11 @@ enum Reconnected {
     Over(MatchResult),
 }
 
+/// Connects again and resumes the seat, with backoff.
 async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnected, PlayError> {
     let mut delay = Duration::from_millis(100);
     for attempt in 1..=RECONNECT_ATTEMPTS {
-        match resume(plan, follow.as_ref().map(|f| f.seq)).await {
+        let why = match resume(plan, follow.as_ref().map(|f| f.seq)).await {
             Ok((c, answer)) => {
                 let f = match (answer, follow) {
                     (
@@ -315,21 +315,19 @@ async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnecte
             // only while a restarting server brings it back: retry.)
             Err(ClientError::Refused {
                 code: ErrorCode::UnknownRoom,
-                ..
-            }) if let Some(result) = recorded_result(plan).await => {
-                return Ok(Reconnected::Over(result));
-            }
-            Err(ClientError::Refused { code, message })
-                if !matches!(code, ErrorCode::ShuttingDown | ErrorCode::UnknownRoom) =>
-            {
+                message,
+            }) => match recorded_result(plan).await {
+                Some(result) => return Ok(Reconnected::Over(result)),
+                None => message,
+            },
+            Err(ClientError::Refused { code, message }) if code != ErrorCode::ShuttingDown => {
                 return Err(ClientError::Refused { code, message }.into());
             }
-            Err(e) => {
-                tracing::info!(attempt, "reconnect failed: {e}; retrying in {delay:?}");
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(2));
-            }
-        }
+            Err(e) => e.to_string(),
+        };
+        tracing::info!(attempt, "reconnect failed: {why}; retrying in {delay:?}");
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
     }
     Err(PlayError::GaveUp(RECONNECT_ATTEMPTS))
 }

@@ -84,6 +84,7 @@ pub enum ClientMsg {
     ListRooms {
         id: Option<RequestId>,
         #[serde(default)]
+        #[schemars(range(min = 1, max = 500))]
         limit: Option<u32>,
     },
     /// Take a free seat in a room (by room id or short code).

@@ -870,11 +870,11 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The extended code of a constraint violation.
 /// A seat or an event of a room that does not exist: its room number looks up
 /// as NULL.
 const UNKNOWN_ROOM: std::os::raw::c_int = ffi::SQLITE_CONSTRAINT_NOTNULL;
 
+/// The extended code of a constraint violation.
 pub(crate) fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
     match e.sqlite_error() {
         Some(err) if err.code == ffi::ErrorCode::ConstraintViolation => Some(err.extended_code),
