@@ -697,3 +697,37 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
     assert_eq!(stored.standings, live.standings);
     assert_eq!(stored.seq, live.seq);
 }
+
+/// A finished tournament lingers in memory for a while but does not take up
+/// one of the server's `open_tournaments` places.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_tournament_does_not_count_against_the_limit() {
+    let mut config = grundy_server::Config {
+        abandon: std::time::Duration::from_millis(300),
+        ..grundy_server::Config::default()
+    };
+    config.limits.open_tournaments = 1;
+    let server = TestServer::start_with(config).await;
+    let url = server.url();
+    let mut owner = Client::connect(&url, "owner").await;
+    let (id, _code, _token) = create_round_robin(&mut owner, None).await;
+    let mut other = Client::connect(&url, "other").await;
+    let again = json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [2, 3]},
+        "format": "round_robin", "clock": {"initial_ms": 30000, "increment_ms": 0}});
+    refuses(&mut other, again, "limit_reached").await;
+    // Nobody follows the first one any more: it ends as abandoned.
+    drop(owner);
+    let mut finished = false;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let state = other
+            .request(json!({"type": "get_tournament", "tournament": id}))
+            .await;
+        if state["state"]["status"] == "finished" {
+            finished = true;
+            break;
+        }
+    }
+    assert!(finished, "the first tournament was abandoned");
+    create_round_robin(&mut other, None).await;
+}

@@ -80,7 +80,17 @@ impl Tournaments {
         let limit = self.services.config.limits.open_tournaments;
         let (id, code) = {
             let map = self.map();
-            if map.by_id.len() >= limit {
+            // Finished tournaments linger for a while but do not count.
+            let unfinished = map
+                .by_id
+                .values()
+                .filter(|e| {
+                    e.summary
+                        .lock()
+                        .map_or(true, |s| s.status != TournamentStatus::Finished)
+                })
+                .count();
+            if unfinished >= limit {
                 return Err((
                     ErrorCode::LimitReached,
                     format!("the server holds {limit} tournaments, its limit (open_tournaments)"),
