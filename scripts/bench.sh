@@ -6,16 +6,21 @@
 #
 #   scripts/bench.sh                 # C = 1 100 1000 5000, 5 s each, idle 10,000
 #   BENCH_MATCHES="1 100" BENCH_DURATION=3 BENCH_IDLE=0 scripts/bench.sh
+#   BENCH_REPEAT=3 scripts/bench.sh  # each C three times: medians
 #
 # Environment: BENCH_MATCHES (list of C), BENCH_DURATION / BENCH_WARMUP
-# (seconds per run), BENCH_IDLE (idle connections; 0 skips), BENCH_SOURCE_IPS
-# (local address range to connect from), BENCH_PORT (first of two ports).
+# (seconds per run), BENCH_REPEAT (runs of echo, relay and Nim per C, one
+# after the other; the table shows the medians, and ratios are taken within
+# each run before the median), BENCH_IDLE (idle connections; 0 skips),
+# BENCH_SOURCE_IPS (local address range to connect from), BENCH_PORT (first of
+# two ports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MATCHES=${BENCH_MATCHES:-"1 100 1000 5000"}
 DURATION=${BENCH_DURATION:-5}
 WARMUP=${BENCH_WARMUP:-1}
+REPEAT=${BENCH_REPEAT:-1}
 IDLE=${BENCH_IDLE:-10000}
 SOURCES=${BENCH_SOURCE_IPS:-127.0.0.1-127.0.0.20}
 PORT=${BENCH_PORT:-17880}
@@ -69,33 +74,47 @@ stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
+# The median of the numbers given as arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+# x / y, or 0 when y is 0.
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN {printf "%.4f", (y > 0) ? x / y : 0}'; }
+
+load() { "$BIN/grundy-bot" --server "ws://$1" load "${@:2}" --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES"; }
+
 start_echo
 start_server
 declare -a ROWS
 for c in $MATCHES; do
-    e=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" load --echo --matches "$c" \
-        --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
-    echo "echo: $e"
-    r=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" load --relay --matches "$c" \
-        --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
-    echo "relay: $r"
-    n=$("$BIN/grundy-bot" --server "ws://$SERVER_ADDR" load --matches "$c" \
-        --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES")
-    echo "nim:  $n"
-    ROWS+=("$c $(field moves_per_s "$e") $(field p99_ms "$e") $(field moves_per_s "$r") $(field errors "$e") $(field errors "$r") $(field moves_per_s "$n") $(field p50_ms "$n") $(field p99_ms "$n") $(field errors "$n")")
+    ers=() ep99=() rrs=() nms=() np50=() np99=() r_echo=() r_relay=() r_p99=()
+    errors=0
+    for _ in $(seq "$REPEAT"); do
+        e=$(load "$ECHO_ADDR" --echo --matches "$c")
+        echo "echo:  $e"
+        r=$(load "$ECHO_ADDR" --relay --matches "$c")
+        echo "relay: $r"
+        n=$(load "$SERVER_ADDR" --matches "$c")
+        echo "nim:   $n"
+        ers+=("$(field moves_per_s "$e")") ep99+=("$(field p99_ms "$e")")
+        rrs+=("$(field moves_per_s "$r")")
+        nms+=("$(field moves_per_s "$n")") np50+=("$(field p50_ms "$n")") np99+=("$(field p99_ms "$n")")
+        r_echo+=("$(ratio "${nms[-1]}" "${ers[-1]}")") r_relay+=("$(ratio "${nms[-1]}" "${rrs[-1]}")")
+        r_p99+=("$(ratio "${np99[-1]}" "${ep99[-1]}")")
+        errors=$((errors + $(field errors "$e") + $(field errors "$r") + $(field errors "$n")))
+    done
+    ROWS+=("$c $(median "${ers[@]}") $(median "${ep99[@]}") $(median "${rrs[@]}") $(median "${nms[@]}") $(median "${np50[@]}") $(median "${np99[@]}") $(median "${r_echo[@]}") $(median "${r_relay[@]}") $(median "${r_p99[@]}") $errors")
 done
 echo "server RSS after the loads: $(awk '/VmRSS/ {print $2, $3}' /proc/"$SERVER_PID"/status)"
 stop "$SERVER_PID"
 
 echo
+[ "$REPEAT" -gt 1 ] && echo "medians of $REPEAT runs per C; errors: all runs"
 printf '%7s %11s %9s %11s %10s %9s %9s %11s %10s %9s %s\n' C echo_rt/s echo_p99 relay_rt/s moves/s p50_ms p99_ms moves/echo moves/relay p99/echo errors
 for row in "${ROWS[@]}"; do
-    read -r c ers ep99 rrs eerr rerr nms np50 np99 nerr <<<"$row"
-    awk -v c="$c" -v ers="$ers" -v ep99="$ep99" -v rrs="$rrs" -v nms="$nms" -v np50="$np50" \
-        -v np99="$np99" -v err="$((eerr + rerr + nerr))" 'BEGIN {
-        r1 = ers > 0 ? nms / ers : 0; r2 = ep99 > 0 ? np99 / ep99 : 0; r3 = rrs > 0 ? nms / rrs : 0
-        printf "%7d %11.0f %9.2f %11.0f %10.0f %9.2f %9.2f %11.2f %10.2f %9.2f %d%s\n", c, ers, ep99, rrs, nms, np50, np99, r1, r3, r2, err, (err > 0 ? "  (NOT A RESULT)" : "")
-    }'
+    read -r c ers ep99 rrs nms np50 np99 r1 r3 r2 err <<<"$row"
+    printf '%7d %11.0f %9.2f %11.0f %10.0f %9.2f %9.2f %11.2f %10.2f %9.2f %d%s\n' \
+        "$c" "$ers" "$ep99" "$rrs" "$nms" "$np50" "$np99" "$r1" "$r3" "$r2" "$err" \
+        "$([ "$err" -gt 0 ] && echo "  (NOT A RESULT)")"
 done
 
 if [ "$IDLE" -gt 0 ]; then
