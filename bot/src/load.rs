@@ -201,6 +201,12 @@ impl Ws {
         let msg: Incoming = serde_json::from_str(&text)
             .map_err(|e| Fail::Refused(format!("unreadable message ({e}): {text}")))?;
         if msg.kind == "error" {
+            if msg.code.as_deref() == Some("rate_limited") {
+                return Err(Fail::Refused(format!(
+                    "{text}: the server's messages_per_second limit is below this \
+                     load; start it with --messages-per-second and --burst raised"
+                )));
+            }
             return Err(Fail::Refused(text.to_string()));
         }
         Ok(msg)
@@ -271,6 +277,9 @@ struct Incoming {
     token: Option<String>,
     #[serde(default)]
     event: Option<EventKind>,
+    /// An error's code.
+    #[serde(default)]
+    code: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -559,13 +568,13 @@ async fn nim_match(pair: &mut [Ws; 2], window: Window, tally: &mut Tally) -> Res
                 .to_string();
         let sent = Instant::now();
         mover.send(text).await?;
-        let (mine, theirs) = timeout_at(
+        // The first failure ends the wait (a refused move is not a timeout).
+        let (done, _) = timeout_at(
             deadline(),
-            futures_util::future::join(mover.moved(&room, Some(id)), other.moved(&room, None)),
+            futures_util::future::try_join(mover.moved(&room, Some(id)), other.moved(&room, None)),
         )
         .await
-        .map_err(|_| Fail::Timeout)?;
-        let (done, _) = (mine?, theirs?);
+        .map_err(|_| Fail::Timeout)??;
         window.record(tally, sent, done);
         position
             .play(&mv)
@@ -604,13 +613,12 @@ async fn rounds(
                 false => Ok(None),
             }
         };
-        let (mine, theirs) = timeout_at(
+        let ((back, done), relayed) = timeout_at(
             sent + STEP_TIMEOUT,
-            futures_util::future::join(back, relayed),
+            futures_util::future::try_join(back, relayed),
         )
         .await
-        .map_err(|_| Fail::Timeout)?;
-        let ((back, done), relayed) = (mine?, theirs?);
+        .map_err(|_| Fail::Timeout)??;
         if back.as_str() != text {
             return Err(Fail::Refused(format!("{kind} differs: {}", back.as_str())));
         }
