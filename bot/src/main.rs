@@ -55,9 +55,10 @@ enum Command {
         max_matches: Option<usize>,
     },
     /// Load test: C concurrent Nim duels (or echo or relay rounds with --echo,
-    /// --relay) for a
-    /// while; prints one line: matches=C moves_per_s=... p50_ms=... p99_ms=...
-    /// max_ms=... errors=...
+    /// --relay) for a while; prints one line: matches=C moves_per_s=...
+    /// p50_ms=... p99_ms=... max_ms=... errors=... A server under load test
+    /// needs its rate limit raised (grundy-server --messages-per-second
+    /// 1000000 --burst 1000000); scripts/bench.sh does it all.
     Load(LoadArgs),
     /// Idle connections: N connections say hello, list the rooms and stay idle;
     /// with --server-pid, reports the server's RSS per connection.
