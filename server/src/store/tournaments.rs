@@ -469,22 +469,51 @@ mod tests {
         assert!(store.load_tournament("t2").expect("read").is_none());
     }
 
+    /// The tables as version 1 wrote them: no tournament column, no foreign keys.
+    const V1_TABLES: &str = "
+        CREATE TABLE rooms (id TEXT NOT NULL PRIMARY KEY, code TEXT NOT NULL UNIQUE,
+            spec TEXT NOT NULL, clock TEXT, listed INTEGER NOT NULL, bot TEXT,
+            created_at_ms INTEGER NOT NULL, result TEXT, finished_at_ms INTEGER);
+        CREATE TABLE seats (room TEXT NOT NULL, seat INTEGER NOT NULL, name TEXT,
+            token TEXT NOT NULL, PRIMARY KEY (room, seat));
+        CREATE TABLE events (room TEXT NOT NULL, seq INTEGER NOT NULL,
+            at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));";
+
+    /// The tables as version 2 wrote them: seats and events refer to the room's
+    /// text id, and the tournament tables exist.
+    const V2_TABLES: &str = "
+        CREATE TABLE rooms (id TEXT NOT NULL PRIMARY KEY, code TEXT NOT NULL UNIQUE,
+            spec TEXT NOT NULL, clock TEXT, listed INTEGER NOT NULL, bot TEXT,
+            created_at_ms INTEGER NOT NULL, result TEXT, finished_at_ms INTEGER,
+            tournament TEXT);
+        CREATE INDEX rooms_unfinished ON rooms (created_at_ms, id) WHERE result IS NULL;
+        CREATE TABLE seats (room TEXT NOT NULL REFERENCES rooms (id),
+            seat INTEGER NOT NULL CHECK (seat IN (0, 1)), name TEXT, token TEXT NOT NULL,
+            PRIMARY KEY (room, seat));
+        CREATE TABLE events (room TEXT NOT NULL REFERENCES rooms (id), seq INTEGER NOT NULL,
+            at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));";
+
     #[test]
     fn a_version_1_file_gains_the_tournament_tables_and_room_numbers() {
+        migrates_to_the_current_schema(V1_TABLES, 1);
+    }
+
+    #[test]
+    fn a_version_2_file_gains_room_numbers() {
+        migrates_to_the_current_schema(&format!("{V2_TABLES}{SCHEMA}"), 2);
+    }
+
+    /// A file with `tables` at `version`, holding an unfinished room with two
+    /// seats and two events and a finished one, opens with every row in place.
+    fn migrates_to_the_current_schema(tables: &str, version: i64) {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("old.db");
         {
-            // The schema as version 1 wrote it.
             let raw = Connection::open(&path).expect("raw");
+            raw.pragma_update(None, "foreign_keys", true).expect("fk");
+            raw.execute_batch(tables).expect("old tables");
             raw.execute_batch(
-                "CREATE TABLE rooms (id TEXT NOT NULL PRIMARY KEY, code TEXT NOT NULL UNIQUE,
-                     spec TEXT NOT NULL, clock TEXT, listed INTEGER NOT NULL, bot TEXT,
-                     created_at_ms INTEGER NOT NULL, result TEXT, finished_at_ms INTEGER);
-                 CREATE TABLE seats (room TEXT NOT NULL, seat INTEGER NOT NULL, name TEXT,
-                     token TEXT NOT NULL, PRIMARY KEY (room, seat));
-                 CREATE TABLE events (room TEXT NOT NULL, seq INTEGER NOT NULL,
-                     at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));
-                 INSERT INTO rooms (id, code, spec, listed, created_at_ms)
+                "INSERT INTO rooms (id, code, spec, listed, created_at_ms)
                      VALUES ('old', 'OLDOLD', '{\"game\":\"nim\",\"heaps\":[1,2]}', 1, 1);
                  INSERT INTO rooms (id, code, spec, listed, created_at_ms, result)
                      VALUES ('done', 'DONEDO', '{\"game\":\"nim\",\"heaps\":[1]}', 1, 0,
@@ -493,10 +522,11 @@ mod tests {
                                           ('done', 1, 'bea', 'tok2');
                  INSERT INTO events VALUES
                      ('old', 1, 5, '{\"seq\":1,\"kind\":\"started\"}'),
-                     ('old', 2, 9, '{\"seq\":2,\"kind\":\"moved\",\"seat\":0,\"move\":{\"heap\":1,\"take\":2},\"clocks_ms\":[0,0],\"position\":{\"game\":\"nim\",\"heaps\":[1,0]}}');
-                 PRAGMA user_version = 1;",
+                     ('old', 2, 9, '{\"seq\":2,\"kind\":\"moved\",\"seat\":0,\"move\":{\"heap\":1,\"take\":2},\"clocks_ms\":[0,0],\"position\":{\"game\":\"nim\",\"heaps\":[1,0]}}');",
             )
-            .expect("v1 schema");
+            .expect("old rows");
+            raw.pragma_update(None, "user_version", version)
+                .expect("version");
         }
         let store = SqliteStore::open(&path).expect("migrates");
         let rooms = store.load_unfinished().expect("rooms");
