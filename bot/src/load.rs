@@ -608,9 +608,10 @@ async fn rounds(
             Ok::<_, Fail>((back, Instant::now()))
         };
         let relayed = async {
-            match relay {
-                true => other.text().await.map(Some),
-                false => Ok(None),
+            if relay {
+                other.text().await.map(Some)
+            } else {
+                Ok(None)
             }
         };
         let ((back, done), relayed) = timeout_at(

@@ -38,8 +38,9 @@ struct Entry {
 struct Rooms {
     by_id: HashMap<String, Entry>,
     by_code: HashMap<String, String>,
-    /// Finished rooms in the order they finished (ids of rooms that already
-    /// left may remain until they reach the front).
+    /// Finished rooms in the order they finished. Ids of rooms that left by
+    /// themselves (their linger ran out) remain until the next compaction;
+    /// popping one evicts nothing.
     finished: VecDeque<String>,
     /// How many entries of `by_id` are finished.
     finished_in_memory: usize,
@@ -302,15 +303,8 @@ impl Lobby {
             };
             rooms.remove(&oldest);
         }
-        // Ids of rooms that left by themselves (their linger ran out): from
-        // the front, and all of them once they outnumber the rooms in memory
-        // (a room that lingers longer holds the front).
-        while let Some(front) = rooms.finished.front() {
-            if rooms.by_id.get(front).is_some_and(|e| e.finished) {
-                break;
-            }
-            rooms.finished.pop_front();
-        }
+        // Once the ids of rooms that left by themselves outnumber the rooms
+        // in memory, they go (at most once per that many finishes).
         if rooms.finished.len() > 2 * rooms.finished_in_memory + 64 {
             let Rooms {
                 finished, by_id, ..
