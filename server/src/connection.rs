@@ -210,6 +210,12 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     let idle_limit = Duration::from_millis(config.limits.idle_timeout_ms);
     let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
     let mut last_seen = Instant::now();
+    // Made once: a `cancelled()` future made anew in every turn of the loop
+    // would register with (and leave) the token's waiter list per message,
+    // and the shutdown token's list is shared by every connection.
+    let kicked = outbox.kick.clone().cancelled_owned();
+    let shutting_down = shutdown.clone().cancelled_owned();
+    tokio::pin!(kicked, shutting_down);
 
     let closing: Option<Closing> = loop {
         let hello_wait = async {
@@ -261,10 +267,10 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
             _ = hello_wait => {
                 break Some(Closing(CloseCode::Policy, format!("no hello within {} ms (hello_timeout_ms)", hello_timeout.as_millis())));
             }
-            _ = outbox.kick.cancelled() => {
+            _ = &mut kicked => {
                 break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
             }
-            _ = shutdown.cancelled() => {
+            _ = &mut shutting_down => {
                 conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
                 break Some(Closing(CloseCode::Away, "server shutting down".into()));
             }
