@@ -22,6 +22,8 @@ pub struct Config {
     /// longest ago leave early (their records stay in the store). Under a
     /// sustained load of short matches, `linger` alone would let them pile up.
     pub finished_rooms_in_memory: usize,
+    /// The same for finished tournaments.
+    pub finished_tournaments_in_memory: usize,
     /// Largest `position` sent inside a move event; larger positions are left
     /// out (clients replay the moves from the spec).
     pub max_event_position_bytes: usize,
@@ -53,6 +55,7 @@ impl Default for Config {
             abandon: Duration::from_secs(600),
             linger: Duration::from_secs(300),
             finished_rooms_in_memory: 10_000,
+            finished_tournaments_in_memory: 1_000,
             max_event_position_bytes: 16 * 1024,
             house_bots: true,
         }

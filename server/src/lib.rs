@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod connection;
+pub mod directory;
 pub mod lobby;
 pub mod outbox;
 pub mod ratings;

@@ -2,7 +2,6 @@
 //! short code, lists the open ones, and brings unfinished rooms back after a
 //! restart. Its lock guards only the map, never a match.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
@@ -15,6 +14,7 @@ use grundy_bot::house::house_level;
 use grundy_bot::Level;
 
 use crate::config::Config;
+use crate::directory::Directory;
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, WriteOp};
@@ -27,37 +27,16 @@ const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 struct Entry {
     tx: mpsc::Sender<RoomCmd>,
-    code: String,
     summary: Arc<Mutex<RoomSummary>>,
     listed: bool,
-    /// The match has ended; the room lingers for late watchers and resumes.
-    finished: bool,
 }
 
 #[derive(Default)]
 struct Rooms {
-    by_id: HashMap<String, Entry>,
-    by_code: HashMap<String, String>,
-    /// Finished rooms in the order they finished. Ids of rooms that left by
-    /// themselves (their linger ran out) remain until the next compaction;
-    /// popping one evicts nothing.
-    finished: VecDeque<String>,
-    /// How many entries of `by_id` are finished.
-    finished_in_memory: usize,
+    directory: Directory<Entry>,
     /// Shutting down: no new rooms (a room opened now would keep its task,
     /// and the shutdown, waiting).
     closed: bool,
-}
-
-impl Rooms {
-    fn remove(&mut self, id: &str) {
-        if let Some(entry) = self.by_id.remove(id) {
-            self.by_code.remove(&entry.code);
-            if entry.finished {
-                self.finished_in_memory -= 1;
-            }
-        }
-    }
 }
 
 pub struct Lobby {
@@ -222,8 +201,7 @@ impl Lobby {
             ));
         }
         // Finished rooms do not count: they leave memory when more finish.
-        let unfinished = rooms.by_id.len().saturating_sub(rooms.finished_in_memory);
-        if unfinished >= self.config.limits.open_rooms {
+        if rooms.directory.unfinished() >= self.config.limits.open_rooms {
             return Err((
                 ErrorCode::LimitReached,
                 format!(
@@ -235,7 +213,7 @@ impl Lobby {
         let id = uuid::Uuid::new_v4().simple().to_string();
         let code = loop {
             let code = short_code();
-            if !rooms.by_code.contains_key(&code) {
+            if !rooms.directory.has_code(&code) {
                 break code;
             }
         };
@@ -253,15 +231,13 @@ impl Lobby {
                 // queue is dropped with `tx`); a restart brings it back.
                 return tx;
             }
-            rooms.by_code.insert(code.clone(), id.clone());
-            rooms.by_id.insert(
+            rooms.directory.insert(
                 id.clone(),
+                code,
                 Entry {
                     tx: tx.clone(),
-                    code,
                     summary: room.summary(),
                     listed: room.listed(),
-                    finished: false,
                 },
             );
         }
@@ -276,7 +252,7 @@ impl Lobby {
             },
             move || {
                 if let Some(lobby) = exited.upgrade() {
-                    lobby.rooms().remove(&id);
+                    lobby.rooms().directory.remove(&id);
                 }
             },
         ));
@@ -287,42 +263,15 @@ impl Lobby {
     /// finished longest ago leave memory: their entries (and so their command
     /// queues) are dropped, and their tasks end once no sender is left.
     fn finished(&self, id: &str) {
-        let mut rooms = self.rooms();
-        let Some(entry) = rooms.by_id.get_mut(id) else {
-            return;
-        };
-        if entry.finished {
-            return;
-        }
-        entry.finished = true;
-        rooms.finished_in_memory += 1;
-        rooms.finished.push_back(id.to_string());
-        while rooms.finished_in_memory > self.config.finished_rooms_in_memory {
-            let Some(oldest) = rooms.finished.pop_front() else {
-                break;
-            };
-            rooms.remove(&oldest);
-        }
-        // Once the ids of rooms that left by themselves outnumber the rooms
-        // in memory, they go (at most once per that many finishes).
-        if rooms.finished.len() > 2 * rooms.finished_in_memory + 64 {
-            let Rooms {
-                finished, by_id, ..
-            } = &mut *rooms;
-            finished.retain(|id| by_id.get(id).is_some_and(|e| e.finished));
-        }
+        let cap = self.config.finished_rooms_in_memory;
+        self.rooms().directory.finished(id, cap);
     }
 
     /// A room by id or short code (codes in any case): its id and command queue.
     pub fn find(&self, key: &str) -> Option<(String, mpsc::Sender<RoomCmd>)> {
         let rooms = self.rooms();
-        let id = if rooms.by_id.contains_key(key) {
-            key.to_string()
-        } else {
-            rooms.by_code.get(&key.to_ascii_uppercase())?.clone()
-        };
-        let tx = rooms.by_id.get(&id)?.tx.clone();
-        Some((id, tx))
+        let (id, entry) = rooms.directory.find(key)?;
+        Some((id.to_string(), entry.tx.clone()))
     }
 
     /// The first `limit` listed rooms that are open or playing (open ones
@@ -332,9 +281,9 @@ impl Lobby {
         let summaries: Vec<Arc<Mutex<RoomSummary>>> = {
             let rooms = self.rooms();
             rooms
-                .by_id
-                .values()
-                .filter(|e| e.listed && !e.finished)
+                .directory
+                .unfinished_entries()
+                .filter(|e| e.listed)
                 .map(|e| e.summary.clone())
                 .collect()
         };
@@ -371,7 +320,7 @@ impl Lobby {
     pub fn senders(&self, ids: &[String]) -> Vec<mpsc::Sender<RoomCmd>> {
         let rooms = self.rooms();
         ids.iter()
-            .filter_map(|id| rooms.by_id.get(id).map(|e| e.tx.clone()))
+            .filter_map(|id| rooms.directory.get(id).map(|e| e.tx.clone()))
             .collect()
     }
 
@@ -450,8 +399,7 @@ impl Lobby {
     pub fn close(&self) {
         let mut rooms = self.rooms();
         rooms.closed = true;
-        rooms.by_id.clear();
-        rooms.by_code.clear();
+        rooms.directory.clear();
     }
 }
 

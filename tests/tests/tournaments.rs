@@ -731,3 +731,54 @@ async fn a_finished_tournament_does_not_count_against_the_limit() {
     assert!(finished, "the first tournament was abandoned");
     create_round_robin(&mut other, None).await;
 }
+
+/// Past `finished_tournaments_in_memory`, the tournaments that finished
+/// longest ago leave memory at once, long before their linger is over; their
+/// records remain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_tournaments_past_the_cap_leave_memory() {
+    let server = TestServer::start_with(grundy_server::Config {
+        abandon: std::time::Duration::from_millis(100),
+        finished_tournaments_in_memory: 1,
+        ..grundy_server::Config::default()
+    })
+    .await;
+    let url = server.url();
+    let mut reader = Client::connect(&url, "reader").await;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let mut owner = Client::connect(&url, "owner").await;
+        let (id, code, _token) = create_round_robin(&mut owner, None).await;
+        // Nobody follows it any more: it ends as abandoned.
+        drop(owner);
+        let mut finished = false;
+        for _ in 0..50 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let state = reader
+                .request(json!({"type": "get_tournament", "tournament": id}))
+                .await;
+            if state["state"]["status"] == "finished" {
+                finished = true;
+                break;
+            }
+        }
+        assert!(finished, "tournament {code} was abandoned");
+        made.push((id, code));
+    }
+    // Only the last to finish is still in memory (found by its code); the
+    // others are read from the store by id.
+    for (n, (id, code)) in made.iter().enumerate() {
+        let by_code = reader
+            .request(json!({"type": "get_tournament", "tournament": code}))
+            .await;
+        if n < 2 {
+            refused(&by_code, "unknown_tournament");
+        } else {
+            assert_eq!(by_code["state"]["status"], "finished", "{by_code}");
+        }
+        let by_id = reader
+            .request(json!({"type": "get_tournament", "tournament": id}))
+            .await;
+        assert_eq!(by_id["state"]["status"], "finished", "{by_id}");
+    }
+}

@@ -150,14 +150,18 @@ impl Tournament {
         |name| self.services.ratings.get(&self.core.family, name)
     }
 
-    /// The task: commands, game results, and retries.
+    /// The task: commands, game results, and retries. `on_finish` is called
+    /// once, when the tournament has finished (and lingers); `on_exit` when
+    /// the task ends.
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<TournamentCmd>,
         mut results: mpsc::UnboundedReceiver<GameEnd>,
+        on_finish: impl FnOnce(),
         on_exit: impl FnOnce(),
     ) {
         let _on_exit = OnExit::new(on_exit);
+        let mut on_finish = Some(on_finish);
         if self.core.status == TournamentStatus::Finished {
             self.finished_at = Some(Instant::now());
         }
@@ -165,6 +169,11 @@ impl Tournament {
         self.reconcile().await;
         self.advance().await;
         loop {
+            if self.finished_at.is_some() {
+                if let Some(on_finish) = on_finish.take() {
+                    on_finish();
+                }
+            }
             let linger = self.finished_at.map(|at| at + self.services.config.linger);
             let abandon = self
                 .abandoned_since

@@ -2,7 +2,6 @@
 //! them by id or short code, lists them, reads finished ones from the store,
 //! and brings unfinished ones back after a restart. Its lock guards only the map.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{
@@ -13,6 +12,7 @@ use tokio_util::task::TaskTracker;
 
 use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
 use super::state::{Core, Player};
+use crate::directory::Directory;
 use crate::lobby::Refusal;
 use crate::room::{now_ms, EndHook};
 use crate::store::{StoreError, StoredTournament, WriteOp};
@@ -24,18 +24,11 @@ const QUEUE: usize = 256;
 struct Entry {
     tx: mpsc::Sender<TournamentCmd>,
     results: mpsc::UnboundedSender<GameEnd>,
-    code: String,
     summary: Arc<Mutex<TournamentSummary>>,
 }
 
-#[derive(Default)]
-struct Map {
-    by_id: HashMap<String, Entry>,
-    by_code: HashMap<String, String>,
-}
-
 pub struct Tournaments {
-    map: Mutex<Map>,
+    map: Mutex<Directory<Entry>>,
     services: Services,
     tracker: TaskTracker,
 }
@@ -59,13 +52,13 @@ pub struct Created {
 impl Tournaments {
     pub fn new(services: Services, tracker: TaskTracker) -> Arc<Tournaments> {
         Arc::new(Tournaments {
-            map: Mutex::new(Map::default()),
+            map: Mutex::new(Directory::default()),
             services,
             tracker,
         })
     }
 
-    fn map(&self) -> std::sync::MutexGuard<'_, Map> {
+    fn map(&self) -> std::sync::MutexGuard<'_, Directory<Entry>> {
         // Every update is a single insert or remove: a poisoned map is whole.
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -81,16 +74,7 @@ impl Tournaments {
         let (id, code) = {
             let map = self.map();
             // Finished tournaments linger for a while but do not count.
-            let unfinished = map
-                .by_id
-                .values()
-                .filter(|e| {
-                    e.summary
-                        .lock()
-                        .map_or(true, |s| s.status != TournamentStatus::Finished)
-                })
-                .count();
-            if unfinished >= limit {
+            if map.unfinished() >= limit {
                 return Err((
                     ErrorCode::LimitReached,
                     format!("the server holds {limit} tournaments, its limit (open_tournaments)"),
@@ -99,7 +83,7 @@ impl Tournaments {
             let id = uuid::Uuid::new_v4().simple().to_string();
             let code = loop {
                 let code = format!("T{}", &crate::lobby::short_code()[..5]);
-                if !map.by_code.contains_key(&code) {
+                if !map.has_code(&code) {
                     break code;
                 }
             };
@@ -140,14 +124,12 @@ impl Tournaments {
         let (id, code) = (core.id.clone(), core.code.clone());
         let tournament =
             Tournament::new(core, owner_token, results_tx.clone(), self.services.clone());
-        let mut map = self.map();
-        map.by_code.insert(code.clone(), id.clone());
-        map.by_id.insert(
+        self.map().insert(
             id,
+            code,
             Entry {
                 tx: tx.clone(),
                 results: results_tx,
-                code,
                 summary: tournament.summary(),
             },
         );
@@ -169,45 +151,48 @@ impl Tournaments {
             results,
         } = restored;
         let id = tournament.id().to_string();
-        let registry = Arc::downgrade(self);
-        self.tracker
-            .spawn(tournament.run(commands, results, move || {
-                if let Some(registry) = registry.upgrade() {
-                    let mut map = registry.map();
-                    if let Some(entry) = map.by_id.remove(&id) {
-                        map.by_code.remove(&entry.code);
-                    }
+        let (finished, exited) = (Arc::downgrade(self), Arc::downgrade(self));
+        let finished_id = id.clone();
+        self.tracker.spawn(tournament.run(
+            commands,
+            results,
+            move || {
+                // Past `finished_tournaments_in_memory`, the tournaments that
+                // finished longest ago leave memory (their tasks end once no
+                // sender is left).
+                if let Some(registry) = finished.upgrade() {
+                    let cap = registry.services.config.finished_tournaments_in_memory;
+                    registry.map().finished(&finished_id, cap);
                 }
-            }));
+            },
+            move || {
+                if let Some(registry) = exited.upgrade() {
+                    registry.map().remove(&id);
+                }
+            },
+        ));
     }
 
     /// A tournament by id or short code (any case): its id and queue.
     pub fn find(&self, key: &str) -> Option<(String, mpsc::Sender<TournamentCmd>)> {
         let map = self.map();
-        let id = if map.by_id.contains_key(key) {
-            key.to_string()
-        } else {
-            map.by_code.get(&key.to_ascii_uppercase())?.clone()
-        };
-        let tx = map.by_id.get(&id)?.tx.clone();
-        Some((id, tx))
+        let (id, entry) = map.find(key)?;
+        Some((id.to_string(), entry.tx.clone()))
     }
 
     /// The hook a tournament game's room reports its result through.
     pub fn hook(&self, tournament: &str) -> Option<EndHook> {
         let map = self.map();
-        map.by_id
-            .get(tournament)
-            .map(|e| end_hook(e.results.clone()))
+        map.get(tournament).map(|e| end_hook(e.results.clone()))
     }
 
     /// Tournaments registering or running, newest rounds last.
     pub fn list(&self) -> Vec<TournamentSummary> {
         let mut out: Vec<TournamentSummary> = self
             .map()
-            .by_id
-            .values()
+            .unfinished_entries()
             .filter_map(|e| e.summary.lock().ok().map(|s| s.clone()))
+            // One may have finished before telling the registry.
             .filter(|s| s.status != TournamentStatus::Finished)
             .collect();
         out.sort_by(|a, b| a.code.cmp(&b.code));
@@ -218,7 +203,7 @@ impl Tournaments {
     pub fn senders(&self, ids: &[String]) -> Vec<mpsc::Sender<TournamentCmd>> {
         let map = self.map();
         ids.iter()
-            .filter_map(|id| map.by_id.get(id).map(|e| e.tx.clone()))
+            .filter_map(|id| map.get(id).map(|e| e.tx.clone()))
             .collect()
     }
 
@@ -249,9 +234,7 @@ impl Tournaments {
 
     /// Drops every queue so the tasks end (shutdown).
     pub fn close(&self) {
-        let mut map = self.map();
-        map.by_id.clear();
-        map.by_code.clear();
+        self.map().clear();
     }
 }
 
