@@ -10,6 +10,9 @@ pub struct Config {
     pub limits: Limits,
     /// Frames queued for one connection before it counts as a slow reader.
     pub outbox_capacity: usize,
+    /// Bytes of text queued for one connection before it counts as a slow
+    /// reader (one larger message passes when nothing else is queued).
+    pub outbox_bytes: usize,
     /// A player's first move must come within this (timed matches), or the match
     /// is aborted as a no-show.
     pub no_show: Duration,
@@ -51,6 +54,7 @@ impl Default for Config {
                 tournament_players: 1_024,
             },
             outbox_capacity: 1024,
+            outbox_bytes: 8 * 1024 * 1024,
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
             linger: Duration::from_secs(300),

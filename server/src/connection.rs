@@ -144,7 +144,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     };
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = ws.split();
-    let (outbox, mut frames) = Outbox::new(id, config.outbox_capacity);
+    let (outbox, mut frames) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
     let (control_tx, mut control) = mpsc::unbounded_channel::<Message>();
 
     // The writer: batches whatever is queued, then flushes once.
@@ -158,7 +158,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                     let closing = matches!(msg, Message::Close(_));
                     if closing {
                         // Whatever was queued before the close goes out first.
-                        'drain: while let Ok(queued) = frames.try_recv() {
+                        'drain: while let Some(queued) = frames.try_recv() {
                             for frame in queued {
                                 if sink.feed(Message::Text(frame)).await.is_err() {
                                     break 'drain;
@@ -182,8 +182,8 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                             }
                         }
                         match frames.try_recv() {
-                            Ok(more) => queued = more,
-                            Err(_) => break,
+                            Some(more) => queued = more,
+                            None => break,
                         }
                     }
                     if !ok || sink.flush().await.is_err() {

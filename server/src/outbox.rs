@@ -1,9 +1,11 @@
 //! A connection's outbound queue. Rooms and the connection itself push
 //! ready-serialised frames into it; one writer task per socket drains it. The
-//! queue is bounded: a reader too slow to keep up is disconnected (it may come
-//! back and resume) rather than allowed to stall a match or grow memory.
+//! queue is bounded in frames and in bytes: a reader too slow to keep up is
+//! disconnected (it may come back and resume) rather than allowed to stall a
+//! match or grow memory.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::ServerMsg;
@@ -22,6 +24,16 @@ pub enum Frames {
     /// Boxed: every slot of a connection's queue is as large as the largest
     /// variant, and idle connections should stay small.
     Two(Box<(Utf8Bytes, Utf8Bytes)>),
+}
+
+impl Frames {
+    /// The bytes of text they hold.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Frames::One(a) => a.len(),
+            Frames::Two(pair) => pair.0.len() + pair.1.len(),
+        }
+    }
 }
 
 impl IntoIterator for Frames {
@@ -45,6 +57,9 @@ impl IntoIterator for Frames {
 pub struct Outbox {
     pub conn: ConnId,
     tx: mpsc::Sender<Frames>,
+    /// Bytes queued and not yet taken by the writer, and how many may be.
+    queued: Arc<AtomicUsize>,
+    max_bytes: usize,
     /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
     pub kick: CancellationToken,
     /// The rooms with an unfinished match this connection plays or watches:
@@ -89,18 +104,43 @@ impl Memberships {
     }
 }
 
+/// The writer's end of an [`Outbox`].
+pub struct Queue {
+    rx: mpsc::Receiver<Frames>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Queue {
+    pub async fn recv(&mut self) -> Option<Frames> {
+        let frames = self.rx.recv().await?;
+        self.queued.fetch_sub(frames.bytes(), Ordering::Relaxed);
+        Some(frames)
+    }
+
+    pub fn try_recv(&mut self) -> Option<Frames> {
+        let frames = self.rx.try_recv().ok()?;
+        self.queued.fetch_sub(frames.bytes(), Ordering::Relaxed);
+        Some(frames)
+    }
+}
+
 impl Outbox {
-    pub fn new(conn: ConnId, capacity: usize) -> (Outbox, mpsc::Receiver<Frames>) {
+    /// A queue of at most `capacity` items and `max_bytes` bytes of text (one
+    /// larger item passes when nothing else is queued).
+    pub fn new(conn: ConnId, capacity: usize, max_bytes: usize) -> (Outbox, Queue) {
         let (tx, rx) = mpsc::channel(capacity);
+        let queued = Arc::new(AtomicUsize::new(0));
         (
             Outbox {
                 conn,
                 tx,
+                queued: queued.clone(),
+                max_bytes,
                 kick: CancellationToken::new(),
                 rooms: Memberships::default(),
                 tournaments: Memberships::default(),
             },
-            rx,
+            Queue { rx, queued },
         )
     }
 
@@ -112,18 +152,26 @@ impl Outbox {
 
     /// Queues frames to be written together.
     pub fn send_frames(&self, frames: Frames) -> bool {
-        match self.tx.try_send(frames) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                tracing::info!(
-                    conn = self.conn,
-                    "outbound queue full: dropping a slow reader"
-                );
-                self.kick.cancel();
-                false
+        let size = frames.bytes();
+        let before = self.queued.fetch_add(size, Ordering::Relaxed);
+        let refused = if before > 0 && before + size > self.max_bytes {
+            Some("bytes")
+        } else {
+            match self.tx.try_send(frames) {
+                Ok(()) => return true,
+                Err(mpsc::error::TrySendError::Full(_)) => Some("frames"),
+                Err(mpsc::error::TrySendError::Closed(_)) => None,
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        };
+        self.queued.fetch_sub(size, Ordering::Relaxed);
+        if let Some(bound) = refused {
+            tracing::info!(
+                conn = self.conn,
+                "outbound queue full ({bound}): dropping a slow reader"
+            );
+            self.kick.cancel();
         }
+        false
     }
 
     pub fn send(&self, msg: &ServerMsg) -> bool {
@@ -141,4 +189,56 @@ pub fn encode(msg: &ServerMsg) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_else(|e| {
         format!(r#"{{"type":"error","code":"internal","message":"encoding failed: {e}"}}"#)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(bytes: usize) -> Utf8Bytes {
+        Utf8Bytes::from("x".repeat(bytes))
+    }
+
+    #[tokio::test]
+    async fn a_reader_behind_by_too_many_bytes_is_dropped() {
+        let (outbox, mut queue) = Outbox::new(1, 100, 1000);
+        // One message larger than the bound passes an empty queue.
+        assert!(outbox.send_frame(frame(5000)));
+        assert_eq!(queue.recv().await.map(|f| f.bytes()), Some(5000));
+        for _ in 0..4 {
+            assert!(outbox.send_frame(frame(200)));
+        }
+        assert!(outbox.send_frames(Frames::Two(Box::new((frame(100), frame(100))))));
+        assert!(!outbox.kick.is_cancelled());
+        // 1,000 bytes are queued: one more is one too many.
+        assert!(!outbox.send_frame(frame(1)));
+        assert!(outbox.kick.is_cancelled());
+        // What was queued is still there for the writer, and counted out.
+        let mut taken = 0;
+        while let Some(frames) = queue.try_recv() {
+            taken += frames.bytes();
+        }
+        assert_eq!(taken, 1000);
+        assert_eq!(outbox.queued.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn a_reader_behind_by_too_many_frames_is_dropped() {
+        let (outbox, _queue) = Outbox::new(1, 3, usize::MAX);
+        for _ in 0..3 {
+            assert!(outbox.send_frame(frame(1)));
+        }
+        assert!(!outbox.send_frame(frame(1)));
+        assert!(outbox.kick.is_cancelled());
+        assert_eq!(outbox.queued.load(Ordering::Relaxed), 3);
+    }
+
+    #[tokio::test]
+    async fn nothing_is_counted_for_a_closed_connection() {
+        let (outbox, queue) = Outbox::new(1, 3, 10);
+        drop(queue);
+        assert!(!outbox.send_frame(frame(5)));
+        assert!(!outbox.kick.is_cancelled());
+        assert_eq!(outbox.queued.load(Ordering::Relaxed), 0);
+    }
 }

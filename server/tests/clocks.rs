@@ -29,12 +29,12 @@ struct Seat {
 /// A connection's queue, one frame at a time (frames queued together come
 /// apart here).
 struct Frames {
-    queue: mpsc::Receiver<outbox::Frames>,
+    queue: outbox::Queue,
     ready: VecDeque<Utf8Bytes>,
 }
 
 impl Frames {
-    fn new(queue: mpsc::Receiver<outbox::Frames>) -> Frames {
+    fn new(queue: outbox::Queue) -> Frames {
         Frames {
             queue,
             ready: VecDeque::new(),
@@ -102,7 +102,7 @@ async fn room_with_clock(
     let (tx, dir) = new_room(&[5, 5], Some(clock), config).await;
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
-        let (outbox, frames) = Outbox::new(conn, 64);
+        let (outbox, frames) = Outbox::new(conn, 64, usize::MAX);
         let mut frames = Frames::new(frames);
         tx.send(RoomCmd::Join {
             outbox: outbox.clone(),
@@ -213,7 +213,7 @@ async fn a_move_after_the_flag_loses_on_time() {
 #[tokio::test(start_paused = true)]
 async fn a_room_nobody_is_in_is_called_off() {
     let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
-    let (creator, creator_frames) = Outbox::new(1, 64);
+    let (creator, creator_frames) = Outbox::new(1, 64, usize::MAX);
     let mut creator_frames = Frames::new(creator_frames);
     tx.send(RoomCmd::Join {
         outbox: creator,
@@ -224,7 +224,7 @@ async fn a_room_nobody_is_in_is_called_off() {
     .await
     .unwrap();
     assert!(creator_frames.recv().await.is_some());
-    let (watcher, frames) = Outbox::new(2, 64);
+    let (watcher, frames) = Outbox::new(2, 64, usize::MAX);
     let mut frames = Frames::new(frames);
     tx.send(RoomCmd::Watch {
         outbox: watcher,
@@ -252,7 +252,7 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
     let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
     let mut frames = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
-        let (outbox, rx) = Outbox::new(conn, 64);
+        let (outbox, rx) = Outbox::new(conn, 64, usize::MAX);
         let mut rx = Frames::new(rx);
         tx.send(RoomCmd::Join {
             outbox,

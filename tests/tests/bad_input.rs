@@ -283,6 +283,51 @@ async fn flood(url: &str) {
     }
 }
 
+/// A peer that asks for large answers and does not read them: once more
+/// than `outbox_bytes` wait for it (beyond what the kernel's buffers hold),
+/// the server drops it with close 1008, after sending what was queued.
+async fn slow_reader(url: &str) {
+    const ASKED: usize = 200;
+    let mut owner = Client::connect(url, "owner").await;
+    // About 55 KB of spec, and as much of position, in every snapshot.
+    let heaps: Vec<u64> = vec![1_000_000_007; 5_000];
+    let seated = owner
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps}}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].clone();
+    let mut slow = Client::connect(url, "slow").await;
+    for i in 0..ASKED {
+        let watch = json!({"type": "watch", "room": room, "id": 1_000 + i});
+        slow.ws
+            .feed(Message::text(watch.to_string()))
+            .await
+            .expect("feed");
+    }
+    slow.ws.flush().await.expect("flush");
+    // Not reading while the answers pile up.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let mut answers = 0;
+    let closed = loop {
+        match slow.read().await {
+            Some(Message::Text(t)) => {
+                let m: Value = serde_json::from_str(&t).expect("JSON");
+                assert_eq!(m["type"], "watching", "{m}");
+                answers += 1;
+            }
+            Some(Message::Close(f)) => break f,
+            Some(_) => {}
+            None => break None,
+        }
+    };
+    let f = closed.expect("a close frame");
+    assert_eq!(u16::from(f.code), 1008, "{f:?}");
+    assert!(f.reason.contains("too slow"), "{f:?}");
+    assert!(answers < ASKED, "all {answers} answers were queued");
+    // The room and its owner are none the worse.
+    still_alive(&mut owner).await;
+}
+
 async fn never_handshakes(addr: SocketAddr) {
     // Silent, and a request that never ends: both dropped after the timeout.
     let silent = TcpStream::connect(addr).await.expect("connect");
@@ -484,6 +529,18 @@ async fn a_flood_is_rate_limited_while_other_matches_play_on() {
         let m = c.recv().await;
         limited = m["code"] == "rate_limited";
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_too_far_behind_is_dropped_while_other_matches_play_on() {
+    let server = TestServer::start_with(Config {
+        outbox_bytes: 256 * 1024,
+        ..Config::default()
+    })
+    .await;
+    let url = server.url();
+    let (_, room) = tokio::join!(slow_reader(&url), a_match_completes(&url));
+    assert!(!room.is_empty());
 }
 
 #[tokio::test]
