@@ -37,8 +37,10 @@ impl<E> Default for Directory<E> {
 }
 
 impl<E> Directory<E> {
-    /// Adds an unfinished actor; `code` is upper case.
+    /// Adds an unfinished actor (in place of any with the same id); `code` is
+    /// upper case.
     pub fn insert(&mut self, id: String, code: String, entry: E) {
+        self.remove(&id);
         self.by_code.insert(code.clone(), id.clone());
         self.by_id.insert(
             id,
@@ -53,7 +55,13 @@ impl<E> Directory<E> {
     /// Drops an actor (its entry, and with it the registry's command queue).
     pub fn remove(&mut self, id: &str) {
         if let Some(listing) = self.by_id.remove(id) {
-            self.by_code.remove(&listing.code);
+            if self
+                .by_code
+                .get(&listing.code)
+                .is_some_and(|owner| owner == id)
+            {
+                self.by_code.remove(&listing.code);
+            }
             if listing.finished {
                 self.finished_in_memory -= 1;
             }
@@ -113,7 +121,10 @@ impl<E> Directory<E> {
             let Some(oldest) = self.finished.pop_front() else {
                 break;
             };
-            self.remove(&oldest);
+            // Not one that left and came back under the same id, unfinished.
+            if self.by_id.get(&oldest).is_some_and(|l| l.finished) {
+                self.remove(&oldest);
+            }
         }
         // Once the ids of actors that left by themselves outnumber the ones in
         // memory, they go (at most once per that many finishes).
@@ -144,6 +155,21 @@ mod tests {
         assert_eq!(d.find("c2"), Some(("id2", &2)));
         assert_eq!(d.find("C9"), None);
         assert!(d.has_code("C0") && !d.has_code("c0"));
+    }
+
+    #[test]
+    fn an_id_inserted_again_replaces_the_first_and_its_count() {
+        let mut d = directory(2);
+        d.finished("id0", 10);
+        d.insert("id0".into(), "D0".into(), 7);
+        assert_eq!(d.unfinished(), 2);
+        assert_eq!(d.find("C0"), None);
+        assert_eq!(d.find("d0"), Some(("id0", &7)));
+        // The first id0's place in the queue of finished ones evicts nothing.
+        d.finished("id1", 0);
+        assert_eq!(d.find("d0"), Some(("id0", &7)));
+        assert_eq!(d.get("id1"), None);
+        assert_eq!(d.unfinished(), 1);
     }
 
     #[test]
