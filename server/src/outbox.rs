@@ -152,6 +152,10 @@ impl Outbox {
 
     /// Queues frames to be written together.
     pub fn send_frames(&self, frames: Frames) -> bool {
+        if self.tx.is_closed() {
+            // The writer is gone (what it left queued is still counted).
+            return false;
+        }
         let size = frames.bytes();
         let before = self.queued.fetch_add(size, Ordering::Relaxed);
         let refused = if before > 0 && before + size > self.max_bytes {

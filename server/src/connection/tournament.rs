@@ -99,12 +99,15 @@ impl Conn {
                 .await
             }
             ClientMsg::GetTournament { id, tournament } => {
-                if self.shared.tournaments.find(&tournament).is_some() {
-                    return self
-                        .send_to_tournament(id, &tournament, false, |outbox, id| {
-                            TournamentCmd::Get { outbox, id }
-                        })
-                        .await;
+                if let Some((_, tx)) = self.shared.tournaments.find(&tournament) {
+                    let get = TournamentCmd::Get {
+                        outbox: self.outbox.clone(),
+                        id: id.clone(),
+                    };
+                    if tx.send(get).await.is_ok() {
+                        return;
+                    }
+                    // It left memory in the meantime: read it as below.
                 }
                 // Finished and gone from memory: rebuilt from the store (which
                 // reads its start: one at a time, like every spec build).
