@@ -717,19 +717,22 @@ async fn a_finished_tournament_does_not_count_against_the_limit() {
     refuses(&mut other, again, "limit_reached").await;
     // Nobody follows the first one any more: it ends as abandoned.
     drop(owner);
-    let mut finished = false;
+    wait_until_finished(&mut other, &id).await;
+    create_round_robin(&mut other, None).await;
+}
+
+/// Asks for a tournament's state until it is finished (5 s at most).
+async fn wait_until_finished(c: &mut Client, tournament: &str) {
     for _ in 0..50 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let state = other
-            .request(json!({"type": "get_tournament", "tournament": id}))
+        let state = c
+            .request(json!({"type": "get_tournament", "tournament": tournament}))
             .await;
         if state["state"]["status"] == "finished" {
-            finished = true;
-            break;
+            return;
         }
     }
-    assert!(finished, "the first tournament was abandoned");
-    create_round_robin(&mut other, None).await;
+    panic!("tournament {tournament} did not finish");
 }
 
 /// Past `finished_tournaments_in_memory`, the tournaments that finished
@@ -751,18 +754,7 @@ async fn finished_tournaments_past_the_cap_leave_memory() {
         let (id, code, _token) = create_round_robin(&mut owner, None).await;
         // Nobody follows it any more: it ends as abandoned.
         drop(owner);
-        let mut finished = false;
-        for _ in 0..50 {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            let state = reader
-                .request(json!({"type": "get_tournament", "tournament": id}))
-                .await;
-            if state["state"]["status"] == "finished" {
-                finished = true;
-                break;
-            }
-        }
-        assert!(finished, "tournament {code} was abandoned");
+        wait_until_finished(&mut reader, &id).await;
         made.push((id, code));
     }
     // Only the last to finish is still in memory (found by its code); the
