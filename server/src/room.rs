@@ -271,6 +271,7 @@ impl Room {
     ) {
         let _on_exit = OnExit::new(on_exit);
         let mut on_finish = Some(on_finish);
+        let mut closed = false;
         loop {
             if self.result.is_some() {
                 if let Some(on_finish) = on_finish.take() {
@@ -278,14 +279,20 @@ impl Room {
                 }
             }
             let deadline = self.deadline();
-            let linger = self.finished_at.map(|at| at + self.config.linger);
+            let linger = self.finished_at.filter(|_| !closed);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
                 _ = sleep_until(deadline.map(|(at, _)| at)) => self.on_deadline().await,
-                _ = sleep_until(linger) => break,
+                _ = sleep_until(linger.map(|at| at + self.config.linger)) => {
+                    // The commands already queued are still answered; later
+                    // senders find the queue closed. The task ends when it is
+                    // empty.
+                    commands.close();
+                    closed = true;
+                }
             }
         }
     }

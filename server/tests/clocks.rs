@@ -323,3 +323,66 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
     assert_eq!(result.winner, Some(1));
     assert_eq!(result.reason, grundy_protocol::wire::EndReason::NoShow);
 }
+
+/// A finished room's linger ends with its queue closed, but the commands
+/// already in it are answered: a request that arrives just before the end is
+/// never met with silence. A sender keeps watch commands coming while the
+/// linger runs out, in twenty rooms; every one the queue took is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_queued_as_a_finished_room_leaves_are_answered() {
+    let linger = Duration::from_millis(30);
+    for _ in 0..20 {
+        let config = Config {
+            linger,
+            ..Config::default()
+        };
+        let (tx, _dir) = new_room(&[1, 2], None, config).await;
+        let (player, frames) = Outbox::new(1, 64, usize::MAX);
+        let mut player_frames = Frames::new(frames);
+        tx.send(RoomCmd::Join {
+            outbox: player.clone(),
+            id: None,
+            name: None,
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
+        let seated: Value = serde_json::from_str(&player_frames.recv().await.unwrap()).unwrap();
+        let token = seated["token"].as_str().unwrap().to_string();
+        tx.send(RoomCmd::Abort {
+            outbox: player,
+            id: None,
+            token,
+        })
+        .await
+        .unwrap();
+        // Watches, one after another, until the room's queue is closed.
+        let (watcher, frames) = Outbox::new(2, 1 << 20, usize::MAX);
+        let mut frames = Frames::new(frames);
+        let sender = tokio::spawn(async move {
+            let mut taken = 0u64;
+            while tx
+                .send(RoomCmd::Watch {
+                    outbox: watcher.clone(),
+                    id: None,
+                    since: None,
+                })
+                .await
+                .is_ok()
+            {
+                taken += 1;
+            }
+            taken
+        });
+        let taken = sender.await.unwrap();
+        let mut answered = 0u64;
+        while let Some(frame) = frames.recv().await {
+            let m: Value = serde_json::from_str(&frame).unwrap();
+            if m["type"] == "watching" {
+                answered += 1;
+            }
+        }
+        assert!(taken > 0);
+        assert_eq!(answered, taken, "every watch the room took is answered");
+    }
+}

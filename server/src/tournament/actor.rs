@@ -168,13 +168,17 @@ impl Tournament {
         self.note_followers();
         self.reconcile().await;
         self.advance().await;
+        let mut closed = false;
         loop {
             if self.finished_at.is_some() {
                 if let Some(on_finish) = on_finish.take() {
                     on_finish();
                 }
             }
-            let linger = self.finished_at.map(|at| at + self.services.config.linger);
+            let linger = self
+                .finished_at
+                .filter(|_| !closed)
+                .map(|at| at + self.services.config.linger);
             let abandon = self
                 .abandoned_since
                 .map(|since| since + self.services.config.abandon);
@@ -194,7 +198,11 @@ impl Tournament {
                     }
                     self.advance().await;
                 }
-                _ = sleep_until(linger) => break,
+                _ = sleep_until(linger) => {
+                    // As for a room: what is queued is answered, then the task ends.
+                    commands.close();
+                    closed = true;
+                }
                 _ = sleep_until(abandon) => self.abandon().await,
             }
             self.note_followers();
