@@ -120,6 +120,8 @@ struct Conn {
     bucket: Bucket,
     /// Messages refused in a row for the rate limit.
     refused_in_a_row: u32,
+    /// When the message being handled was read: a move's clock stops there.
+    received: Instant,
 }
 
 pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: CancellationToken) {
@@ -204,6 +206,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
         hello: false,
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
+        received: Instant::now(),
     };
     let hello_deadline = Instant::now() + hello_timeout;
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
@@ -230,6 +233,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
                 last_seen = Instant::now();
                 match msg {
                     Some(Ok(Message::Text(text))) => {
+                        conn.received = last_seen;
                         if let Err(c) = conn.on_text(&text).await {
                             break Some(c);
                         }
@@ -546,11 +550,13 @@ impl Conn {
                 token,
                 mv,
             } => {
+                let received = self.received;
                 self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Move {
                     outbox,
                     id,
                     token,
                     mv,
+                    received,
                 })
                 .await
             }

@@ -49,6 +49,9 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         token: String,
         mv: Value,
+        /// When the server read the move: the mover's clock stops there, not
+        /// when the room gets to it.
+        received: Instant,
     },
     Resign {
         outbox: Outbox,
@@ -373,10 +376,17 @@ impl Room {
 
     /// Both banks as of now.
     fn clocks_now(&self) -> [u64; 2] {
+        self.clocks_at(Instant::now())
+    }
+
+    /// Both banks as of `at`: the running one charged from its turn's start
+    /// (nothing for a moment before it).
+    fn clocks_at(&self, at: Instant) -> [u64; 2] {
         let mut banks = self.banks;
         if let (Some(t), None, Some(_)) = (self.turn_started, self.result, self.clock) {
             let s = self.to_move() as usize;
-            banks[s] = banks[s].saturating_sub(t.elapsed().as_millis() as u64);
+            let spent = at.saturating_duration_since(t).as_millis() as u64;
+            banks[s] = banks[s].saturating_sub(spent);
         }
         banks
     }
@@ -445,8 +455,9 @@ impl Room {
                 id,
                 token,
                 mv,
+                received,
             } => {
-                let result = self.play(&token, mv, (&outbox, &id)).await;
+                let result = self.play(&token, mv, received, (&outbox, &id)).await;
                 self.refusal(&outbox, id, result);
             }
             RoomCmd::Resign { outbox, id, token } => {
@@ -705,7 +716,13 @@ impl Room {
         }
     }
 
-    async fn play(&mut self, token: &str, mv: Value, ack: Ack<'_>) -> Result<(), Refusal> {
+    async fn play(
+        &mut self,
+        token: &str,
+        mv: Value,
+        received: Instant,
+        ack: Ack<'_>,
+    ) -> Result<(), Refusal> {
         let seat = self.seat_of(token)?;
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over");
@@ -726,8 +743,10 @@ impl Room {
         let mut next = self.position.clone();
         next.play(&m)
             .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
-        // A move that arrives after the flag fell loses on time.
-        let mut clocks = self.clocks_now();
+        // A move that arrives after the flag fell loses on time; one that
+        // arrived in time is charged up to its arrival, however long it then
+        // waited in the room's queue.
+        let mut clocks = self.clocks_at(received);
         if let Some(clock) = self.clock {
             if clocks[seat as usize] == 0 {
                 self.on_deadline().await;

@@ -17,6 +17,7 @@ use grundy_server::store::SqliteStore;
 use grundy_server::Config;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::task::TaskTracker;
 
@@ -128,11 +129,22 @@ async fn room_with_clock(
 }
 
 async fn play(tx: &mpsc::Sender<RoomCmd>, seat: &mut Seat, mv: Value) -> Value {
+    play_received(tx, seat, mv, Instant::now()).await
+}
+
+/// A move the server read at `received`.
+async fn play_received(
+    tx: &mpsc::Sender<RoomCmd>,
+    seat: &mut Seat,
+    mv: Value,
+    received: Instant,
+) -> Value {
     tx.send(RoomCmd::Move {
         outbox: seat.outbox.clone(),
         id: None,
         token: seat.token.clone(),
         mv,
+        received,
     })
     .await
     .unwrap();
@@ -169,6 +181,32 @@ async fn bank_increment_and_flag() {
         json!({"winner": 1, "reason": "flag"}),
         "{ended}"
     );
+}
+
+/// The clock stops when the server reads the move, not when the room gets to
+/// it: time the move spends queued behind other work is not the mover's.
+#[tokio::test(start_paused = true)]
+async fn a_move_is_charged_up_to_when_it_was_read() {
+    let clock = Clock {
+        initial_ms: 10_000,
+        increment_ms: 0,
+    };
+    let (tx, mut a, mut b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(1_000)).await;
+    let received = Instant::now();
+    // Four more seconds pass before the room takes the move.
+    tokio::time::advance(Duration::from_millis(4_000)).await;
+    let ack = play_received(&tx, &mut a, json!({"heap": 0, "take": 1}), received).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = b.event().await;
+    assert_eq!(moved["clocks_ms"], json!([9_000, 10_000]), "{moved}");
+    assert_eq!(a.event().await["kind"], "moved");
+    // Bob's turn starts when the move is announced, not when it was read.
+    tokio::time::advance(Duration::from_millis(2_000)).await;
+    let ack = play(&tx, &mut b, json!({"heap": 1, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = a.event().await;
+    assert_eq!(moved["clocks_ms"], json!([9_000, 8_000]), "{moved}");
 }
 
 #[tokio::test(start_paused = true)]
