@@ -288,7 +288,17 @@ impl Room {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                _ = sleep_until(deadline.map(|(at, _)| at)) => self.on_deadline().await,
+                _ = sleep_until(deadline.map(|(at, _)| at)) => {
+                    // Commands read before the deadline may still be queued (a
+                    // move in time, a player coming back): they count first.
+                    for _ in 0..commands.len() {
+                        let Ok(cmd) = commands.try_recv() else { break };
+                        self.handle(cmd).await;
+                    }
+                    if self.deadline().is_some_and(|(at, _)| at <= Instant::now()) {
+                        self.on_deadline().await;
+                    }
+                }
                 _ = sleep_until(linger.map(|at| at + self.config.linger)) => {
                     // The commands already queued are still answered; later
                     // senders find the queue closed. The task ends when it is
