@@ -628,7 +628,8 @@ impl Conn {
         let Some((room_id, tx)) = self.shared.lobby.find(key) else {
             return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
         };
-        if joins && !self.outbox.rooms.contains(&room_id) {
+        let entered = joins && !self.outbox.rooms.contains(&room_id);
+        if entered {
             if self.over_room_limit(&id) {
                 return;
             }
@@ -642,6 +643,9 @@ impl Conn {
             .await
             .is_err()
         {
+            if entered {
+                self.outbox.rooms.exit(&room_id);
+            }
             self.error(
                 id,
                 ErrorCode::UnknownRoom,

@@ -164,7 +164,8 @@ impl Conn {
                 format!("no tournament {key:?} (finished ones: get_tournament by id)"),
             );
         };
-        if follows && !self.outbox.tournaments.contains(&tid) {
+        let entered = follows && !self.outbox.tournaments.contains(&tid);
+        if entered {
             if self.over_tournament_limit(&id) {
                 return;
             }
@@ -178,6 +179,9 @@ impl Conn {
             .await
             .is_err()
         {
+            if entered {
+                self.outbox.tournaments.exit(&tid);
+            }
             self.error(
                 id,
                 ErrorCode::UnknownTournament,
