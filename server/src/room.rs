@@ -290,7 +290,8 @@ impl Room {
                 },
                 _ = sleep_until(deadline.map(|(at, _)| at)) => {
                     // Commands read before the deadline may still be queued (a
-                    // move in time, a player coming back): they count first.
+                    // move in time, a player coming back): they count first. A
+                    // move read too late ends the match itself (`play`).
                     for _ in 0..commands.len() {
                         let Ok(cmd) = commands.try_recv() else { break };
                         self.handle(cmd).await;
@@ -753,15 +754,23 @@ impl Room {
         let mut next = self.position.clone();
         next.play(&m)
             .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
-        // A move that arrives after the flag fell loses on time; one that
-        // arrived in time is charged up to its arrival, however long it then
-        // waited in the room's queue.
+        // A move read after the flag fell (or, for a first move, after the
+        // no-show limit) loses; one read in time is charged up to its
+        // arrival, however long it then waited in the room's queue.
+        if let Some((at, reason)) = self.clock_deadline() {
+            if received >= at {
+                self.on_deadline().await;
+                return refuse(
+                    ErrorCode::MatchOver,
+                    match reason {
+                        EndReason::NoShow => "your first move came too late (no-show)",
+                        _ => "your time ran out",
+                    },
+                );
+            }
+        }
         let mut clocks = self.clocks_at(received);
         if let Some(clock) = self.clock {
-            if clocks[seat as usize] == 0 {
-                self.on_deadline().await;
-                return refuse(ErrorCode::MatchOver, "your time ran out");
-            }
             clocks[seat as usize] += clock.increment_ms;
         }
         let canonical = serde_json::to_value(&m).unwrap_or(mv);
