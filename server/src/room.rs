@@ -24,6 +24,10 @@ use crate::outbox::{encode, ConnId, Frames, Outbox};
 use crate::store::{MatchStore, WriteOp};
 use crate::task::{committed, sleep_until, OnExit, Pending};
 
+/// How long a room waits before it tries again to record the end of a match
+/// that a deadline ended, after the store refused it.
+const DEADLINE_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What a connection asks of a room. Answers go straight to `outbox`, in order
 /// with the room's events.
 pub enum RoomCmd {
@@ -135,6 +139,9 @@ pub struct Room {
     /// before the start, no seat has a connection; in an untimed match, the
     /// player to move has none.
     abandoned_since: Option<Instant>,
+    /// After a deadline's end could not be recorded: the next try, not sooner
+    /// (a failing store is not asked again in a tight loop).
+    deadline_retry: Option<Instant>,
     /// When the match ended (the room stays in memory for `linger` after).
     finished_at: Option<Instant>,
     result: Option<MatchResult>,
@@ -180,6 +187,7 @@ impl Room {
             banks: [bank, bank],
             turn_started: None,
             abandoned_since: Some(Instant::now()),
+            deadline_retry: None,
             finished_at: None,
             result: None,
             store,
@@ -281,14 +289,16 @@ impl Room {
                     on_finish();
                 }
             }
-            let deadline = self.deadline();
+            let deadline = self
+                .deadline()
+                .map(|(at, _)| self.deadline_retry.map_or(at, |retry| retry.max(at)));
             let linger = self.finished_at.filter(|_| !closed);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                _ = sleep_until(deadline.map(|(at, _)| at)) => {
+                _ = sleep_until(deadline) => {
                     // Commands read before the deadline may still be queued (a
                     // move in time, a player coming back): they count first. A
                     // move read too late ends the match itself (`play`).
@@ -379,8 +389,12 @@ impl Room {
             EndReason::NoShow | EndReason::Abort => None,
             _ => Some(1 - self.to_move()),
         };
-        if let Err(e) = self.finish(MatchResult { winner, reason }, None).await {
-            tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
+        match self.finish(MatchResult { winner, reason }, None).await {
+            Ok(_) => self.deadline_retry = None,
+            Err(e) => {
+                tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
+                self.deadline_retry = Some(Instant::now() + DEADLINE_RETRY);
+            }
         }
         self.update_summary();
     }

@@ -7,16 +7,18 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use grundy_protocol::wire::Clock;
+use grundy_protocol::wire::{Clock, MatchRecord};
 use grundy_protocol::Position;
 use grundy_server::lobby::{Lobby, RoomSetup};
 use grundy_server::outbox::{self, Outbox};
 use grundy_server::ratings::Ratings;
 use grundy_server::room::RoomCmd;
-use grundy_server::store::SqliteStore;
+use grundy_server::store::{
+    MatchStore, RatingRow, SqliteStore, StoreError, StoredRoom, StoredTournament, WriteOp,
+};
 use grundy_server::Config;
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::task::TaskTracker;
@@ -511,4 +513,95 @@ async fn commands_queued_as_a_finished_room_leaves_are_answered() {
         assert!(taken > 0);
         assert_eq!(answered, taken, "every watch the room took is answered");
     }
+}
+
+/// A store that refuses to record the end of any match, and counts how often
+/// it was asked.
+struct RefusesEnds {
+    inner: SqliteStore,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl MatchStore for RefusesEnds {
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        if !matches!(op, WriteOp::Finish { .. }) {
+            return self.inner.write(op);
+        }
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        let _ = tx.send(Err(StoreError::Sqlite("disk I/O error (test)".into())));
+        rx
+    }
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
+        self.inner.load_unfinished()
+    }
+    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
+        self.inner.record(room)
+    }
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        self.inner.load_unfinished_tournaments()
+    }
+    fn load_tournament(&self, t: &str) -> Result<Option<StoredTournament>, StoreError> {
+        self.inner.load_tournament(t)
+    }
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
+        self.inner.load_ratings()
+    }
+    fn close(&self) {
+        self.inner.close()
+    }
+}
+
+/// When the store refuses to record a flag, the room tries again a second
+/// later instead of asking in a tight loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_end_of_match_is_retried_not_spun() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(RefusesEnds {
+        inner: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
+        asked: Default::default(),
+    });
+    let lobby = Lobby::new(
+        store.clone(),
+        Arc::new(Config::default()),
+        Arc::new(Ratings::default()),
+        TaskTracker::new(),
+    );
+    let spec = json!({"game": "nim", "heaps": [5, 5]});
+    let setup = RoomSetup {
+        start: Position::from_spec(&spec).unwrap(),
+        spec,
+        clock: Some(Clock {
+            initial_ms: 50,
+            increment_ms: 0,
+        }),
+        listed: true,
+        bot: None,
+        tournament: None,
+    };
+    let (_room, tx) = lobby.create(setup).await.unwrap();
+    let mut seats = Vec::new();
+    for seat in 0..2u8 {
+        let (outbox, frames) = Outbox::new(seat as u64 + 1, 64, usize::MAX);
+        let mut frames = Frames::new(frames);
+        tx.send(RoomCmd::Join {
+            outbox: outbox.clone(),
+            id: None,
+            name: None,
+            seat: Some(seat),
+        })
+        .await
+        .unwrap();
+        assert!(frames.recv().await.is_some());
+        seats.push((outbox, frames));
+    }
+    // The flag falls after 50 ms; the next try is due a second later.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let asked = store.asked.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(asked, 1, "the store was asked {asked} times");
+    // The first try came between 50 and 500 ms, so the second is due by
+    // 1.5 s and the third not before 2.05 s.
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let asked = store.asked.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(asked, 2, "the store was asked {asked} times");
 }
