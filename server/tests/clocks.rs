@@ -74,6 +74,16 @@ async fn new_room(
 ) -> (mpsc::Sender<RoomCmd>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    (new_room_in(store, heaps, clock, config).await, dir)
+}
+
+/// A new Nim room kept in `store`.
+async fn new_room_in(
+    store: Arc<dyn MatchStore>,
+    heaps: &[u64],
+    clock: Option<Clock>,
+    config: Config,
+) -> mpsc::Sender<RoomCmd> {
     let lobby = Lobby::new(
         store,
         Arc::new(config),
@@ -90,8 +100,7 @@ async fn new_room(
         bot: None,
         tournament: None,
     };
-    let (_room, tx) = lobby.create(setup).await.unwrap();
-    (tx, dir)
+    lobby.create(setup).await.unwrap().1
 }
 
 async fn room_with_clock(
@@ -113,6 +122,13 @@ async fn seated_room(
         ..Config::default()
     };
     let (tx, dir) = new_room(heaps, Some(clock), config).await;
+    let (a, b) = seat_both(&tx).await;
+    (tx, a, b, dir)
+}
+
+/// Connections 1 and 2 take seats 0 and 1; returns them once the match has
+/// started (every event so far read).
+async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
         let (outbox, frames) = Outbox::new(conn, 64, usize::MAX);
@@ -137,11 +153,27 @@ async fn seated_room(
     let mut a = seats.pop().unwrap();
     assert_eq!(a.event().await["kind"], "seated");
     assert_eq!(a.event().await["kind"], "started");
-    (tx, a, b, dir)
+    (a, b)
 }
 
 async fn play(tx: &mpsc::Sender<RoomCmd>, seat: &mut Seat, mv: Value) -> Value {
     play_received(tx, seat, mv, Instant::now()).await
+}
+
+/// Plays `mv` for `mover` (read at `received`), checks the ack, and returns
+/// the `moved` event as `other` got it (the mover's copy is taken as well).
+async fn move_seen(
+    tx: &mpsc::Sender<RoomCmd>,
+    mover: &mut Seat,
+    other: &mut Seat,
+    mv: Value,
+    received: Instant,
+) -> Value {
+    let ack = play_received(tx, mover, mv, received).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = other.event().await;
+    assert_eq!(mover.event().await["kind"], "moved");
+    moved
 }
 
 /// A move the server read at `received`.
@@ -171,19 +203,15 @@ async fn bank_increment_and_flag() {
     };
     let (tx, mut a, mut b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
     tokio::time::advance(Duration::from_millis(3_000)).await;
-    let ack = play(&tx, &mut a, json!({"heap": 0, "take": 1})).await;
-    assert_eq!(ack["type"], "ack", "{ack}");
-    let moved = b.event().await;
+    let mv = json!({"heap": 0, "take": 1});
+    let moved = move_seen(&tx, &mut a, &mut b, mv, Instant::now()).await;
     // 10 s - 3 s spent + 1 s increment; bob's bank untouched.
     assert_eq!(moved["clocks_ms"], json!([8_000, 10_000]), "{moved}");
-    assert_eq!(a.event().await["kind"], "moved");
     // Bob thinks 9.999 s: still on time.
     tokio::time::advance(Duration::from_millis(9_999)).await;
-    let ack = play(&tx, &mut b, json!({"heap": 1, "take": 1})).await;
-    assert_eq!(ack["type"], "ack", "{ack}");
-    let moved = a.event().await;
+    let mv = json!({"heap": 1, "take": 1});
+    let moved = move_seen(&tx, &mut b, &mut a, mv, Instant::now()).await;
     assert_eq!(moved["clocks_ms"], json!([8_000, 1_001]), "{moved}");
-    assert_eq!(b.event().await["kind"], "moved");
     // Alice lets her 8 s run out: bob wins on time.
     tokio::time::advance(Duration::from_millis(8_001)).await;
     let ended = a.event().await;
@@ -208,16 +236,13 @@ async fn a_move_is_charged_up_to_when_it_was_read() {
     let received = Instant::now();
     // Four more seconds pass before the room takes the move.
     tokio::time::advance(Duration::from_millis(4_000)).await;
-    let ack = play_received(&tx, &mut a, json!({"heap": 0, "take": 1}), received).await;
-    assert_eq!(ack["type"], "ack", "{ack}");
-    let moved = b.event().await;
+    let mv = json!({"heap": 0, "take": 1});
+    let moved = move_seen(&tx, &mut a, &mut b, mv, received).await;
     assert_eq!(moved["clocks_ms"], json!([9_000, 10_000]), "{moved}");
-    assert_eq!(a.event().await["kind"], "moved");
     // Bob's turn starts when the move is announced, not when it was read.
     tokio::time::advance(Duration::from_millis(2_000)).await;
-    let ack = play(&tx, &mut b, json!({"heap": 1, "take": 1})).await;
-    assert_eq!(ack["type"], "ack", "{ack}");
-    let moved = a.event().await;
+    let mv = json!({"heap": 1, "take": 1});
+    let moved = move_seen(&tx, &mut b, &mut a, mv, Instant::now()).await;
     assert_eq!(moved["clocks_ms"], json!([9_000, 8_000]), "{moved}");
 }
 
@@ -561,40 +586,12 @@ async fn a_refused_end_of_match_is_retried_not_spun() {
         inner: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
         asked: Default::default(),
     });
-    let lobby = Lobby::new(
-        store.clone(),
-        Arc::new(Config::default()),
-        Arc::new(Ratings::default()),
-        TaskTracker::new(),
-    );
-    let spec = json!({"game": "nim", "heaps": [5, 5]});
-    let setup = RoomSetup {
-        start: Position::from_spec(&spec).unwrap(),
-        spec,
-        clock: Some(Clock {
-            initial_ms: 50,
-            increment_ms: 0,
-        }),
-        listed: true,
-        bot: None,
-        tournament: None,
+    let clock = Clock {
+        initial_ms: 50,
+        increment_ms: 0,
     };
-    let (_room, tx) = lobby.create(setup).await.unwrap();
-    let mut seats = Vec::new();
-    for seat in 0..2u8 {
-        let (outbox, frames) = Outbox::new(seat as u64 + 1, 64, usize::MAX);
-        let mut frames = Frames::new(frames);
-        tx.send(RoomCmd::Join {
-            outbox: outbox.clone(),
-            id: None,
-            name: None,
-            seat: Some(seat),
-        })
-        .await
-        .unwrap();
-        assert!(frames.recv().await.is_some());
-        seats.push((outbox, frames));
-    }
+    let tx = new_room_in(store.clone(), &[5, 5], Some(clock), Config::default()).await;
+    let _seats = seat_both(&tx).await;
     // The flag falls after 50 ms; the next try is due a second later.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let asked = store.asked.load(std::sync::atomic::Ordering::SeqCst);
