@@ -6,6 +6,7 @@
 //! would let them pile up.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 struct Listing<E> {
     entry: E,
@@ -134,6 +135,42 @@ impl<E> Directory<E> {
                 .retain(|id| by_id.get(id).is_some_and(|l| l.finished));
         }
     }
+}
+
+/// A registry whose actors are kept in a [`Directory`] (the lobby's rooms, the
+/// tournaments).
+pub(crate) trait Registry: Send + Sync + 'static {
+    type Entry;
+    /// Runs `f` on the directory, under the registry's lock.
+    fn directory<T>(&self, f: impl FnOnce(&mut Directory<Self::Entry>) -> T) -> T;
+    /// How many finished actors may linger in memory.
+    fn finished_cap(&self) -> usize;
+}
+
+/// The two hooks an actor's task is given: `on_finish` marks it finished (and
+/// past the cap, the ones that finished longest ago leave memory: their
+/// entries, and so their command queues, are dropped); `on_exit` removes it.
+pub(crate) fn hooks<R: Registry>(
+    registry: &Arc<R>,
+    id: String,
+) -> (
+    impl FnOnce() + Send + 'static,
+    impl FnOnce() + Send + 'static,
+) {
+    let (finished, exited) = (Arc::downgrade(registry), Arc::downgrade(registry));
+    let finished_id = id.clone();
+    let on_finish = move || {
+        if let Some(registry) = finished.upgrade() {
+            let cap = registry.finished_cap();
+            registry.directory(|d| d.finished(&finished_id, cap));
+        }
+    };
+    let on_exit = move || {
+        if let Some(registry) = exited.upgrade() {
+            registry.directory(|d| d.remove(&id));
+        }
+    };
+    (on_finish, on_exit)
 }
 
 #[cfg(test)]

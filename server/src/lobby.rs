@@ -14,7 +14,7 @@ use grundy_bot::house::house_level;
 use grundy_bot::Level;
 
 use crate::config::Config;
-use crate::directory::Directory;
+use crate::directory::{self, Directory, Registry};
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, WriteOp};
@@ -25,7 +25,7 @@ const ROOM_QUEUE: usize = 256;
 /// Short codes: no 0/O or 1/I to misread.
 const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
-struct Entry {
+pub(crate) struct Entry {
     tx: mpsc::Sender<RoomCmd>,
     summary: Arc<Mutex<RoomSummary>>,
     listed: bool,
@@ -67,6 +67,18 @@ pub struct HouseSeat {
     pub seat: u8,
     pub token: String,
     pub level: Level,
+}
+
+impl Registry for Lobby {
+    type Entry = Entry;
+
+    fn directory<T>(&self, f: impl FnOnce(&mut Directory<Entry>) -> T) -> T {
+        f(&mut self.rooms().directory)
+    }
+
+    fn finished_cap(&self) -> usize {
+        self.config.finished_rooms_in_memory
+    }
 }
 
 impl Lobby {
@@ -241,30 +253,9 @@ impl Lobby {
                 },
             );
         }
-        let (finished, exited) = (Arc::downgrade(self), Arc::downgrade(self));
-        let finished_id = id.clone();
-        self.tracker.spawn(room.run(
-            rx,
-            move || {
-                if let Some(lobby) = finished.upgrade() {
-                    lobby.finished(&finished_id);
-                }
-            },
-            move || {
-                if let Some(lobby) = exited.upgrade() {
-                    lobby.rooms().directory.remove(&id);
-                }
-            },
-        ));
+        let (on_finish, on_exit) = directory::hooks(self, id);
+        self.tracker.spawn(room.run(rx, on_finish, on_exit));
         tx
-    }
-
-    /// A room's match ended. Past `finished_rooms_in_memory`, the rooms that
-    /// finished longest ago leave memory: their entries (and so their command
-    /// queues) are dropped, and their tasks end once no sender is left.
-    fn finished(&self, id: &str) {
-        let cap = self.config.finished_rooms_in_memory;
-        self.rooms().directory.finished(id, cap);
     }
 
     /// A room by id or short code (codes in any case): its id and command queue.

@@ -113,14 +113,18 @@ pub struct Queue {
 impl Queue {
     pub async fn recv(&mut self) -> Option<Frames> {
         let frames = self.rx.recv().await?;
-        self.queued.fetch_sub(frames.bytes(), Ordering::Relaxed);
-        Some(frames)
+        Some(self.taken(frames))
     }
 
     pub fn try_recv(&mut self) -> Option<Frames> {
         let frames = self.rx.try_recv().ok()?;
+        Some(self.taken(frames))
+    }
+
+    /// Counts `frames` out of the queue.
+    fn taken(&self, frames: Frames) -> Frames {
         self.queued.fetch_sub(frames.bytes(), Ordering::Relaxed);
-        Some(frames)
+        frames
     }
 }
 

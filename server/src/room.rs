@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use crate::config::Config;
 use crate::outbox::{encode, ConnId, Frames, Outbox};
 use crate::store::{MatchStore, WriteOp};
-use crate::task::{committed, sleep_until, OnExit, Pending};
+use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
 /// that a deadline ended, after the store refused it.
@@ -281,18 +281,12 @@ impl Room {
         on_exit: impl FnOnce(),
     ) {
         let _on_exit = OnExit::new(on_exit);
-        let mut on_finish = Some(on_finish);
-        let mut closed = false;
+        let mut ending = Ending::new(on_finish);
         loop {
-            if self.result.is_some() {
-                if let Some(on_finish) = on_finish.take() {
-                    on_finish();
-                }
-            }
             let deadline = self
                 .deadline()
                 .map(|(at, _)| self.deadline_retry.map_or(at, |retry| retry.max(at)));
-            let linger = self.finished_at.filter(|_| !closed);
+            let linger = ending.linger_until(self.finished_at, self.config.linger);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
@@ -310,13 +304,7 @@ impl Room {
                         self.on_deadline().await;
                     }
                 }
-                _ = sleep_until(linger.map(|at| at + self.config.linger)) => {
-                    // The commands already queued are still answered; later
-                    // senders find the queue closed. The task ends when it is
-                    // empty.
-                    commands.close();
-                    closed = true;
-                }
+                _ = sleep_until(linger) => ending.close(&mut commands),
             }
         }
     }

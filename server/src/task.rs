@@ -1,8 +1,11 @@
 //! What every actor task (a room, a tournament) needs: a guard that runs its
-//! exit hook however it ends, sleeping until an optional deadline, and waiting
-//! for a store write to be committed.
+//! exit hook however it ends, the end of its life (telling its registry it has
+//! finished, lingering, closing its queue), sleeping until an optional
+//! deadline, and waiting for a store write to be committed.
 
-use tokio::sync::oneshot;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use grundy_protocol::wire::ErrorCode;
@@ -28,6 +31,45 @@ impl<F: FnOnce()> Drop for OnExit<F> {
         if let Some(f) = self.0.take() {
             f();
         }
+    }
+}
+
+/// The end of an actor's life. Once it has finished, its registry is told
+/// (`on_finish`, once) and it lingers for late watchers; when the linger runs
+/// out its command queue is closed, and the task ends once what was already
+/// queued is answered.
+pub struct Ending<F: FnOnce()> {
+    on_finish: Option<F>,
+    closed: bool,
+}
+
+impl<F: FnOnce()> Ending<F> {
+    pub fn new(on_finish: F) -> Ending<F> {
+        Ending {
+            on_finish: Some(on_finish),
+            closed: false,
+        }
+    }
+
+    /// When the linger of an actor that finished at `finished_at` runs out
+    /// (the registry is told the first time); None before the end, and once
+    /// the queue is closed.
+    pub fn linger_until(
+        &mut self,
+        finished_at: Option<Instant>,
+        linger: Duration,
+    ) -> Option<Instant> {
+        let at = finished_at?;
+        if let Some(on_finish) = self.on_finish.take() {
+            on_finish();
+        }
+        (!self.closed).then(|| at + linger)
+    }
+
+    /// The linger ran out: later senders are refused, queued commands stay.
+    pub fn close<C>(&mut self, commands: &mut mpsc::Receiver<C>) {
+        commands.close();
+        self.closed = true;
     }
 }
 

@@ -23,7 +23,7 @@ use crate::outbox::{encode, ConnId, Outbox};
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, RoomCmd};
 use crate::store::{MatchStore, RatingRow, WriteOp};
-use crate::task::{committed, sleep_until, OnExit, Pending};
+use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
 
 /// How long to wait before trying again after a failed step (a full server,
 /// a failed write).
@@ -161,24 +161,15 @@ impl Tournament {
         on_exit: impl FnOnce(),
     ) {
         let _on_exit = OnExit::new(on_exit);
-        let mut on_finish = Some(on_finish);
+        let mut ending = Ending::new(on_finish);
         if self.core.status == TournamentStatus::Finished {
             self.finished_at = Some(Instant::now());
         }
         self.note_followers();
         self.reconcile().await;
         self.advance().await;
-        let mut closed = false;
         loop {
-            if self.finished_at.is_some() {
-                if let Some(on_finish) = on_finish.take() {
-                    on_finish();
-                }
-            }
-            let linger = self
-                .finished_at
-                .filter(|_| !closed)
-                .map(|at| at + self.services.config.linger);
+            let linger = ending.linger_until(self.finished_at, self.services.config.linger);
             let abandon = self
                 .abandoned_since
                 .map(|since| since + self.services.config.abandon);
@@ -198,11 +189,7 @@ impl Tournament {
                     }
                     self.advance().await;
                 }
-                _ = sleep_until(linger) => {
-                    // As for a room: what is queued is answered, then the task ends.
-                    commands.close();
-                    closed = true;
-                }
+                _ = sleep_until(linger) => ending.close(&mut commands),
                 _ = sleep_until(abandon) => self.abandon().await,
             }
             self.note_followers();

@@ -12,7 +12,7 @@ use tokio_util::task::TaskTracker;
 
 use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
 use super::state::{Core, Player};
-use crate::directory::Directory;
+use crate::directory::{self, Directory, Registry};
 use crate::lobby::Refusal;
 use crate::room::{now_ms, EndHook};
 use crate::store::{StoreError, StoredTournament, WriteOp};
@@ -21,7 +21,7 @@ use crate::task::committed;
 /// Commands queued for one tournament before senders wait.
 const QUEUE: usize = 256;
 
-struct Entry {
+pub(crate) struct Entry {
     tx: mpsc::Sender<TournamentCmd>,
     results: mpsc::UnboundedSender<GameEnd>,
     summary: Arc<Mutex<TournamentSummary>>,
@@ -47,6 +47,18 @@ pub struct Created {
     pub owner_token: String,
     pub state: TournamentState,
     pub tx: mpsc::Sender<TournamentCmd>,
+}
+
+impl Registry for Tournaments {
+    type Entry = Entry;
+
+    fn directory<T>(&self, f: impl FnOnce(&mut Directory<Entry>) -> T) -> T {
+        f(&mut self.map())
+    }
+
+    fn finished_cap(&self) -> usize {
+        self.services.config.finished_tournaments_in_memory
+    }
 }
 
 impl Tournaments {
@@ -151,26 +163,9 @@ impl Tournaments {
             results,
         } = restored;
         let id = tournament.id().to_string();
-        let (finished, exited) = (Arc::downgrade(self), Arc::downgrade(self));
-        let finished_id = id.clone();
-        self.tracker.spawn(tournament.run(
-            commands,
-            results,
-            move || {
-                // Past `finished_tournaments_in_memory`, the tournaments that
-                // finished longest ago leave memory (their tasks end once no
-                // sender is left).
-                if let Some(registry) = finished.upgrade() {
-                    let cap = registry.services.config.finished_tournaments_in_memory;
-                    registry.map().finished(&finished_id, cap);
-                }
-            },
-            move || {
-                if let Some(registry) = exited.upgrade() {
-                    registry.map().remove(&id);
-                }
-            },
-        ));
+        let (on_finish, on_exit) = directory::hooks(self, id);
+        self.tracker
+            .spawn(tournament.run(commands, results, on_finish, on_exit));
     }
 
     /// A tournament by id or short code (any case): its id and queue.
