@@ -7,6 +7,7 @@
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`analysis`]: the report `grundy analyze` prints;
 //! - [`random`]: random start specs, deterministic in a seed;
+//! - [`names`]: the games' names and short descriptions of specs;
 //! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
 //!   for every family's strategy.
@@ -17,6 +18,7 @@ pub mod game;
 pub mod games;
 pub mod json;
 pub mod limits;
+pub mod names;
 pub mod oracle;
 pub mod position;
 pub mod random;

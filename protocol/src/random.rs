@@ -28,7 +28,7 @@
 //! | `treblecross` | strip length | 20 | 2,000 | an empty strip of length in max(1, 2S/5)..=S |
 //! | `darkraft` | grid side (rows and columns) | 6 | 20 | rows and columns each in ⌈2S/3⌉..=S, letters `L`, `R`, `X` uniform |
 //! | `twist` | stones | 20 | 10^12 | stones in max(1, S/2)..=S |
-//! | `graph` | vertex count | 8 | 100,000 | n in max(2, S/2)..=S vertices (1 when S = 1); every vertex but the last has 1–3 edges to distinct vertices at most 8 above it; 1–3 tokens, not on the last vertex |
+//! | `graph` | vertex count | 8 | 1,000 (a spec must fit in a client's frame) | n in max(2, S/2)..=S vertices (1 when S = 1); every vertex but the last has 1–3 edges to distinct vertices at most 8 above it; 1–3 tokens, not on the last vertex |
 //!
 //! Starts are never over before the first move unless S forces it (S = 1 for
 //! `staircase`, `graph` and `dawson`, whose moves need room).
@@ -38,9 +38,7 @@
 use serde_json::{json, Value};
 
 use crate::error::SpecError;
-use crate::limits::{
-    MAX_CELL, MAX_GRID, MAX_HEAP_SIZE, MAX_STRIP, MAX_TWIST_STONES, MAX_VERTICES, MAX_WYTHOFF,
-};
+use crate::limits::{MAX_CELL, MAX_GRID, MAX_HEAP_SIZE, MAX_STRIP, MAX_TWIST_STONES, MAX_WYTHOFF};
 
 /// Every game id [`random_spec`] knows, with its default size and its limit.
 const GAMES: &[(&str, u64, u64)] = &[
@@ -58,8 +56,17 @@ const GAMES: &[(&str, u64, u64)] = &[
     ("treblecross", 20, MAX_STRIP as u64),
     ("darkraft", 6, MAX_GRID as u64),
     ("twist", 20, MAX_TWIST_STONES),
-    ("graph", 8, MAX_VERTICES),
+    ("graph", 8, RANDOM_GRAPH_VERTICES),
 ];
+
+/// Largest random graph: a random start is held to the size of a spec a
+/// client could send (docs/protocol.md, `max_frame_bytes`, 64 KiB), and a
+/// random graph takes up to about 50 bytes of JSON per vertex.
+pub const RANDOM_GRAPH_VERTICES: u64 = 1_000;
+
+/// The most bytes of JSON a random start takes at any size its game allows
+/// (`tests/random.rs` checks it on many seeds at every game's limit).
+pub const MAX_RANDOM_SPEC_BYTES: usize = 64 * 1024;
 
 /// Largest amount in a random `upto` bound or subtraction set.
 const SMALL_TAKE: u64 = 6;

@@ -70,8 +70,7 @@ fn plan(id: &str) -> Vec<(Option<u64>, u64)> {
             out.push((Some(s), 4));
         }
     }
-    // The limit itself: a graph of 100,000 vertices takes a while to build.
-    out.push((Some(limit), if id == "graph" { 1 } else { 4 }));
+    out.push((Some(limit), 4));
     out
 }
 
@@ -157,13 +156,34 @@ fn limits_follow_the_catalogue() {
         ("darkraft", 20),
         ("staircase", 1_000_000_000_000_000),
         ("twist", 1_000_000_000_000),
-        ("graph", 100_000),
+        ("graph", 1_000),
         ("wythoff", 1_000_000_000_000_000),
     ];
     for (id, limit) in expect {
         assert_eq!(max_size(id), Some(limit), "{id}");
     }
     assert_eq!(max_size("chess"), None);
+}
+
+/// A random start is held to the size of a spec a client could send: every
+/// game at its largest size, on many seeds, fits in `MAX_RANDOM_SPEC_BYTES`.
+#[test]
+fn random_starts_fit_in_a_client_frame() {
+    for id in ids() {
+        let limit = max_size(id).unwrap();
+        let mut largest = 0;
+        for seed in 0..200 {
+            let bytes = spec(id, seed, Some(limit)).to_string().len();
+            largest = largest.max(bytes);
+        }
+        assert!(
+            largest <= grundy_protocol::random::MAX_RANDOM_SPEC_BYTES,
+            "{id} at size {limit}: {largest} bytes"
+        );
+    }
+    let e = random_spec("graph", 1, Some(100_000)).unwrap_err();
+    assert_eq!(e.field, "size", "{e}");
+    assert!(e.message.contains("1000"), "{e}");
 }
 
 #[test]
