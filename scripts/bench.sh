@@ -8,7 +8,8 @@
 #   BENCH_MATCHES="1 100" BENCH_DURATION=3 BENCH_IDLE=0 scripts/bench.sh
 #   BENCH_REPEAT=3 scripts/bench.sh  # each C three times: medians
 #
-# Environment: BENCH_MATCHES (list of C), BENCH_DURATION / BENCH_WARMUP
+# Environment: BENCH_BIN (prebuilt binaries; default: build them),
+# BENCH_MATCHES (list of C), BENCH_DURATION / BENCH_WARMUP
 # (seconds per run), BENCH_REPEAT (runs of echo, relay and Nim per C, one
 # after the other; the table shows the medians, and ratios are taken within
 # each run before the median), BENCH_IDLE (idle connections; 0 skips),
@@ -31,8 +32,14 @@ SERVER_ADDR=127.0.0.1:$((PORT + 1))
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "open files: $(ulimit -n); cores: $(nproc)"
 
-cargo build --release --quiet -p grundy-bot -p grundy-server
-BIN=target/release
+# BENCH_BIN: a directory with grundy-server, grundy-bot and grundy-echo built
+# already (e.g. a copy of an earlier build, for a before/after in one sitting).
+if [ -n "${BENCH_BIN:-}" ]; then
+    BIN=$BENCH_BIN
+else
+    cargo build --release --quiet -p grundy-bot -p grundy-server
+    BIN=target/release
+fi
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
