@@ -540,7 +540,11 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
             break;
         }
         let rooms = c
-            .request(|id| ClientMsg::ListRooms { id, limit: None })
+            .request(|id| ClientMsg::ListRooms {
+                id,
+                limit: None,
+                offset: None,
+            })
             .await?;
         if let ServerMsg::Rooms { rooms, .. } = rooms {
             for r in rooms {

@@ -202,6 +202,7 @@ pub fn reason_text(reason: EndReason) -> &'static str {
         EndReason::Abort => "aborted",
         EndReason::NoShow => "a first move did not come in time",
         EndReason::Forfeit => "forfeited: a player withdrew",
+        EndReason::MoveLimit => "at the move limit, by who wins from there with perfect play",
     }
 }
 

@@ -49,7 +49,11 @@ async fn connect(url: &str) -> Result<Client> {
 pub async fn lobby(args: LobbyArgs) -> Result<()> {
     let mut c = connect(&args.server).await?;
     let (rooms, total) = match c
-        .request(|id| ClientMsg::ListRooms { id, limit: None })
+        .request(|id| ClientMsg::ListRooms {
+            id,
+            limit: None,
+            offset: None,
+        })
         .await
     {
         Ok(ServerMsg::Rooms { rooms, total, .. }) => (rooms, total),
@@ -70,9 +74,7 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
             .clock
             .map(|c| format!("{}+{}s", clock_text(c.initial_ms), c.increment_ms / 1000))
             .unwrap_or_else(|| "untimed".into());
-        let spec = Position::from_spec(&r.spec)
-            .map(|p| crate::describe::position_line(&p))
-            .unwrap_or_else(|_| r.spec.to_string());
+        let spec = format!("{}: {}", r.name, r.description);
         println!(
             "{}  {:<8} {} vs {}  {}{}{}  {}",
             r.code,

@@ -253,9 +253,9 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 "#;
 
 const SERVER_SAMPLES: &str = r#"
-{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024}}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144}}
 {"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1}}
-{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","spec":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null}],"total":1}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null}],"total":1}
 {"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob"}}
 {"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
 {"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3},"events":[]}
@@ -285,6 +285,9 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob"}
 {"type":"ratings","id":15,"family":"nim","ratings":[{"player":"alice","rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1}]}
 {"type":"error","id":9,"code":"already_registered","message":"a player named \"alice\" is registered already"}
+{"type":"error","id":10,"code":"busy","message":"this room has as many commands queued as it takes; retry shortly","retry_after_ms":100,"limit":"room_queue"}
+{"type":"error","id":11,"code":"too_large","message":"the answer would be 2000000 bytes, more than max_message_bytes (1048576)","limit":"max_message_bytes"}
+{"type":"event","room":"c6bf","event":{"seq":1004,"kind":"ended","result":{"winner":1,"reason":"move_limit"}}}
 "#;
 
 const BAD_SERVER_SAMPLES: &str = r#"
@@ -430,6 +433,9 @@ fn what_the_server_writes_validates() {
                 idle_timeout_ms: 8,
                 open_tournaments: 9,
                 tournament_players: 10,
+                max_message_bytes: 11,
+                max_moves: 12,
+                max_record_bytes: 13,
             },
         },
         ServerMsg::Seated {
@@ -452,8 +458,9 @@ fn what_the_server_writes_validates() {
             rooms: vec![RoomSummary {
                 room: "r".into(),
                 code: "ABCDEF".into(),
-                game: "nim".into(),
-                spec: json!({}),
+                game: "heaps".into(),
+                name: "Kayles".into(),
+                description: "heaps [3,4,5]".into(),
                 seats: [seat.clone(), seat],
                 state: "playing".into(),
                 clock: None,

@@ -34,6 +34,17 @@ pub struct Config {
     /// (a protocol client over loopback). Off: external `grundy-bot house`
     /// processes serve them.
     pub house_bots: bool,
+    /// Events a room keeps in memory for quick catch-up after a short drop;
+    /// older ones are read from the store.
+    pub events_in_memory: usize,
+    /// Spec builds (and random starts) run at once, off the reactor, and how
+    /// many may wait for a turn before more are refused (`busy`).
+    pub spec_builds: usize,
+    pub spec_builds_queued: usize,
+    /// Store reads for clients (`get_match`, `get_tournament`) at once, and
+    /// how many may wait.
+    pub store_reads: usize,
+    pub store_reads_queued: usize,
 }
 
 impl Default for Config {
@@ -52,6 +63,16 @@ impl Default for Config {
                 idle_timeout_ms: 15_000,
                 open_tournaments: 1_000,
                 tournament_players: 1_024,
+                // The default of common WebSocket clients (Python's
+                // `websockets` refuses larger messages): a snapshot holds a
+                // spec (at most 64 KiB), its position and at most
+                // `max_record_bytes` of moves, so it always fits.
+                max_message_bytes: 1024 * 1024,
+                // A match between people is over long before; one between
+                // bots that drag a lost game out (huge heaps, one token a
+                // move) is decided by the theory instead.
+                max_moves: 1_000,
+                max_record_bytes: 256 * 1024,
             },
             outbox_capacity: 1024,
             outbox_bytes: 8 * 1024 * 1024,
@@ -62,6 +83,12 @@ impl Default for Config {
             finished_tournaments_in_memory: 1_000,
             max_event_position_bytes: 16 * 1024,
             house_bots: true,
+            events_in_memory: 32,
+            // One build at a time keeps a core for the matches in progress.
+            spec_builds: 1,
+            spec_builds_queued: 64,
+            store_reads: 2,
+            store_reads_queued: 256,
         }
     }
 }

@@ -34,6 +34,7 @@ use crate::store::MatchStore;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
 use crate::tournament::settings::{MAX_BANK_MS, MAX_INCREMENT_MS};
+use crate::work::Pool;
 
 mod tournament;
 
@@ -47,8 +48,11 @@ pub struct Shared {
     pub store: Arc<dyn MatchStore>,
     pub config: Arc<Config>,
     pub next_conn: AtomicU64,
-    /// Permits for building positions from specs (which may build tables).
-    pub spec_builds: tokio::sync::Semaphore,
+    /// Building positions from specs and drawing random starts (which may
+    /// build tables).
+    pub spec_builds: Pool,
+    /// Store reads a client asks for (`get_match`, `get_tournament`).
+    pub store_reads: Pool,
 }
 
 /// What `create_room` asks for.
@@ -147,6 +151,7 @@ pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: Cancellatio
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = ws.split();
     let (outbox, mut frames) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
+    let outbox = outbox.with_max_message(config.limits.max_message_bytes);
     let (control_tx, mut control) = mpsc::unbounded_channel::<Message>();
 
     // The writer: batches whatever is queued, then flushes once.
@@ -481,7 +486,7 @@ impl Conn {
                 });
             }
             ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
-            ClientMsg::ListRooms { id, limit } => {
+            ClientMsg::ListRooms { id, limit, offset } => {
                 let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
                 if !(1..=MAX_LISTED_ROOMS).contains(&limit) {
                     return self.error(
@@ -490,7 +495,11 @@ impl Conn {
                         format!("limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"),
                     );
                 }
-                let (rooms, total) = self.shared.lobby.list(limit as usize);
+                let (rooms, total) = self
+                    .shared
+                    .lobby
+                    .list(offset.unwrap_or(0), limit as usize)
+                    .await;
                 self.reply(ServerMsg::Rooms { id, rooms, total });
             }
             ClientMsg::CreateRoom {
@@ -587,8 +596,7 @@ impl Conn {
                     .lobby
                     .find(&room)
                     .map_or_else(|| room.clone(), |(id, _)| id);
-                let found = tokio::task::spawn_blocking(move || store.record(&key)).await;
-                match found {
+                match self.shared.store_reads.run(move || store.record(&key)).await {
                     Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
                     Ok(Ok(None)) => {
                         self.error(id, ErrorCode::UnknownRoom, format!("no match {room:?}"))
@@ -597,9 +605,7 @@ impl Conn {
                         tracing::error!("reading a match record failed: {e}");
                         self.error(id, ErrorCode::Internal, "could not read the match record")
                     }
-                    Err(_) => {
-                        self.error(id, ErrorCode::Internal, "could not read the match record")
-                    }
+                    Err(refused) => self.reply(refused.answer(id)),
                 }
             }
             ClientMsg::CreateTournament { .. }
@@ -638,20 +644,22 @@ impl Conn {
             // takes it back if it refuses.
             self.outbox.rooms.enter(&room_id);
         }
-        if tx
-            .send(make(self.outbox.clone(), id.clone()))
-            .await
-            .is_err()
-        {
-            if entered {
-                self.outbox.rooms.exit(&room_id);
-            }
-            self.error(
+        // Never waits for room in the room's queue: a connection blocked on
+        // one busy room would stop reading, answering pings and serving its
+        // other rooms.
+        let refusal = match tx.try_send(make(self.outbox.clone(), id.clone())) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(_)) => room_busy(id),
+            Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
                 id,
                 ErrorCode::UnknownRoom,
                 format!("room {key:?} has closed"),
-            );
+            ),
+        };
+        if entered {
+            self.outbox.rooms.exit(&room_id);
         }
+        self.reply(refusal);
     }
 
     /// Refuses a new room membership past `seats_per_connection`: answers the
@@ -710,13 +718,25 @@ impl Conn {
         if self.over_room_limit(&id) {
             return;
         }
-        let spec = match (spec, random) {
-            (Some(spec), None) => spec,
+        // Drawing a random start and building a position can build a table
+        // (up to a couple of seconds for the largest specs): off the reactor,
+        // in the spec builds' pool.
+        let max_spec = self.shared.config.limits.max_frame_bytes;
+        let built = match (spec, random) {
+            (Some(spec), None) => {
+                self.shared
+                    .spec_builds
+                    .run(move || match Position::from_spec(&spec) {
+                        Ok(start) => Ok((spec, start)),
+                        Err(e) => Err(format!("spec refused: {e}")),
+                    })
+                    .await
+            }
             (None, Some(r)) => {
-                match grundy_protocol::random::random_spec(&r.family, r.seed, r.size) {
-                    Ok(spec) => spec,
-                    Err(e) => return self.error(id, ErrorCode::BadSpec, format!("random: {e}")),
-                }
+                self.shared
+                    .spec_builds
+                    .run(move || random_start(&r, max_spec))
+                    .await
             }
             _ => {
                 return self.error(
@@ -726,19 +746,10 @@ impl Conn {
                 )
             }
         };
-        // Building a position can build a table (up to a couple of seconds for
-        // the largest specs): keep it off the reactor.
-        // At most one build at a time, so a stream of expensive specs cannot take
-        // every core from the matches in progress.
-        let parsed = {
-            let _permit = self.shared.spec_builds.acquire().await;
-            let spec = spec.clone();
-            tokio::task::spawn_blocking(move || Position::from_spec(&spec)).await
-        };
-        let start = match parsed {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) => return self.error(id, ErrorCode::BadSpec, format!("spec refused: {e}")),
-            Err(_) => return self.error(id, ErrorCode::Internal, "reading the spec failed"),
+        let (spec, start) = match built {
+            Ok(Ok(built)) => built,
+            Ok(Err(message)) => return self.error(id, ErrorCode::BadSpec, message),
+            Err(refused) => return self.reply(refused.answer(id)),
         };
         let seat = seat.unwrap_or(0);
         if seat > 1 {
@@ -785,6 +796,37 @@ impl Conn {
             Err((code, message)) => self.error(id, code, message),
         }
     }
+}
+
+/// The answer to a command whose room (or tournament) has a full queue.
+fn room_busy(id: Option<RequestId>) -> ServerMsg {
+    ServerMsg::Error {
+        id,
+        code: ErrorCode::Busy,
+        message: "this room has as many commands queued as it takes; retry shortly".into(),
+        retry_after_ms: Some(100),
+        limit: Some("room_queue".into()),
+    }
+}
+
+/// A random start's spec and position, or why not (the whole message).
+/// Held to the size of a spec a client could send (`max_frame_bytes`), so
+/// that every answer that carries it fits.
+fn random_start(
+    r: &grundy_protocol::wire::RandomStart,
+    max_bytes: usize,
+) -> Result<(Value, Position), String> {
+    let spec = grundy_protocol::random::random_spec(&r.family, r.seed, r.size)
+        .map_err(|e| format!("random: {e}"))?;
+    let bytes = serde_json::to_string(&spec).map_or(usize::MAX, |t| t.len());
+    if bytes > max_bytes {
+        return Err(format!(
+            "random: size: this start is {bytes} bytes of JSON, more than a client may send \
+             (max_frame_bytes, {max_bytes}): ask for a smaller size"
+        ));
+    }
+    let start = Position::from_spec(&spec).map_err(|e| format!("spec refused: {e}"))?;
+    Ok((spec, start))
 }
 
 /// Every field a client message may carry (besides `type`).
@@ -848,8 +890,9 @@ pub fn shared(
         tournaments,
         ratings,
         store,
-        config,
         next_conn: AtomicU64::new(1),
-        spec_builds: tokio::sync::Semaphore::new(1),
+        spec_builds: Pool::new("spec_builds", config.spec_builds, config.spec_builds_queued),
+        store_reads: Pool::new("store_reads", config.store_reads, config.store_reads_queued),
+        config,
     })
 }

@@ -9,7 +9,8 @@
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
 //! - [`ratings`]: Glicko-2 ratings per player and game family;
-//! - [`task`]: what every actor task shares (exit guard, deadlines, commits).
+//! - [`task`]: what every actor task shares (exit guard, deadlines, commits);
+//! - [`work`]: bounded pools for work kept off the reactor (spec builds, store reads).
 
 pub mod config;
 pub mod connection;
@@ -22,6 +23,7 @@ pub mod server;
 pub mod store;
 pub mod task;
 pub mod tournament;
+pub mod work;
 
 pub use config::Config;
 pub use server::Server;

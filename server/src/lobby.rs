@@ -2,12 +2,15 @@
 //! short code, lists the open ones, and brings unfinished rooms back after a
 //! restart. Its lock guards only the map, never a match.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use grundy_bot::house::house_level;
@@ -27,8 +30,19 @@ const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 pub(crate) struct Entry {
     tx: mpsc::Sender<RoomCmd>,
-    summary: Arc<Mutex<RoomSummary>>,
-    listed: bool,
+}
+
+/// How old the lobby list may be: it is sorted anew at most this often, so
+/// that `list_rooms` costs a copy of one page, not a walk of every room.
+const LISTING_MAX_AGE: Duration = Duration::from_millis(500);
+
+/// The listed rooms with unfinished matches, kept apart from the directory:
+/// listing them never takes the lock that every command's room lookup takes.
+#[derive(Default)]
+struct Listing {
+    rooms: Mutex<HashMap<String, Arc<Mutex<RoomSummary>>>>,
+    /// The last sorted list and when it was made (one rebuild at a time).
+    sorted: tokio::sync::Mutex<Option<(Instant, Arc<Vec<RoomSummary>>)>>,
 }
 
 #[derive(Default)]
@@ -41,6 +55,7 @@ struct Rooms {
 
 pub struct Lobby {
     rooms: Mutex<Rooms>,
+    listing: Listing,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
     ratings: Arc<Ratings>,
@@ -90,6 +105,7 @@ impl Lobby {
     ) -> Arc<Lobby> {
         Arc::new(Lobby {
             rooms: Mutex::new(Rooms::default()),
+            listing: Listing::default(),
             store,
             config,
             ratings,
@@ -243,17 +259,32 @@ impl Lobby {
                 // queue is dropped with `tx`); a restart brings it back.
                 return tx;
             }
-            rooms.directory.insert(
-                id.clone(),
-                code,
-                Entry {
-                    tx: tx.clone(),
-                    summary: room.summary(),
-                    listed: room.listed(),
-                },
-            );
+            rooms
+                .directory
+                .insert(id.clone(), code, Entry { tx: tx.clone() });
         }
-        let (on_finish, on_exit) = directory::hooks(self, id);
+        if room.listed() && !room.finished() {
+            lock(&self.listing.rooms).insert(id.clone(), room.summary());
+        }
+        let (finished, exited) = directory::hooks(self, id.clone());
+        // A finished room leaves the lobby list at once.
+        let unlist = |lobby: &Arc<Lobby>, id: String| {
+            let lobby = Arc::downgrade(lobby);
+            move || {
+                if let Some(lobby) = lobby.upgrade() {
+                    lock(&lobby.listing.rooms).remove(&id);
+                }
+            }
+        };
+        let (unlist_finished, unlist_exited) = (unlist(self, id.clone()), unlist(self, id));
+        let on_finish = move || {
+            unlist_finished();
+            finished();
+        };
+        let on_exit = move || {
+            unlist_exited();
+            exited();
+        };
         self.tracker.spawn(room.run(rx, on_finish, on_exit));
         tx
     }
@@ -265,37 +296,46 @@ impl Lobby {
         Some((id.to_string(), entry.tx.clone()))
     }
 
-    /// The first `limit` listed rooms that are open or playing (open ones
-    /// first, then by code), with their players' ratings; and how many there
-    /// are in all. Only the rooms returned are copied.
-    pub fn list(&self, limit: usize) -> (Vec<RoomSummary>, u64) {
-        let summaries: Vec<Arc<Mutex<RoomSummary>>> = {
-            let rooms = self.rooms();
-            rooms
-                .directory
-                .unfinished_entries()
-                .filter(|e| e.listed)
-                .map(|e| e.summary.clone())
-                .collect()
+    /// A page of the listed rooms that are open or playing (open ones first,
+    /// then by code, with their players' ratings): `limit` of them from
+    /// `offset` on; and how many there are in all. The list is at most
+    /// [`LISTING_MAX_AGE`] old; making it anew walks the rooms on a blocking
+    /// thread, never under the directory's lock.
+    pub async fn list(self: &Arc<Self>, offset: u64, limit: usize) -> (Vec<RoomSummary>, u64) {
+        let sorted = {
+            let mut cached = self.listing.sorted.lock().await;
+            match &*cached {
+                Some((made, list)) if made.elapsed() < LISTING_MAX_AGE => list.clone(),
+                _ => {
+                    let lobby = self.clone();
+                    let list =
+                        tokio::task::spawn_blocking(move || Arc::new(lobby.sorted_listing()))
+                            .await
+                            .unwrap_or_default();
+                    *cached = Some((Instant::now(), list.clone()));
+                    list
+                }
+            }
         };
-        let mut keys: Vec<(String, String, usize)> = summaries
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(sorted.len());
+        let page = sorted[start..].iter().take(limit).cloned().collect();
+        (page, sorted.len() as u64)
+    }
+
+    /// Every listed room that is open or playing, in the lobby's order.
+    fn sorted_listing(&self) -> Vec<RoomSummary> {
+        let summaries: Vec<Arc<Mutex<RoomSummary>>> =
+            lock(&self.listing.rooms).values().cloned().collect();
+        let mut out: Vec<RoomSummary> = summaries
             .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let s = s.lock().ok()?;
-                (s.state != "finished").then(|| (s.state.clone(), s.code.clone(), i))
-            })
-            .collect();
-        let total = keys.len() as u64;
-        // "open" sorts before "playing".
-        keys.sort_unstable();
-        let mut out: Vec<RoomSummary> = keys
-            .into_iter()
-            .take(limit)
-            .filter_map(|(_, _, i)| summaries[i].lock().ok().map(|s| s.clone()))
+            .map(|s| lock(s).clone())
             // A room may have finished meanwhile.
             .filter(|s| s.state != "finished")
             .collect();
+        // "open" sorts before "playing".
+        out.sort_unstable_by(|a, b| (&a.state, &a.code).cmp(&(&b.state, &b.code)));
         for summary in &mut out {
             for seat in 0..2 {
                 summary.ratings[seat] = summary.seats[seat]
@@ -304,7 +344,7 @@ impl Lobby {
                     .and_then(|name| self.ratings.get(&summary.game, name));
             }
         }
-        (out, total)
+        out
     }
 
     /// Every room's command queue (to tell rooms about a closed connection).
@@ -392,6 +432,12 @@ impl Lobby {
         rooms.closed = true;
         rooms.directory.clear();
     }
+}
+
+/// Locks a mutex whose data stays whole even if a holder panicked (every
+/// update under these locks is a single insert, remove or assignment).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 pub(crate) fn short_code() -> String {

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use grundy_protocol::wire::ServerMsg;
+use grundy_protocol::wire::{ErrorCode, ServerMsg};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
@@ -60,6 +60,9 @@ pub struct Outbox {
     /// Bytes queued and not yet taken by the writer, and how many may be.
     queued: Arc<AtomicUsize>,
     max_bytes: usize,
+    /// The largest message this connection is sent (`max_message_bytes`):
+    /// an answer that would be larger becomes a `too_large` error.
+    max_message: usize,
     /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
     pub kick: CancellationToken,
     /// The rooms with an unfinished match this connection plays or watches:
@@ -140,12 +143,19 @@ impl Outbox {
                 tx,
                 queued: queued.clone(),
                 max_bytes,
+                max_message: usize::MAX,
                 kick: CancellationToken::new(),
                 rooms: Memberships::default(),
                 tournaments: Memberships::default(),
             },
             Queue { rx, queued },
         )
+    }
+
+    /// Holds every message sent with [`Outbox::send`] to `max_message` bytes.
+    pub fn with_max_message(mut self, max_message: usize) -> Outbox {
+        self.max_message = max_message;
+        self
     }
 
     /// Queues a frame; false (and the connection is dropped) if the queue is full
@@ -182,12 +192,45 @@ impl Outbox {
         false
     }
 
+    /// Queues a message; one larger than `max_message` is replaced by a
+    /// `too_large` error answering the same request, so that a client never
+    /// meets a frame it must refuse (and the request never goes unanswered).
     pub fn send(&self, msg: &ServerMsg) -> bool {
-        self.send_frame(encode(msg))
+        let frame = encode(msg);
+        if frame.len() <= self.max_message {
+            return self.send_frame(frame);
+        }
+        let kind = frame
+            .get(9..)
+            .and_then(|t| t.split('"').next())
+            .unwrap_or("");
+        tracing::warn!(
+            conn = self.conn,
+            bytes = frame.len(),
+            "a {kind} message is over max_message_bytes: sent as too_large"
+        );
+        self.send_frame(encode(&too_large(msg, frame.len(), self.max_message)))
     }
 
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed() || self.kick.is_cancelled()
+    }
+}
+
+/// The error that stands for `msg` when it is `bytes` long, over `max`.
+fn too_large(msg: &ServerMsg, bytes: usize, max: usize) -> ServerMsg {
+    let hint = match msg {
+        ServerMsg::Rooms { .. } => "; ask for fewer with limit",
+        _ => "",
+    };
+    ServerMsg::Error {
+        id: msg.answer_id().cloned(),
+        code: ErrorCode::TooLarge,
+        message: format!(
+            "the answer would be {bytes} bytes, more than max_message_bytes ({max}){hint}"
+        ),
+        retry_after_ms: None,
+        limit: Some("max_message_bytes".into()),
     }
 }
 
@@ -239,6 +282,43 @@ mod tests {
         assert!(!outbox.send_frame(frame(1)));
         assert!(outbox.kick.is_cancelled());
         assert_eq!(outbox.queued.load(Ordering::Relaxed), 3);
+    }
+
+    #[tokio::test]
+    async fn an_answer_over_the_message_bound_becomes_a_too_large_error() {
+        use grundy_protocol::wire::RequestId;
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        let outbox = outbox.with_max_message(200);
+        let big = ServerMsg::Pong {
+            id: Some(RequestId::Text("x".repeat(300))),
+        };
+        assert!(outbox.send(&big));
+        let Some(Frames::One(frame)) = queue.recv().await else {
+            panic!("nothing sent");
+        };
+        let answer: ServerMsg = serde_json::from_str(&frame).unwrap();
+        match answer {
+            ServerMsg::Error {
+                id,
+                code,
+                message,
+                limit,
+                ..
+            } => {
+                assert_eq!(code, ErrorCode::TooLarge);
+                assert_eq!(id, Some(RequestId::Text("x".repeat(300))));
+                assert_eq!(limit.as_deref(), Some("max_message_bytes"));
+                assert!(message.contains("200"), "{message}");
+            }
+            other => panic!("not an error: {other:?}"),
+        }
+        // One within the bound goes as it is.
+        let small = ServerMsg::Pong { id: None };
+        assert!(outbox.send(&small));
+        let Some(Frames::One(frame)) = queue.recv().await else {
+            panic!("nothing sent");
+        };
+        assert_eq!(frame, encode(&small));
     }
 
     #[tokio::test]

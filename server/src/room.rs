@@ -6,14 +6,15 @@
 //! is made durable in the store *before* anyone hears of it, so whatever a
 //! player saw acknowledged survives a restart.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use grundy_protocol::wire::MAX_DESCRIPTION;
 use grundy_protocol::wire::{
     Clock, EndReason, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo,
     ServerMsg, Snapshot,
 };
-use grundy_protocol::{Position, Rules, Status};
+use grundy_protocol::{Outcome, Position, Rules, Status, Strategy};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -119,6 +120,9 @@ pub struct Room {
     id: String,
     code: String,
     spec: Value,
+    /// The game's name and the start in a few words, for the lobby.
+    name: String,
+    description: String,
     listed: bool,
     bot: Option<String>,
     tournament: Option<String>,
@@ -126,11 +130,17 @@ pub struct Room {
     clock: Option<Clock>,
     position: Position,
     seats: [Option<Seat>; 2],
-    /// Each move as JSON text, and each event as the text that was stored and
-    /// sent: a `Value` tree would take about ten times the memory, and they are
-    /// read back only for a snapshot or a catch-up.
+    /// Each move as JSON text (a `Value` tree would take about ten times the
+    /// memory, and they are read back only for a snapshot), at most
+    /// `max_moves` of them and `max_record_bytes` (plus the last) in all.
     moves: Vec<Box<str>>,
-    events: Vec<Arc<str>>,
+    moves_bytes: usize,
+    /// The last events as the text that was stored and sent, for a quick
+    /// catch-up; older ones are read from the store, so a room's memory does
+    /// not grow with its event log.
+    recent_events: VecDeque<Arc<str>>,
+    /// The sequence number of the last event.
+    seq: u64,
     subscribers: HashMap<ConnId, Outbox>,
     /// Each player's bank (ms) as of `turn_started`.
     banks: [u64; 2],
@@ -173,6 +183,8 @@ impl Room {
         let room = Room {
             id: init.id,
             code: init.code,
+            name: grundy_protocol::names::spec_name(&init.spec).to_string(),
+            description: grundy_protocol::names::describe_spec(&init.spec, MAX_DESCRIPTION),
             spec: init.spec,
             listed: init.listed,
             bot: init.bot,
@@ -182,7 +194,9 @@ impl Room {
             position: init.start,
             seats: [None, None],
             moves: Vec::new(),
-            events: Vec::new(),
+            moves_bytes: 0,
+            recent_events: VecDeque::new(),
+            seq: 0,
             subscribers: HashMap::new(),
             banks: [bank, bank],
             turn_started: None,
@@ -196,7 +210,8 @@ impl Room {
                 room: String::new(),
                 code: String::new(),
                 game: String::new(),
-                spec: Value::Null,
+                name: String::new(),
+                description: String::new(),
                 seats: [no_seat(), no_seat()],
                 state: String::new(),
                 clock: None,
@@ -216,6 +231,10 @@ impl Room {
 
     pub fn listed(&self) -> bool {
         self.listed
+    }
+
+    pub fn finished(&self) -> bool {
+        self.result.is_some()
     }
 
     /// Rebuilds a room from its stored seats and event log (after a restart).
@@ -245,7 +264,7 @@ impl Room {
                     self.position
                         .play(&m)
                         .map_err(|e| format!("stored move {mv} illegal: {e}"))?;
-                    self.moves.push(mv.to_string().into());
+                    self.push_move(mv.to_string());
                     self.banks = *clocks_ms;
                     self.turn_started = Some(Instant::now());
                 }
@@ -253,11 +272,13 @@ impl Room {
                 EventBody::Seated { .. } | EventBody::Presence { .. } => {}
             }
         }
-        self.events = events
-            .iter()
-            .map(|e| serde_json::to_string(e).map(Arc::from))
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("cannot encode a stored event: {e}"))?;
+        let keep = events.len().saturating_sub(self.config.events_in_memory);
+        for event in &events[keep..] {
+            let text = serde_json::to_string(event)
+                .map_err(|e| format!("cannot encode a stored event: {e}"))?;
+            self.remember(text.into());
+        }
+        self.seq = events.len() as u64;
         self.update_summary();
         // The log ends the match but the record does not say so (a crash
         // between the two commits): the result is written again, and the room
@@ -429,7 +450,7 @@ impl Room {
                 self.after_joining(outbox, ok);
             }
             RoomCmd::Watch { outbox, id, since } => {
-                let result = self.catch_up(since);
+                let result = self.catch_up(since).await;
                 let room = self.id.clone();
                 let ok = result.is_ok();
                 self.answer(&outbox, id, result, |(snapshot, events), id| {
@@ -654,27 +675,59 @@ impl Room {
         Ok((seat, token))
     }
 
-    /// The events after `since`, or a snapshot when `since` is not given.
-    fn catch_up(&self, since: Option<u64>) -> Result<(Option<Snapshot>, Vec<Event>), Refusal> {
+    /// Refuses a `since` beyond the last event.
+    fn check_since(&self, since: Option<u64>) -> Result<(), Refusal> {
         match since {
-            None => Ok((Some(self.snapshot()), Vec::new())),
-            Some(s) if s > self.events.len() as u64 => refuse(
+            Some(s) if s > self.seq => refuse(
                 ErrorCode::BadRequest,
-                format!("since {s} is beyond the last event ({})", self.events.len()),
+                format!("since {s} is beyond the last event ({})", self.seq),
             ),
-            Some(s) => self.events[s as usize..]
-                .iter()
-                .map(|text| serde_json::from_str(text))
-                .collect::<Result<_, _>>()
-                .map(|events| (None, events))
-                .map_err(|e| {
-                    tracing::error!(room = %self.id, "cannot read back an event: {e}");
-                    (
-                        ErrorCode::Internal,
-                        "the server could not read its log".into(),
-                    )
-                }),
+            _ => Ok(()),
         }
+    }
+
+    /// The events after `since`, or a snapshot when `since` is not given — or
+    /// when the events would not fit in one message (`max_message_bytes`).
+    /// Recent events come from memory, older ones from the store.
+    async fn catch_up(
+        &self,
+        since: Option<u64>,
+    ) -> Result<(Option<Snapshot>, Vec<Event>), Refusal> {
+        self.check_since(since)?;
+        let Some(since) = since else {
+            return Ok((Some(self.snapshot()), Vec::new()));
+        };
+        // What the rest of the answer takes, generously.
+        let budget = self.config.limits.max_message_bytes.saturating_sub(4096);
+        let first_in_memory = self.seq - self.recent_events.len() as u64;
+        let texts: Option<Vec<Arc<str>>> = if since >= first_in_memory {
+            let wanted = self
+                .recent_events
+                .range((since - first_in_memory) as usize..);
+            let bytes: usize = wanted.clone().map(|t| t.len()).sum();
+            (bytes <= budget).then(|| wanted.cloned().collect())
+        } else {
+            let (store, room) = (self.store.clone(), self.id.clone());
+            tokio::task::spawn_blocking(move || store.events_after(&room, since, budget))
+                .await
+                .map_err(|_| read_failed())?
+                .map_err(|e| {
+                    tracing::error!(room = %self.id, "cannot read the event log: {e}");
+                    read_failed()
+                })?
+        };
+        let Some(texts) = texts else {
+            return Ok((Some(self.snapshot()), Vec::new()));
+        };
+        texts
+            .iter()
+            .map(|text| serde_json::from_str(text))
+            .collect::<Result<_, _>>()
+            .map(|events| (None, events))
+            .map_err(|e| {
+                tracing::error!(room = %self.id, "cannot read back an event: {e}");
+                read_failed()
+            })
     }
 
     async fn resume(
@@ -685,7 +738,7 @@ impl Room {
     ) -> Result<(u8, (Option<Snapshot>, Vec<Event>)), Refusal> {
         let seat = self.seat_of(token)?;
         // Check `since` before changing anything.
-        self.catch_up(since)?;
+        self.check_since(since)?;
         let was_connected = self.seat_connected(seat);
         if let Some(s) = self.seats[seat as usize].as_mut() {
             if !s.conns.contains(&outbox.conn) {
@@ -699,7 +752,7 @@ impl Room {
             })
             .await?;
         }
-        Ok((seat, self.catch_up(since)?))
+        Ok((seat, self.catch_up(since).await?))
     }
 
     fn seat_connected(&self, seat: u8) -> bool {
@@ -793,16 +846,31 @@ impl Room {
         )
         .await?;
         self.position = next;
-        self.moves.push(canonical.to_string().into());
+        self.push_move(canonical.to_string());
         self.banks = clocks;
         self.turn_started = Some(Instant::now());
-        if let Status::Over { to_move_wins } = self.position.status() {
-            let to_move = self.to_move();
+        let to_move = self.to_move();
+        let limits = &self.config.limits;
+        let end = if let Status::Over { to_move_wins } = self.position.status() {
             let winner = if to_move_wins { to_move } else { 1 - to_move };
+            Some((winner, EndReason::Rules))
+        } else if self.moves.len() >= limits.max_moves as usize
+            || self.moves_bytes >= limits.max_record_bytes
+        {
+            // Long enough: the theory decides, as perfect play from here would.
+            let winner = match self.position.outcome() {
+                Outcome::N => to_move,
+                Outcome::P => 1 - to_move,
+            };
+            Some((winner, EndReason::MoveLimit))
+        } else {
+            None
+        };
+        if let Some((winner, reason)) = end {
             self.finish(
                 MatchResult {
                     winner: Some(winner),
-                    reason: EndReason::Rules,
+                    reason,
                 },
                 None,
             )
@@ -901,7 +969,7 @@ impl Room {
         let mut events: Vec<Arc<str>> = Vec::with_capacity(bodies.len());
         let mut frames = Vec::with_capacity(bodies.len());
         for body in bodies {
-            let seq = (self.events.len() + events.len()) as u64 + 1;
+            let seq = self.seq + events.len() as u64 + 1;
             let event = Event { seq, body };
             // Serialized once: the store keeps this text and subscribers get it.
             let json: Arc<str> = serde_json::to_string(&event)
@@ -931,12 +999,15 @@ impl Room {
             }
             events.push(json);
         }
-        let seq = self.events.len() as u64 + events.len() as u64;
+        let seq = self.seq + events.len() as u64;
         let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
         for done in pending {
             committed(done, &self.id).await?;
         }
-        self.events.extend(events);
+        self.seq = seq;
+        for event in events {
+            self.remember(event);
+        }
         // The sender of the command hears its ack first; when one event
         // follows, the two go to its connection together (one write).
         let mut acked = None;
@@ -996,8 +1067,23 @@ impl Room {
             clock: self.clock,
             clocks_ms: self.clocks_now(),
             result: self.result,
-            seq: self.events.len() as u64,
+            seq: self.seq,
         }
+    }
+
+    /// Keeps an event for a quick catch-up (the oldest kept one goes).
+    fn remember(&mut self, event: Arc<str>) {
+        if self.recent_events.len() >= self.config.events_in_memory {
+            self.recent_events.pop_front();
+        }
+        if self.config.events_in_memory > 0 {
+            self.recent_events.push_back(event);
+        }
+    }
+
+    fn push_move(&mut self, mv: String) {
+        self.moves_bytes += mv.len();
+        self.moves.push(mv.into());
     }
 
     fn update_summary(&self) {
@@ -1012,7 +1098,8 @@ impl Room {
             room: self.id.clone(),
             code: self.code.clone(),
             game: self.position.family().id().to_string(),
-            spec: self.spec.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
             seats: [self.seat_info(0), self.seat_info(1)],
             state: state.to_string(),
             clock: self.clock,
@@ -1055,6 +1142,13 @@ fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
     Utf8Bytes::from(format!(
         r#"{{"type":"event","room":{room},"event":{event_json}}}"#
     ))
+}
+
+fn read_failed() -> Refusal {
+    (
+        ErrorCode::Internal,
+        "the server could not read its log".into(),
+    )
 }
 
 fn no_seat() -> SeatInfo {

@@ -563,6 +563,14 @@ impl MatchStore for RefusesEnds {
     fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
         self.inner.record(room)
     }
+    fn events_after(
+        &self,
+        room: &str,
+        since: u64,
+        max_bytes: usize,
+    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
+        self.inner.events_after(room, since, max_bytes)
+    }
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
         self.inner.load_unfinished_tournaments()
     }

@@ -86,6 +86,10 @@ pub enum ClientMsg {
         #[serde(default)]
         #[schemars(range(min = 1, max = 500))]
         limit: Option<u32>,
+        /// Skip this many rooms of the list (default 0): the next page starts
+        /// at the previous page's offset plus its length.
+        #[serde(default)]
+        offset: Option<u64>,
     },
     /// Take a free seat in a room (by room id or short code).
     Join {
@@ -313,6 +317,13 @@ pub enum ErrorCode {
     TournamentFull,
     /// The tournament is over (or the player has withdrawn already).
     TournamentOver,
+    /// The answer would exceed `max_message_bytes`; the message says how to
+    /// ask for less.
+    TooLarge,
+    /// The server has as much of this kind of work queued as it takes (a
+    /// room's command queue, spec builds, store reads): retry after
+    /// `retry_after_ms`.
+    Busy,
 }
 
 /// A seat as others see it.
@@ -337,6 +348,9 @@ pub enum EndReason {
     NoShow,
     /// Tournaments only: a game not played because a player withdrew.
     Forfeit,
+    /// The match reached `max_moves` plies (or `max_record_bytes` of moves):
+    /// the winner is the player who wins the final position with perfect play.
+    MoveLimit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -403,8 +417,13 @@ pub struct Snapshot {
 pub struct RoomSummary {
     pub room: String,
     pub code: String,
+    /// The engine's family id (ratings are kept under it).
     pub game: String,
-    pub spec: Value,
+    /// The game's own name, e.g. "Kayles" or "Dawson's Kayles".
+    pub name: String,
+    /// The start position in a few words, at most [`MAX_DESCRIPTION`]
+    /// characters (`get_match` or `watch` give the whole spec).
+    pub description: String,
     pub seats: [SeatInfo; 2],
     /// "open" (a seat is free), "playing" or "finished".
     pub state: String,
@@ -441,6 +460,9 @@ pub struct MatchRecord {
 /// The most rooms one `rooms` answer holds (and the default `limit`).
 pub const MAX_LISTED_ROOMS: u32 = 500;
 
+/// The longest `description` of a room summary, in characters.
+pub const MAX_DESCRIPTION: usize = 120;
+
 /// The limits this server enforces (each refusal names the one it hit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limits {
@@ -464,6 +486,15 @@ pub struct Limits {
     pub open_tournaments: usize,
     /// Players one tournament takes at most.
     pub tournament_players: u32,
+    /// Largest message the server sends (bytes): a client must accept
+    /// messages up to this size. An answer that would be larger is a
+    /// `too_large` error instead.
+    pub max_message_bytes: usize,
+    /// Plies a match may last: the match that reaches it ends (`move_limit`).
+    pub max_moves: u32,
+    /// Bytes of move JSON a match may record: the match that reaches it ends
+    /// (`move_limit`), like one that reaches `max_moves`.
+    pub max_record_bytes: usize,
 }
 
 /// Messages the server sends.

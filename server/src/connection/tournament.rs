@@ -3,6 +3,8 @@
 
 use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg, TournamentSettings};
 
+use tokio::sync::mpsc;
+
 use super::{Conn, MAX_NAME};
 use crate::outbox::Outbox;
 use crate::tournament::actor::TournamentCmd;
@@ -104,17 +106,25 @@ impl Conn {
                         outbox: self.outbox.clone(),
                         id: id.clone(),
                     };
-                    if tx.send(get).await.is_ok() {
-                        return;
+                    match tx.try_send(get) {
+                        Ok(()) => return,
+                        Err(mpsc::error::TrySendError::Full(_)) => {
+                            return self.reply(super::room_busy(id))
+                        }
+                        // It left memory in the meantime: read it as below.
+                        Err(mpsc::error::TrySendError::Closed(_)) => {}
                     }
-                    // It left memory in the meantime: read it as below.
                 }
                 // Finished and gone from memory: rebuilt from the store (which
                 // reads its start: one at a time, like every spec build).
                 let registry = self.shared.tournaments.clone();
                 let key = tournament.clone();
-                let _permit = self.shared.spec_builds.acquire().await;
-                match tokio::task::spawn_blocking(move || registry.load(&key)).await {
+                match self
+                    .shared
+                    .spec_builds
+                    .run(move || registry.load(&key))
+                    .await
+                {
                     Ok(Ok(Some(state))) => self.reply(ServerMsg::Tournament { id, state }),
                     Ok(Ok(None)) => self.error(
                         id,
@@ -125,7 +135,7 @@ impl Conn {
                         tracing::error!("reading a tournament failed: {e}");
                         self.error(id, ErrorCode::Internal, "could not read the tournament")
                     }
-                    Err(_) => self.error(id, ErrorCode::Internal, "could not read the tournament"),
+                    Err(refused) => self.reply(refused.answer(id)),
                 }
             }
             ClientMsg::GetRatings { id, family, limit } => {
@@ -174,20 +184,20 @@ impl Conn {
             // takes it back if it refuses.
             self.outbox.tournaments.enter(&tid);
         }
-        if tx
-            .send(make(self.outbox.clone(), id.clone()))
-            .await
-            .is_err()
-        {
-            if entered {
-                self.outbox.tournaments.exit(&tid);
-            }
-            self.error(
+        // Never waits for room in the queue (see `send_to_room`).
+        let refusal = match tx.try_send(make(self.outbox.clone(), id.clone())) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(_)) => super::room_busy(id),
+            Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
                 id,
                 ErrorCode::UnknownTournament,
                 format!("tournament {key:?} has closed"),
-            );
+            ),
+        };
+        if entered {
+            self.outbox.tournaments.exit(&tid);
         }
+        self.reply(refusal);
     }
 
     /// Refuses following one more tournament past `seats_per_connection`
@@ -206,24 +216,25 @@ impl Conn {
                 .try_into()
                 .unwrap_or([0; 8]),
         );
-        let filled = settings::fill(asked, &self.shared.config.limits, seed)
-            .and_then(|s| settings::probe_specs(&s).map(|specs| (s, specs)));
-        let (filled, specs) = match filled {
-            Ok(x) => x,
+        let filled = match settings::fill(asked, &self.shared.config.limits, seed) {
+            Ok(filled) => filled,
             Err((code, message)) => return self.error(id, code, message),
         };
         if self.over_tournament_limit(&id) {
             return;
         }
-        // Reading a spec can build a table: off the reactor, one at a time.
-        let family = {
-            let _permit = self.shared.spec_builds.acquire().await;
-            tokio::task::spawn_blocking(move || settings::family_of(&specs)).await
-        };
-        let family = match family {
+        // Drawing the starts and reading them can build tables: off the
+        // reactor, in the spec builds' pool.
+        let probed = filled.clone();
+        let family = match self
+            .shared
+            .spec_builds
+            .run(move || settings::probe_specs(&probed).and_then(|s| settings::family_of(&s)))
+            .await
+        {
             Ok(Ok(f)) => f,
             Ok(Err((code, message))) => return self.error(id, code, message),
-            Err(_) => return self.error(id, ErrorCode::Internal, "reading the spec failed"),
+            Err(refused) => return self.reply(refused.answer(id)),
         };
         match self.shared.tournaments.create(filled, family).await {
             Ok(created) => {
