@@ -33,6 +33,14 @@ struct Args {
     /// Override the `burst` limit (messages a connection may send at once).
     #[arg(long)]
     burst: Option<u32>,
+    /// Override the `max_connections` limit (WebSocket connections held at
+    /// once); keep it below the open-file limit (`ulimit -n`).
+    #[arg(long)]
+    max_connections: Option<usize>,
+    /// Override the `connections_per_ip` limit (connections held at once from
+    /// one client address; connections from this host are not counted).
+    #[arg(long)]
+    connections_per_ip: Option<usize>,
 }
 
 #[tokio::main]
@@ -53,6 +61,12 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(burst) = args.burst {
         config.limits.burst = burst.max(1);
+    }
+    if let Some(max) = args.max_connections {
+        config.limits.max_connections = max.max(1);
+    }
+    if let Some(per_ip) = args.connections_per_ip {
+        config.limits.connections_per_ip = per_ip.max(1);
     }
     let server = Server::start(args.listen, Arc::new(store), config).await?;
     // The one line on stdout, for scripts and tests that start the server on

@@ -464,6 +464,13 @@ pub struct Limits {
     pub open_tournaments: usize,
     /// Players one tournament takes at most.
     pub tournament_players: u32,
+    /// WebSocket connections the server holds at once; one more is closed
+    /// with 1013 right after its handshake.
+    pub max_connections: usize,
+    /// WebSocket connections the server holds at once from one client
+    /// address (IPv6: one /64); one more is closed with 1008 right after its
+    /// handshake. Connections from the server's own host are not counted.
+    pub connections_per_ip: usize,
 }
 
 /// Messages the server sends.
