@@ -45,6 +45,17 @@ pub struct Config {
     /// how many may wait.
     pub store_reads: usize,
     pub store_reads_queued: usize,
+    /// Connections from this host (loopback, or from the very address they
+    /// came in on) do not count against `connections_per_ip`: house bots
+    /// connect so, one per room that asks for one, and so do the benchmark's
+    /// load generators and a TLS proxy in front of the server (which then
+    /// must cap per client address itself). They still count against
+    /// `max_connections`. Tests turn it off to try the cap over loopback.
+    pub exempt_this_host: bool,
+    /// Refusals (handshake, close frame, linger: a few seconds each) under
+    /// way at once; past this a connection over a cap is dropped without a
+    /// handshake, so that a flood of them costs no more than this many sockets.
+    pub refusals_in_flight: usize,
 }
 
 impl Default for Config {
@@ -73,6 +84,19 @@ impl Default for Config {
                 // move) is decided by the theory instead.
                 max_moves: 1_000,
                 max_record_bytes: 256 * 1024,
+                // Each connection holds a file descriptor, and a house bot's
+                // two (both its ends are in this process). A process gets
+                // 20,000 here (`ulimit -n`, docs/performance.md): 8,000
+                // connections, even all of them house bots, plus the
+                // refusals in flight and the store's files stay below it, so
+                // the server turns connections away before `accept` fails.
+                // Raise it with `--max-connections` along with `ulimit -n`.
+                max_connections: 8_000,
+                // A household or an office behind one NAT address, or a
+                // field of bots run from one machine (two connections per
+                // tournament player), fits; one address alone cannot take
+                // more than a thirtieth of `max_connections`.
+                connections_per_ip: 256,
             },
             outbox_capacity: 1024,
             outbox_bytes: 8 * 1024 * 1024,
@@ -89,6 +113,9 @@ impl Default for Config {
             spec_builds_queued: 64,
             store_reads: 2,
             store_reads_queued: 256,
+            exempt_this_host: true,
+            // 1,024 sockets at most, for up to about four seconds each.
+            refusals_in_flight: 1_024,
         }
     }
 }

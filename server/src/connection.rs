@@ -326,7 +326,7 @@ const LINGER: Duration = Duration::from_secs(1);
 /// sends a reset, and a reset can destroy the close frame and the last answers
 /// before the peer has read them (a flooding or oversized sender would never
 /// learn why it was cut off).
-async fn drain(tcp: &mut TcpStream) {
+pub(crate) async fn drain(tcp: &mut TcpStream) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let _ = tcp.shutdown().await;
     let mut buf = vec![0u8; 8192];

@@ -2,6 +2,7 @@
 //! persistence, over WebSocket (protocol v1, docs/protocol.md).
 //!
 //! - [`server`]: the listener and graceful shutdown;
+//! - [`caps`]: the connection caps, in all and per client address;
 //! - [`connection`]: one task per socket (reader) plus a writer task;
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match;
@@ -12,6 +13,7 @@
 //! - [`task`]: what every actor task shares (exit guard, deadlines, commits);
 //! - [`work`]: bounded pools for work kept off the reactor (spec builds, store reads).
 
+pub mod caps;
 pub mod config;
 pub mod connection;
 pub mod directory;

@@ -2,11 +2,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
-use grundy_server::store::SqliteStore;
+use grundy_server::store::{SqliteStore, StoreError};
 use grundy_server::{Config, Server};
 
 /// Every message and event allocates a little; glibc's per-thread arenas grow
@@ -33,10 +34,18 @@ struct Args {
     /// Override the `burst` limit (messages a connection may send at once).
     #[arg(long)]
     burst: Option<u32>,
+    /// Override the `max_connections` limit (WebSocket connections held at
+    /// once); keep it below the open-file limit (`ulimit -n`).
+    #[arg(long)]
+    max_connections: Option<usize>,
+    /// Override the `connections_per_ip` limit (connections held at once from
+    /// one client address; connections from this host are not counted).
+    #[arg(long)]
+    connections_per_ip: Option<usize>,
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> anyhow::Result<ExitCode> {
     // Logs go to stderr; stdout carries only the `listening on` line.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -45,14 +54,35 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let args = Args::parse();
-    let store = SqliteStore::open(&args.db)
-        .with_context(|| format!("opening the database {}", args.db.display()))?;
+    let store = match SqliteStore::open(&args.db) {
+        Ok(store) => store,
+        // The one refusal a person running the command must act on: said
+        // plainly, with what to do, not as a chain of causes.
+        Err(StoreError::InUse { path, pid }) => {
+            let by = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+            eprintln!(
+                "error: the database {} is in use by another grundy-server{by}; \
+                 stop it first or choose another --db",
+                path.display()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("opening the database {}", args.db.display()))
+        }
+    };
     let mut config = Config::default();
     if let Some(rate) = args.messages_per_second {
         config.limits.messages_per_second = rate.max(1);
     }
     if let Some(burst) = args.burst {
         config.limits.burst = burst.max(1);
+    }
+    if let Some(max) = args.max_connections {
+        config.limits.max_connections = max.max(1);
+    }
+    if let Some(per_ip) = args.connections_per_ip {
+        config.limits.connections_per_ip = per_ip.max(1);
     }
     let server = Server::start(args.listen, Arc::new(store), config).await?;
     // The one line on stdout, for scripts and tests that start the server on
@@ -65,7 +95,7 @@ async fn main() -> anyhow::Result<()> {
         token.cancel();
     });
     server.run_until_shutdown().await;
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn wait_for_signal() {

@@ -13,6 +13,7 @@ use tokio_util::task::TaskTracker;
 use grundy_bot::house::house_name;
 use grundy_bot::seat::{play_seat, SeatPlan};
 
+use crate::caps::Caps;
 use crate::config::Config;
 use crate::connection;
 use crate::lobby::Lobby;
@@ -90,8 +91,9 @@ impl Server {
         {
             let shutdown = shutdown.clone();
             let connections = connections.clone();
+            let caps = Caps::new(&shared.config);
             tokio::spawn(async move {
-                accept_loop(listener, shared, shutdown, connections).await;
+                accept_loop(listener, shared, caps, shutdown, connections).await;
             });
         }
         if config_house_bots {
@@ -171,6 +173,7 @@ impl Server {
 async fn accept_loop(
     listener: TcpListener,
     shared: Arc<connection::Shared>,
+    caps: Arc<Caps>,
     shutdown: CancellationToken,
     connections: TaskTracker,
 ) {
@@ -178,9 +181,21 @@ async fn accept_loop(
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => {
+                Ok((stream, peer)) => {
                     backoff = Duration::from_millis(10);
-                    connections.spawn(connection::serve(stream, shared.clone(), shutdown.clone()));
+                    // Counted before anything is spent on it; the loop
+                    // never waits on a connection, refused or not.
+                    match caps.admit(peer.ip(), || stream.local_addr().ok().map(|a| a.ip())) {
+                        Ok(place) => {
+                            let serve = connection::serve(stream, shared.clone(), shutdown.clone());
+                            connections.spawn(async move {
+                                // Given back when the task ends, on any path.
+                                let _place = place;
+                                serve.await
+                            });
+                        }
+                        Err(refusal) => caps.turn_away(stream, refusal, &connections),
+                    }
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: wait, never die.

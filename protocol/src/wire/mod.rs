@@ -495,6 +495,13 @@ pub struct Limits {
     /// Bytes of move JSON a match may record: the match that reaches it ends
     /// (`move_limit`), like one that reaches `max_moves`.
     pub max_record_bytes: usize,
+    /// WebSocket connections the server holds at once; one more is closed
+    /// with 1013 right after its handshake.
+    pub max_connections: usize,
+    /// WebSocket connections the server holds at once from one client
+    /// address (IPv6: one /64); one more is closed with 1008 right after its
+    /// handshake. Connections from the server's own host are not counted.
+    pub connections_per_ip: usize,
 }
 
 /// Messages the server sends.

@@ -53,7 +53,9 @@ use tokio::sync::oneshot;
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = 3;
 
+mod db_lock;
 mod tournaments;
+pub use db_lock::lock_path;
 pub use tournaments::{RatingRow, StoredTournament};
 
 /// The most ops the writer commits in one transaction.
@@ -243,6 +245,10 @@ pub enum StoreError {
          that this build knows; run a newer server or use another file"
     )]
     SchemaTooNew { found: i64, supported: i64 },
+    /// Another store holds the file (its lock file, `FILE.lock`), in this
+    /// process or another; `pid` is the holder's, when it could be read.
+    #[error("the database {path} is in use by another grundy-server{}", by_pid(.pid))]
+    InUse { path: PathBuf, pid: Option<u32> },
     /// SQLite failed (the text is SQLite's).
     #[error("sqlite: {0}")]
     Sqlite(String),
@@ -285,6 +291,10 @@ pub enum StoreError {
     /// The store was closed.
     #[error("the match store is closed")]
     Closed,
+}
+
+fn by_pid(pid: &Option<u32>) -> String {
+    pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
 }
 
 fn at_seq(seq: &Option<u64>) -> String {
@@ -370,12 +380,17 @@ pub struct SqliteStore {
     writer: Mutex<Option<JoinHandle<()>>>,
     reader: Mutex<Connection>,
     transactions: Arc<AtomicU64>,
+    /// Held until the store is closed: one store per file.
+    lock: Mutex<Option<db_lock::DbLock>>,
 }
 
 impl SqliteStore {
     /// Opens the store at `path`, creating the file and its schema if needed.
-    /// Refuses a file of a newer schema version.
+    /// Refuses a file of a newer schema version, and a file another store
+    /// holds open ([`StoreError::InUse`]; see `lock.rs`).
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        // Before SQLite touches the file: a refused opener changes nothing.
+        let lock = db_lock::DbLock::acquire(path)?;
         let open_error = |e: rusqlite::Error| StoreError::Open {
             path: path.to_owned(),
             message: e.to_string(),
@@ -420,6 +435,7 @@ impl SqliteStore {
             writer: Mutex::new(Some(handle)),
             reader: Mutex::new(reader),
             transactions,
+            lock: Mutex::new(Some(lock)),
         })
     }
 
@@ -636,6 +652,9 @@ impl MatchStore for SqliteStore {
                 tracing::error!("the match store's writer thread panicked");
             }
         }
+        // Nothing more is written: another store may have the file (this
+        // one's reads still work).
+        drop(lock(&self.lock).take());
     }
 }
 
@@ -1418,5 +1437,56 @@ mod tests {
                 supported: SCHEMA_VERSION
             })
         );
+    }
+
+    #[test]
+    fn a_second_store_on_a_held_file_is_refused_naming_it_and_its_holder() {
+        let (_dir, path) = temp();
+        let first = SqliteStore::open(&path).expect("open");
+        let refused = SqliteStore::open(&path)
+            .err()
+            .expect("a second store is refused");
+        assert_eq!(
+            refused,
+            StoreError::InUse {
+                path: path.clone(),
+                pid: Some(std::process::id())
+            }
+        );
+        let text = refused.to_string();
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(
+            text.contains(&format!("(pid {})", std::process::id())),
+            "{text}"
+        );
+        // The first one is untouched by the refusal.
+        put(&first, create("r", 0)).expect("the holder still writes");
+        assert_eq!(first.load_unfinished().expect("load").len(), 1);
+    }
+
+    #[test]
+    fn closing_or_dropping_a_store_lets_another_open_the_file() {
+        let (_dir, path) = temp();
+        let first = SqliteStore::open(&path).expect("open");
+        put(&first, create("r", 0)).expect("create");
+        first.close();
+        let second = SqliteStore::open(&path).expect("open after close");
+        assert_eq!(second.load_unfinished().expect("load").len(), 1);
+        assert!(matches!(
+            SqliteStore::open(&path),
+            Err(StoreError::InUse { .. })
+        ));
+        drop(second);
+        // Dropped without a close: the lock goes with it.
+        let third = SqliteStore::open(&path).expect("open after drop");
+        drop(first);
+        // Dropping the closed first store does not free what the third holds.
+        assert!(matches!(
+            SqliteStore::open(&path),
+            Err(StoreError::InUse { .. })
+        ));
+        drop(third);
+        let lock_file = std::fs::read_to_string(lock_path(&path)).expect("lock file");
+        assert_eq!(lock_file, "", "no stale pid once closed");
     }
 }
