@@ -188,6 +188,7 @@ impl Lobby {
             let sent = tx.send(RoomCmd::Reserve {
                 name,
                 seat: seat as u8,
+                house: false,
                 reply,
             });
             let closed = || {
