@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::house::{House, HouseSeat};
+use crate::house::{self, House, HouseSeat};
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{Memberships, Outbox};
 use crate::ratings::Ratings;
@@ -470,6 +470,9 @@ impl Conn {
                             ErrorCode::BadRequest,
                             format!("name must be at most {MAX_NAME} printable characters"),
                         );
+                    }
+                    if house::reserved_name(n) {
+                        return self.error(id, ErrorCode::BadRequest, house::name_reserved(n));
                     }
                 }
                 self.name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());

@@ -6,6 +6,9 @@
 //! seat token — again by itself after a dropped connection. Shutdown cancels
 //! the bots and waits for them, so none outlives its server, and none is left
 //! to sit beside the bots a server restarted on the same address puts back.
+//!
+//! Names that read as the house bot's are reserved: clients cannot take them
+//! (`hello`, tournament `register`), so nobody can pass for the house bot.
 
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -185,6 +188,31 @@ impl House {
     }
 }
 
+/// Whether a client may not use `name`: it reads as `house-bot`, whatever
+/// its case, spacing, punctuation, accents, invisible characters or
+/// look-alike letters (anywhere in the name: "the real house bot" too).
+pub fn reserved_name(name: &str) -> bool {
+    reads_as(name).contains(&reads_as("housebot"))
+}
+
+/// The refusal of a reserved name.
+pub fn name_reserved(name: &str) -> String {
+    format!("name {name:?} is reserved: names like \"house-bot\" belong to the server's own bots")
+}
+
+/// What a name reads as: compatibility forms folded (fullwidth, styled
+/// letters), look-alike characters mapped to the one they imitate (Unicode's
+/// confusables, UTS #39, which also drops invisible characters and splits off
+/// accents), lower case, and only ASCII letters and digits kept.
+fn reads_as(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
+    unicode_security::skeleton(&folded)
+        .flat_map(char::to_lowercase)
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}
+
 /// Where a bot in this process reaches a server listening on `addr`: a
 /// wildcard address is reached over loopback.
 fn loopback(addr: SocketAddr) -> SocketAddr {
@@ -199,6 +227,52 @@ fn loopback(addr: SocketAddr) -> SocketAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_read_as_the_house_bot_s_are_reserved() {
+        for name in [
+            "house-bot (perfect)",
+            "House-Bot (perfect)",
+            " house-bot (3) ",
+            "HOUSE BOT",
+            "house_bot(7)",
+            "housebot",
+            "house-bot (banana)",
+            "the real house-bot",
+            "house\u{200b}-bot (perfect)", // zero-width space
+            "h\u{043e}use-bot (perfect)",  // Cyrillic o
+            "\u{04bb}ouse-bot (perfect)",  // Cyrillic shha
+            "ho\u{0308}use-bo\u{0301}t",   // combining accents
+            "h\u{00f3}use-b\u{00f6}t",     // precomposed accents
+            "\u{ff48}\u{ff4f}\u{ff55}\u{ff53}\u{ff45}-\u{ff42}\u{ff4f}\u{ff54}", // fullwidth
+            "\u{1d421}\u{1d428}\u{1d42e}\u{1d42c}\u{1d41e}\u{1d41b}\u{1d428}\u{1d42d}", // bold
+            "h0use-b0t (perfect)",
+            "HOUSE-BOT (PERFECT)",
+        ] {
+            assert!(reserved_name(name), "{name:?} is refused");
+        }
+        for name in [
+            "alice",
+            "house",
+            "bot",
+            "housekeeper",
+            "bot-house",
+            "grundy-bot (perfect)",
+            "house-bat",
+            "h-bot",
+            "\u{0445}ouse-bot", // Cyrillic ha reads as x: xouse-bot
+        ] {
+            assert!(!reserved_name(name), "{name:?} is free");
+        }
+    }
+
+    #[test]
+    fn the_house_seat_name_is_reserved_and_the_external_bot_s_is_not() {
+        for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
+            assert!(reserved_name(&house_name(level)));
+            assert!(!reserved_name(&grundy_bot::house::external_name(level)));
+        }
+    }
 
     #[test]
     fn a_wildcard_address_is_reached_over_loopback() {

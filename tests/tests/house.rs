@@ -1,7 +1,8 @@
 //! The server's own house bots over real sockets: a shutdown leaves none
 //! running, a restart puts exactly one back on each house seat (also on one
-//! reserved before a crash, before its bot ever came), and only seats the
-//! server reserved for the house count as the house's.
+//! reserved before a crash, before its bot ever came), only seats the server
+//! reserved for the house count as the house's, and nobody can take a name
+//! that reads as the house bot's.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -324,4 +325,72 @@ async fn a_person_named_like_the_house_bot_gets_no_bot_on_a_restart() {
     );
     let ended = play_out(&mut me, room, &token(room), START.to_vec()).await;
     assert_eq!(ended["result"]["winner"], 1, "the bot wins: {ended}");
+}
+
+/// Names a person might use to pass for the house bot.
+const POSING: [&str; 6] = [
+    "house-bot (perfect)",
+    "House-Bot (perfect)",
+    " house-bot (3) ",
+    "HOUSE BOT",
+    "h\u{043e}use-bot (perfect)",
+    "house\u{200b}-bot (perfect)",
+];
+
+fn refused_as_reserved(answer: &Value) {
+    assert_eq!(answer["type"], "error", "{answer}");
+    assert_eq!(answer["code"], "bad_request", "{answer}");
+    let message = answer["message"].as_str().expect("message");
+    assert!(message.contains("reserved"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hello_refuses_a_name_that_reads_as_the_house_bot_s() {
+    let server = TestServer::start().await;
+    let mut c = Client::raw(&server.url()).await;
+    for name in POSING {
+        let answer = c
+            .request(json!({"type": "hello", "version": 1, "name": name}))
+            .await;
+        refused_as_reserved(&answer);
+    }
+    // Refused, not said: still no hello, and the connection goes on.
+    let early = c.request(json!({"type": "list_rooms"})).await;
+    assert_eq!(early["code"], "bad_request", "{early}");
+    let welcome = c
+        .request(json!({"type": "hello", "version": 1, "name": "grundy-bot (perfect)"}))
+        .await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    // A person with a house-like name never gets a seat under it.
+    let seated = c
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": START}}))
+        .await;
+    assert_eq!(
+        seated["snapshot"]["seats"][0]["name"],
+        "grundy-bot (perfect)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
+    let server = TestServer::start().await;
+    let mut c = Client::connect(&server.url(), "organiser").await;
+    let created = c
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [2, 3]},
+            "format": "round_robin"}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let code = created["code"].as_str().expect("code");
+    for name in POSING {
+        let answer = c
+            .request(json!({"type": "register", "tournament": code, "name": name}))
+            .await;
+        refused_as_reserved(&answer);
+    }
+    let registered = c
+        .request(json!({"type": "register", "tournament": code, "name": "ida"}))
+        .await;
+    assert_eq!(registered["type"], "registered", "{registered}");
 }
