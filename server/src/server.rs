@@ -122,7 +122,7 @@ impl Server {
     }
 
     /// How many house bots run: none once [`shutdown`](Server::shutdown) has
-    /// returned.
+    /// returned (a bot still running 5 s after it was cancelled is logged).
     pub fn house_bots(&self) -> HouseBots {
         self.house.bots()
     }
