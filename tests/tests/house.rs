@@ -1,8 +1,8 @@
 //! The server's own house bots over real sockets: a shutdown leaves none
 //! running, a restart puts exactly one back on each house seat (also on one
 //! reserved before a crash, before its bot ever came), only seats the server
-//! reserved for the house count as the house's, and nobody can take a name
-//! that reads as the house bot's.
+//! reserved for the house count as the house's, nobody can take a name that
+//! reads as the house bot's, and an external house bot still can play.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -393,4 +393,40 @@ async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
         .request(json!({"type": "register", "tournament": code, "name": "ida"}))
         .await;
     assert_eq!(registered["type"], "registered", "{registered}");
+}
+
+/// A server with house bots off leaves rooms that ask for a bot to external
+/// `grundy-bot house` processes: theirs is a name the server accepts, and
+/// their seat is an ordinary one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
+    let config = grundy_server::Config {
+        house_bots: false,
+        ..Default::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let url = server.url();
+    let mut me = Client::connect(&url, "hana").await;
+    let seated = me
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": START}, "bot": "perfect"}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].as_str().expect("room").to_string();
+    let token = seated["token"].as_str().expect("token").to_string();
+    let bots = server.server.as_ref().expect("running").house_bots();
+    assert_eq!(bots.running(), 0, "house bots are off");
+    let external = {
+        let (url, room) = (url.clone(), room.clone());
+        tokio::spawn(async move {
+            grundy_bot::house::join_and_play(&url, &room, grundy_bot::Level::Perfect, 1).await
+        })
+    };
+    let mut me = Person::new(me);
+    let sat = me.until(|e| e["kind"] == "seated").await;
+    assert_eq!(sat["name"], "grundy-bot (perfect)", "{sat}");
+    me.until(|e| e["kind"] == "started").await;
+    let ended = play_out(&mut me, &room, &token, START.to_vec()).await;
+    assert_eq!(ended["result"]["winner"], 1, "the bot wins: {ended}");
+    let result = external.await.expect("the task").expect("the bot's match");
+    assert_eq!(result.winner, Some(1));
 }
