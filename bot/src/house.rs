@@ -1,51 +1,39 @@
-//! House bots: join a room that asks for a bot and play the free seat.
+//! House bots: the name of the server's house seats, and the external house
+//! bot (`grundy-bot house`), which joins rooms that ask for a bot on servers
+//! whose own house bots are off. The server's own bots live in the server.
 
 use grundy_protocol::wire::{ClientMsg, MatchResult};
 
 use crate::level::Level;
 use crate::seat::{take_seat, PlayError};
 
-/// The name a house bot of `level` takes: it marks the seat as the house's, so
-/// a restarted server can put a bot back on it.
+/// The name a server gives the seat it reserves for its own house bot of
+/// `level`. Servers refuse names like it from clients.
 pub fn house_name(level: Level) -> String {
     format!("house-bot ({level})")
 }
 
-/// The level of a seat named by [`house_name`].
-pub fn house_level(name: &str) -> Option<Level> {
-    name.strip_prefix("house-bot (")?
-        .strip_suffix(')')?
-        .parse()
-        .ok()
+/// The name an external house bot of `level` plays under: one a server
+/// accepts (the house's own is reserved for the server's bots).
+pub fn external_name(level: Level) -> String {
+    format!("grundy-bot ({level})")
 }
 
-/// Joins `room` (any free seat) and plays it to the end.
+/// Joins `room` (any free seat) as [`external_name`] and plays it to the end.
 pub async fn join_and_play(
     url: &str,
     room: &str,
     level: Level,
     seed: u64,
 ) -> Result<MatchResult, PlayError> {
-    take_seat(url, &house_name(level), level, seed, |id| ClientMsg::Join {
-        id,
-        room: room.to_string(),
-        seat: None,
+    take_seat(url, &external_name(level), level, seed, |id| {
+        ClientMsg::Join {
+            id,
+            room: room.to_string(),
+            seat: None,
+        }
     })
     .await?
     .play()
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn house_names_round_trip() {
-        for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
-            assert_eq!(house_level(&house_name(level)), Some(level));
-        }
-        assert_eq!(house_level("alice"), None);
-        assert_eq!(house_level("house-bot (strong)"), None);
-    }
 }

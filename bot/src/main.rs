@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use grundy_bot::client::Client;
 use grundy_bot::duel::duel;
-use grundy_bot::house::join_and_play;
+use grundy_bot::house::{external_name, join_and_play};
 use grundy_bot::load;
 use grundy_bot::seat::take_seat;
 use grundy_bot::tournament::{export_games, run_field, Field};
@@ -46,7 +46,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Serve as a house bot: keep joining open rooms that ask for a bot.
+    /// Serve as a house bot: keep joining open rooms that ask for a bot (for
+    /// servers with house bots off), as `grundy-bot (LEVEL)`.
     House {
         #[arg(long, default_value = "perfect")]
         level: Level,
@@ -531,7 +532,7 @@ async fn create(url: &str, args: CreateArgs) -> Result<()> {
 }
 
 async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()> {
-    let mut c = Client::connect(url, &format!("house-bot ({level})")).await?;
+    let mut c = Client::connect(url, &external_name(level)).await?;
     let mut served = HashSet::new();
     let mut tasks = tokio::task::JoinSet::new();
     let mut seed = 1u64;

@@ -26,6 +26,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::house::{self, House, HouseSeat};
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{Memberships, Outbox};
 use crate::ratings::Ratings;
@@ -40,8 +41,8 @@ mod tournament;
 
 /// What every connection shares.
 pub struct Shared {
-    /// This server's own address, for house bots (which connect over loopback).
-    pub url: String,
+    /// The server's house bots.
+    pub house: Arc<House>,
     pub lobby: Arc<Lobby>,
     pub tournaments: Arc<Tournaments>,
     pub ratings: Arc<Ratings>,
@@ -475,6 +476,9 @@ impl Conn {
                             format!("name must be at most {MAX_NAME} printable characters"),
                         );
                     }
+                    if house::reserved_name(n) {
+                        return self.error(id, ErrorCode::BadRequest, house::name_reserved(n));
+                    }
                 }
                 self.name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
                 self.hello = true;
@@ -780,16 +784,14 @@ impl Conn {
                 if tx.send(cmd).await.is_err() {
                     return self.error(id, ErrorCode::Internal, "the new room closed at once");
                 }
-                if let (Some(level), true) = (bot, self.shared.config.house_bots) {
-                    // The house bot is a protocol client like any other, over loopback.
-                    let url = self.shared.url.clone();
-                    let seed = self.shared.next_conn.load(Ordering::Relaxed);
-                    tokio::spawn(async move {
-                        if let Err(e) =
-                            grundy_bot::house::join_and_play(&url, &room_id, level, seed).await
-                        {
-                            tracing::warn!(room = %room_id, "house bot stopped: {e}");
-                        }
+                if let Some(level) = bot {
+                    // Reserved after the creator's join (queued first): the
+                    // house takes the other seat.
+                    self.shared.house.spawn(HouseSeat {
+                        room: room_id,
+                        seat: 1 - seat,
+                        level,
+                        token: None,
                     });
                 }
             }
@@ -877,7 +879,7 @@ fn culprit(value: &Value, err: &serde_json::Error) -> Option<&'static str> {
 
 /// The next connection id.
 pub fn shared(
-    url: String,
+    house: Arc<House>,
     lobby: Arc<Lobby>,
     tournaments: Arc<Tournaments>,
     ratings: Arc<Ratings>,
@@ -885,7 +887,7 @@ pub fn shared(
     config: Arc<Config>,
 ) -> Arc<Shared> {
     Arc::new(Shared {
-        url,
+        house,
         lobby,
         tournaments,
         ratings,

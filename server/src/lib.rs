@@ -6,6 +6,7 @@
 //! - [`connection`]: one task per socket (reader) plus a writer task;
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match;
+//! - [`house`]: the server's own house bots, tracked tasks;
 //! - [`outbox`]: the bounded per-connection outbound queue;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
@@ -17,6 +18,7 @@ pub mod caps;
 pub mod config;
 pub mod connection;
 pub mod directory;
+pub mod house;
 pub mod lobby;
 pub mod outbox;
 pub mod ratings;

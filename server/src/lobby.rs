@@ -6,21 +6,21 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
+use grundy_protocol::wire::{Clock, ErrorCode, Event, EventBody, RoomSummary};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
-use grundy_bot::house::house_level;
 use grundy_bot::Level;
 
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
+use crate::house::HouseSeat;
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
-use crate::store::{MatchStore, StoreError, WriteOp};
+use crate::store::{MatchStore, StoreError, StoredRoom, WriteOp};
 use crate::task::committed;
 
 /// Commands queued for one room before senders wait.
@@ -74,14 +74,6 @@ pub struct RoomSetup {
     pub bot: Option<String>,
     /// The tournament whose game this is, and how to tell it the result.
     pub tournament: Option<(String, EndHook)>,
-}
-
-/// A seat a house bot held in a restored room.
-pub struct HouseSeat {
-    pub room: String,
-    pub seat: u8,
-    pub token: String,
-    pub level: Level,
 }
 
 impl Registry for Lobby {
@@ -204,6 +196,7 @@ impl Lobby {
             let sent = tx.send(RoomCmd::Reserve {
                 name,
                 seat: seat as u8,
+                house: false,
                 reply,
             });
             let closed = || {
@@ -356,7 +349,7 @@ impl Lobby {
     }
 
     /// Brings back every unfinished room from the store; returns how many, and
-    /// the seats house bots held (so they can be put back). `tournament_hook`
+    /// the house seats to put bots on (see [`house_seats`]). `tournament_hook`
     /// gives a tournament's game room the way to report its result. Waits for
     /// the records the restore had to complete.
     pub async fn restore(
@@ -375,6 +368,7 @@ impl Lobby {
                     continue;
                 }
             };
+            let bots = house_seats(&s);
             let mut room = Room::new(
                 RoomInit {
                     id: s.room.clone(),
@@ -390,23 +384,6 @@ impl Lobby {
                 self.store.clone(),
                 self.config.clone(),
             );
-            // Only a room that asked for a house bot gets one back, on the seat
-            // its house bot took.
-            for (seat, stored_seat) in s.seats.iter().enumerate() {
-                if s.bot.is_none() {
-                    break;
-                }
-                if let Some(x) = stored_seat {
-                    if let Some(level) = x.name.as_deref().and_then(house_level) {
-                        house.push(HouseSeat {
-                            room: s.room.clone(),
-                            seat: seat as u8,
-                            token: x.token.clone(),
-                            level,
-                        });
-                    }
-                }
-            }
             let seats = s.seats.map(|seat| seat.map(|x| (x.name, x.token)));
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
             match room.restore(seats, events) {
@@ -416,6 +393,7 @@ impl Lobby {
                     continue;
                 }
             }
+            house.extend(bots);
             self.spawn(room);
             count += 1;
         }
@@ -438,6 +416,43 @@ impl Lobby {
 /// update under these locks is a single insert, remove or assignment).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The house seats of a restored room. Only a seat the server reserved for its
+/// house bot counts (never a name: a person may have picked one like it). A
+/// room that asked for a bot but never had its house seat reserved (a crash
+/// between its creator's seat and the reservation, or a server with house bots
+/// off) gets its free seat reserved now, if the match is still to be played.
+fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
+    let Some(asked) = &s.bot else {
+        return Vec::new();
+    };
+    let Ok(level) = asked.parse::<Level>() else {
+        tracing::warn!(room = %s.room, "unknown house bot level {asked:?}: no bot");
+        return Vec::new();
+    };
+    let seat = |seat: usize, token: Option<String>| HouseSeat {
+        room: s.room.clone(),
+        seat: seat as u8,
+        level,
+        token,
+    };
+    let reserved: Vec<HouseSeat> = (0..2)
+        .filter_map(|i| {
+            let x = s.seats[i].as_ref().filter(|x| x.house)?;
+            Some(seat(i, Some(x.token.clone())))
+        })
+        .collect();
+    let over = s
+        .events
+        .iter()
+        .any(|(e, _)| matches!(e.body, EventBody::Ended { .. }));
+    match (&s.seats, reserved.is_empty()) {
+        (_, false) => reserved,
+        ([Some(_), None], true) if s.tournament.is_none() && !over => vec![seat(1, None)],
+        ([None, Some(_)], true) if s.tournament.is_none() && !over => vec![seat(0, None)],
+        _ => Vec::new(),
+    }
 }
 
 pub(crate) fn short_code() -> String {

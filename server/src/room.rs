@@ -74,11 +74,14 @@ pub enum RoomCmd {
     },
     /// The connection closed.
     Gone { conn: ConnId },
-    /// A tournament seats a player who has no connection here yet; they come
-    /// with `resume` and the token.
+    /// A tournament seats a player who has no connection here yet, or the
+    /// server its house bot (`house`); they come with `resume` and the token.
     Reserve {
         name: String,
         seat: u8,
+        /// The seat is the house bot's: recorded so, it gets a bot back after
+        /// a restart.
+        house: bool,
         reply: oneshot::Sender<Result<String, Refusal>>,
     },
     /// A tournament asks for a seat's token (to tell its player again).
@@ -512,8 +515,13 @@ impl Room {
                 self.subscribers.remove(&conn);
                 self.drop_conn(conn).await;
             }
-            RoomCmd::Reserve { name, seat, reply } => {
-                let result = self.take_seat(Some(name), Some(seat), None).await;
+            RoomCmd::Reserve {
+                name,
+                seat,
+                house,
+                reply,
+            } => {
+                let result = self.take_seat(Some(name), Some(seat), None, house).await;
                 let _ = reply.send(result.map(|(_, token)| token));
             }
             RoomCmd::SeatToken { seat, reply } => {
@@ -618,17 +626,19 @@ impl Room {
                 "this is a tournament game: its players are seated by the tournament",
             );
         }
-        let (seat, token) = self.take_seat(name, seat, Some(outbox.conn)).await?;
+        let (seat, token) = self.take_seat(name, seat, Some(outbox.conn), false).await?;
         Ok((seat, token, self.snapshot()))
     }
 
-    /// Seats a player (connected through `conn`, if any) and starts the match
-    /// once both seats are taken; returns the seat and its new token.
+    /// Seats a player (connected through `conn`, if any; the house bot when
+    /// `house`) and starts the match once both seats are taken; returns the
+    /// seat and its new token.
     async fn take_seat(
         &mut self,
         name: Option<String>,
         seat: Option<u8>,
         conn: Option<ConnId>,
+        house: bool,
     ) -> Result<(u8, String), Refusal> {
         if self.result.is_some() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
@@ -653,6 +663,7 @@ impl Room {
             seat,
             name: name.clone(),
             token: token.clone(),
+            house,
         };
         let mut events = vec![EventBody::Seated {
             seat,

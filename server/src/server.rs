@@ -1,6 +1,6 @@
 //! The listener: accepts connections, hands each to its own task, and shuts
-//! down gracefully — stop accepting, tell every client, let rooms finish their
-//! in-flight writes, drain the store.
+//! down gracefully — stop accepting and the house bots, tell every client, let
+//! rooms finish their in-flight writes, drain the store.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,12 +10,10 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use grundy_bot::house::house_name;
-use grundy_bot::seat::{play_seat, SeatPlan};
-
 use crate::caps::Caps;
 use crate::config::Config;
 use crate::connection;
+use crate::house::{House, HouseBots};
 use crate::lobby::Lobby;
 use crate::ratings::Ratings;
 use crate::store::MatchStore;
@@ -28,6 +26,7 @@ pub struct Server {
     shutdown: CancellationToken,
     connections: TaskTracker,
     rooms: TaskTracker,
+    house: Arc<House>,
     lobby: Arc<Lobby>,
     tournaments: Arc<Tournaments>,
     store: Arc<dyn MatchStore>,
@@ -43,7 +42,6 @@ impl Server {
     ) -> anyhow::Result<Server> {
         let listener = TcpListener::bind(listen).await?;
         let addr = listener.local_addr()?;
-        let config_house_bots = config.house_bots;
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let ratings = Arc::new(Ratings::new(store.load_ratings()?));
@@ -78,15 +76,23 @@ impl Server {
         for t in restored_tournaments {
             tournaments.spawn(t);
         }
+        let shutdown = CancellationToken::new();
+        // A child of the shutdown token: whoever starts the shutdown stops the
+        // bots at once.
+        let house = House::new(
+            addr,
+            config.house_bots,
+            lobby.clone(),
+            shutdown.child_token(),
+        );
         let shared = connection::shared(
-            format!("ws://{addr}"),
+            house.clone(),
             lobby.clone(),
             tournaments.clone(),
             ratings,
             store.clone(),
             config,
         );
-        let shutdown = CancellationToken::new();
         let connections = TaskTracker::new();
         {
             let shutdown = shutdown.clone();
@@ -96,24 +102,9 @@ impl Server {
                 accept_loop(listener, shared, caps, shutdown, connections).await;
             });
         }
-        if config_house_bots {
-            // House bots of restored matches come back like any client: resume.
-            for h in house_seats {
-                let plan = SeatPlan {
-                    url: format!("ws://{addr}"),
-                    name: house_name(h.level),
-                    room: h.room,
-                    seat: h.seat,
-                    token: h.token,
-                    level: h.level,
-                    seed: 1,
-                };
-                tokio::spawn(async move {
-                    if let Err(e) = play_seat(&plan, None, None).await {
-                        tracing::warn!(room = %plan.room, "restored house bot stopped: {e}");
-                    }
-                });
-            }
+        // Once the server accepts: the bots connect like any client.
+        for seat in house_seats {
+            house.spawn(seat);
         }
         tracing::info!("listening on ws://{addr}");
         Ok(Server {
@@ -121,6 +112,7 @@ impl Server {
             shutdown,
             connections,
             rooms,
+            house,
             lobby,
             tournaments,
             store,
@@ -129,6 +121,12 @@ impl Server {
 
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// How many house bots run: none once [`shutdown`](Server::shutdown) has
+    /// returned (a bot still running 5 s after it was cancelled is logged).
+    pub fn house_bots(&self) -> HouseBots {
+        self.house.bots()
     }
 
     /// A token that, when cancelled, starts the shutdown.
@@ -146,6 +144,10 @@ impl Server {
     /// store is drained. Returns when everything has stopped.
     pub async fn shutdown(self) {
         self.shutdown.cancel();
+        // The house bots first (their token is cancelled with ours): none may
+        // linger to reconnect to a server started next on this address, beside
+        // the bots that one puts back.
+        self.house.stop(Duration::from_secs(5)).await;
         self.connections.close();
         if tokio::time::timeout(Duration::from_secs(10), self.connections.wait())
             .await

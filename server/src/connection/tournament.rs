@@ -6,6 +6,7 @@ use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg, Tourname
 use tokio::sync::mpsc;
 
 use super::{Conn, MAX_NAME};
+use crate::house;
 use crate::outbox::Outbox;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::settings;
@@ -39,6 +40,9 @@ impl Conn {
                             ErrorCode::BadRequest,
                             format!("name must be at most {MAX_NAME} printable characters"),
                         )
+                    }
+                    Some(n) if house::reserved_name(&n) => {
+                        return self.error(id, ErrorCode::BadRequest, house::name_reserved(&n))
                     }
                     Some(n) => n,
                     None => {

@@ -24,7 +24,8 @@
 //! rooms  (no INT PK, id TEXT UNIQUE, code TEXT UNIQUE, spec TEXT json,
 //!         clock TEXT json NULL, listed INT, bot TEXT NULL, created_at_ms INT,
 //!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
-//! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, PK (room_no, seat))
+//! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, house INT 0|1,
+//!         PK (room_no, seat))
 //! events (room_no -> rooms.no, seq INT, at_ms INT, body TEXT json Event, PK (room_no, seq))
 //! ```
 //!
@@ -36,6 +37,10 @@
 //! (version 3), not by its random public id: the rooms being played are the
 //! newest, so every commit's new events land in the last few pages of the
 //! `(room_no, seq)` index instead of one random page each.
+//!
+//! `seats.house` (version 4) marks the seats the server reserved for its own
+//! house bot: only those get a bot back after a restart. A name proves nothing
+//! (see [`migrate`] for the seats of older files).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,7 +56,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 mod db_lock;
 mod tournaments;
@@ -84,6 +89,7 @@ CREATE TABLE IF NOT EXISTS seats (
     seat    INTEGER NOT NULL CHECK (seat IN (0, 1)),
     name    TEXT,
     token   TEXT    NOT NULL,
+    house   INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (room_no, seat)
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -120,6 +126,22 @@ DROP TABLE old_seats;
 DROP TABLE old_events;
 ";
 
+/// Files before version 4 did not mark house seats: the server's house bot
+/// then joined like any client, under the name `house-bot (LEVEL)`. So that the
+/// bots of matches unfinished at the upgrade come back, such a seat counts as
+/// the house's when its room asked for a bot of exactly that level, is
+/// unfinished, and no other seat of it carries the name (a person who took the
+/// name as well leaves it undecided, and then no seat counts). From version 4
+/// on only the server's own reservation marks a seat.
+const MARK_OLD_HOUSE_SEATS: &str = "
+UPDATE seats SET house = 1
+WHERE name = (SELECT 'house-bot (' || bot || ')' FROM rooms
+              WHERE rooms.no = seats.room_no AND rooms.result IS NULL)
+  AND NOT EXISTS (SELECT 1 FROM seats other
+                  WHERE other.room_no = seats.room_no AND other.seat <> seats.seat
+                    AND other.name = seats.name);
+";
+
 /// One write to the store.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WriteOp {
@@ -142,6 +164,8 @@ pub enum WriteOp {
         seat: u8,
         name: Option<String>,
         token: String,
+        /// The server reserved it for its own house bot.
+        house: bool,
     },
     /// An event of the room's log; its `seq` must be new for the room.
     /// `json` is the event as serialized once by the room (the same text goes
@@ -231,6 +255,8 @@ pub struct StoredSeat {
     pub name: Option<String>,
     /// The secret seat token.
     pub token: String,
+    /// The server reserved it for its own house bot.
+    pub house: bool,
 }
 
 /// What can go wrong in the store.
@@ -687,6 +713,10 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if found == 1 {
         tx.execute_batch("ALTER TABLE rooms ADD COLUMN tournament TEXT")?;
     }
+    // Version 3 files lack the house mark (older ones get it with the new tables).
+    if found == 3 {
+        tx.execute_batch("ALTER TABLE seats ADD COLUMN house INTEGER NOT NULL DEFAULT 0")?;
+    }
     let rekey = (1..=2).contains(&found);
     if rekey {
         tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
@@ -696,6 +726,9 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.execute_batch(COPY_BACK_BY_ROOM_NUMBER)?;
     }
     tx.execute_batch(tournaments::SCHEMA)?;
+    if (1..=3).contains(&found) {
+        tx.execute_batch(MARK_OLD_HOUSE_SEATS)?;
+    }
     if found < SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -836,6 +869,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             seat,
             name,
             token,
+            house,
         } => {
             if *seat > 1 {
                 return Err(StoreError::BadSeat {
@@ -844,12 +878,13 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 });
             }
             conn.prepare_cached(
-                "INSERT INTO seats (room_no, seat, name, token)
-                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4)
+                "INSERT INTO seats (room_no, seat, name, token, house)
+                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5)
                  ON CONFLICT (room_no, seat)
-                 DO UPDATE SET name = excluded.name, token = excluded.token",
+                 DO UPDATE SET name = excluded.name, token = excluded.token,
+                               house = excluded.house",
             )?
-            .execute(params![room, seat, name, token])
+            .execute(params![room, seat, name, token, house])
             .map_err(|e| match constraint(&e) {
                 Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 _ => e.into(),
@@ -993,7 +1028,8 @@ fn parse_json<T: serde::de::DeserializeOwned>(
 fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
     let mut seats = [None, None];
     let mut stmt = conn.prepare_cached(
-        "SELECT seat, name, token FROM seats WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
+        "SELECT seat, name, token, house FROM seats
+         WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
     )?;
     let mut rows = stmt.query([room])?;
     while let Some(row) = rows.next()? {
@@ -1006,6 +1042,7 @@ fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], 
         *slot = Some(StoredSeat {
             name: row.get(1).map_err(bad)?,
             token: row.get(2).map_err(bad)?,
+            house: row.get(3).map_err(bad)?,
         });
     }
     Ok(seats)
@@ -1078,6 +1115,7 @@ mod tests {
             seat,
             name: Some(name.into()),
             token: format!("token-{room}-{seat}"),
+            house: false,
         }
     }
 
@@ -1235,7 +1273,8 @@ mod tests {
                 None,
                 Some(StoredSeat {
                     name: Some("cy".into()),
-                    token: "token-open-1".into()
+                    token: "token-open-1".into(),
+                    house: false,
                 })
             ]
         );
@@ -1420,6 +1459,92 @@ mod tests {
             }
             assert!(error.to_string().contains("room r at event 4"), "{error}");
         }
+    }
+
+    #[test]
+    fn a_seat_is_the_house_s_when_written_so_whatever_its_name() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("r", 0)).expect("create");
+        put(&store, seat("r", 0, "house-bot (perfect)")).expect("a person's seat");
+        let mut house = seat("r", 1, "house-bot (perfect)");
+        if let WriteOp::Seat { house, .. } = &mut house {
+            *house = true;
+        }
+        put(&store, house).expect("the house seat");
+        let rooms = store.load_unfinished().expect("load");
+        let marks: Vec<_> = rooms[0]
+            .seats
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.house))
+            .collect();
+        assert_eq!(marks, [Some(false), Some(true)], "the name proves nothing");
+    }
+
+    /// A version 3 file's seats: a seat counts as the house's only where the
+    /// old rule can tell (see `MARK_OLD_HOUSE_SEATS`).
+    #[test]
+    fn a_version_3_file_marks_only_the_house_seats_it_can_tell() {
+        let (_dir, path) = temp();
+        {
+            let raw = Connection::open(&path).expect("raw");
+            let v3 = SCHEMA.replace("    house   INTEGER NOT NULL DEFAULT 0,\n", "");
+            assert_ne!(v3, SCHEMA);
+            raw.execute_batch(&v3).expect("v3 tables");
+            raw.execute_batch(tournaments::SCHEMA).expect("v3 tables");
+            let room = |no: u32, bot: &str, result: &str| {
+                format!(
+                    "INSERT INTO rooms (no, id, code, spec, listed, bot, created_at_ms, result)
+                     VALUES ({no}, 'r{no}', 'C{no}', '{{}}', 1, {bot}, {no}, {result});"
+                )
+            };
+            let seat = |no: u32, seat: u8, name: &str| {
+                format!("INSERT INTO seats VALUES ({no}, {seat}, '{name}', 't{no}{seat}');")
+            };
+            let finished = "'{\"winner\":1,\"reason\":\"resign\"}'";
+            let rows = [
+                // The house bot joined a person's room: the one case that counts.
+                room(1, "'perfect'", "NULL"),
+                seat(1, 0, "dana"),
+                seat(1, 1, "house-bot (perfect)"),
+                // A person took the name too: undecided.
+                room(2, "'perfect'", "NULL"),
+                seat(2, 0, "house-bot (perfect)"),
+                seat(2, 1, "house-bot (perfect)"),
+                // No bot asked for, another level asked for, or finished.
+                room(3, "NULL", "NULL"),
+                seat(3, 1, "house-bot (perfect)"),
+                room(4, "'3'", "NULL"),
+                seat(4, 1, "house-bot (perfect)"),
+                room(5, "'perfect'", finished),
+                seat(5, 1, "house-bot (perfect)"),
+            ];
+            raw.execute_batch(&rows.concat()).expect("v3 rows");
+            raw.pragma_update(None, "user_version", 3).expect("version");
+        }
+        let store = SqliteStore::open(&path).expect("migrates");
+        let marks: Vec<(String, [Option<bool>; 2])> = store
+            .load_unfinished()
+            .expect("load")
+            .into_iter()
+            .map(|r| (r.room, r.seats.map(|s| s.map(|s| s.house))))
+            .collect();
+        let expected = [
+            ("r1", [Some(false), Some(true)]),
+            ("r2", [Some(false), Some(false)]),
+            ("r3", [None, Some(false)]),
+            ("r4", [None, Some(false)]),
+        ]
+        .map(|(r, m)| (r.to_string(), m));
+        assert_eq!(marks, expected);
+        drop(store);
+        let raw = Connection::open(&path).expect("raw");
+        let finished: bool = raw
+            .query_row("SELECT house FROM seats WHERE room_no = 5", [], |r| {
+                r.get(0)
+            })
+            .expect("read");
+        assert!(!finished);
     }
 
     #[test]

@@ -564,6 +564,7 @@ mod tests {
                 seat: 1,
                 name: Some("cy".into()),
                 token: "tok3".into(),
+                house: false,
             })
             .blocking_recv()
             .expect("answer")

@@ -1,0 +1,284 @@
+//! The server's own house bots. Every one is a task of this module, tracked
+//! and cancellable: for a new room that asks for a bot and for the house seats
+//! of restored rooms alike, a bot (re)serves a seat the same way: the room
+//! reserves the seat for the house (recorded so in the store), and the bot,
+//! a protocol client over loopback like any other, comes with `resume` and the
+//! seat token — again by itself after a dropped connection. Shutdown cancels
+//! the bots and waits for them, so none outlives its server, and none is left
+//! to sit beside the bots a server restarted on the same address puts back.
+//!
+//! Names that read as the house bot's are reserved: clients cannot take them
+//! (`hello`, tournament `register`), so nobody can pass for the house bot.
+
+use std::collections::HashSet;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use grundy_bot::house::house_name;
+use grundy_bot::seat::{play_seat, SeatPlan};
+use grundy_bot::Level;
+
+use crate::lobby::Lobby;
+use crate::room::RoomCmd;
+use crate::task::OnExit;
+
+/// A house seat to play: where, at what level, and its token once reserved
+/// (None: the bot reserves it first).
+#[derive(Debug, Clone)]
+pub struct HouseSeat {
+    pub room: String,
+    pub seat: u8,
+    pub level: Level,
+    pub token: Option<String>,
+}
+
+/// The house bots of one server.
+pub struct House {
+    url: String,
+    /// Off: rooms that ask for a bot are left to external `grundy-bot house`
+    /// processes.
+    enabled: bool,
+    lobby: Arc<Lobby>,
+    tasks: TaskTracker,
+    stop: CancellationToken,
+    /// The (room, seat) pairs a bot of this server plays: never two at once.
+    playing: Mutex<HashSet<(String, u8)>>,
+    seeds: AtomicU64,
+}
+
+/// How many house bots are running (for tests and monitoring); stays valid
+/// after the server is gone.
+#[derive(Clone)]
+pub struct HouseBots(TaskTracker);
+
+impl HouseBots {
+    pub fn running(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl House {
+    /// House bots for the server listening on `addr`; `stop` ends them all.
+    pub fn new(
+        addr: SocketAddr,
+        enabled: bool,
+        lobby: Arc<Lobby>,
+        stop: CancellationToken,
+    ) -> Arc<House> {
+        Arc::new(House {
+            url: format!("ws://{}", loopback(addr)),
+            enabled,
+            lobby,
+            tasks: TaskTracker::new(),
+            stop,
+            playing: Mutex::new(HashSet::new()),
+            seeds: AtomicU64::new(1),
+        })
+    }
+
+    fn playing(&self) -> MutexGuard<'_, HashSet<(String, u8)>> {
+        // Every update is a single insert or remove: a panic cannot leave the
+        // set half-changed.
+        self.playing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts a bot on `seat`, reserving it first when it has no token yet.
+    /// Does nothing when house bots are off, when the server is stopping, or
+    /// when a bot of this server plays that seat already.
+    pub fn spawn(self: &Arc<Self>, seat: HouseSeat) {
+        if !self.enabled || self.stop.is_cancelled() {
+            return;
+        }
+        let key = (seat.room.clone(), seat.seat);
+        if !self.playing().insert(key.clone()) {
+            tracing::warn!(room = %seat.room, seat = seat.seat, "a house bot plays this seat already");
+            return;
+        }
+        // However the task ends (cancelled before it ever ran, too), the seat
+        // is free for a bot again.
+        let house = self.clone();
+        let done = OnExit::new(move || {
+            house.playing().remove(&key);
+        });
+        let (house, stop) = (self.clone(), self.stop.clone());
+        let seed = self.seeds.fetch_add(1, Ordering::Relaxed);
+        self.tasks.spawn(async move {
+            let _done = done;
+            tokio::select! {
+                biased;
+                _ = stop.cancelled() => {}
+                _ = house.play(seat, seed) => {}
+            }
+        });
+    }
+
+    async fn play(&self, seat: HouseSeat, seed: u64) {
+        let token = match seat.token {
+            Some(token) => token,
+            None => match self.reserve(&seat).await {
+                Ok(token) => token,
+                Err(why) => {
+                    tracing::info!(room = %seat.room, seat = seat.seat, "no house bot: {why}");
+                    return;
+                }
+            },
+        };
+        let plan = SeatPlan {
+            url: self.url.clone(),
+            // The seat's name was set when the server reserved it; `resume`
+            // uses none (and the house's own is refused in `hello`).
+            name: String::new(),
+            room: seat.room,
+            seat: seat.seat,
+            token,
+            level: seat.level,
+            seed,
+        };
+        match play_seat(&plan, None, None).await {
+            Ok(result) => tracing::debug!(room = %plan.room, ?result, "house bot done"),
+            Err(e) => tracing::warn!(room = %plan.room, "house bot stopped: {e}"),
+        }
+    }
+
+    /// Reserves `seat` for the house in its room; its token.
+    async fn reserve(&self, seat: &HouseSeat) -> Result<String, String> {
+        let (_, tx) = self.lobby.find(&seat.room).ok_or("the room has closed")?;
+        let (reply, answer) = oneshot::channel();
+        let reserve = RoomCmd::Reserve {
+            name: house_name(seat.level),
+            seat: seat.seat,
+            house: true,
+            reply,
+        };
+        tx.send(reserve)
+            .await
+            .map_err(|_| "the room has closed".to_string())?;
+        match answer.await {
+            Ok(Ok(token)) => Ok(token),
+            Ok(Err((_, message))) => Err(message),
+            Err(_) => Err("the room has closed".into()),
+        }
+    }
+
+    /// A view of how many bots run.
+    pub fn bots(&self) -> HouseBots {
+        HouseBots(self.tasks.clone())
+    }
+
+    /// Cancels every bot and waits for them, at most `within`. Spawning
+    /// afterwards does nothing.
+    pub async fn stop(&self, within: Duration) {
+        self.stop.cancel();
+        self.tasks.close();
+        if tokio::time::timeout(within, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "{} house bots did not stop within {within:?}",
+                self.tasks.len()
+            );
+        }
+    }
+}
+
+/// Whether a client may not use `name`: it reads as `house-bot`, whatever
+/// its case, spacing, punctuation, accents, invisible characters or
+/// look-alike letters (anywhere in the name: "the real house bot" too).
+pub fn reserved_name(name: &str) -> bool {
+    reads_as(name).contains(&reads_as("housebot"))
+}
+
+/// The refusal of a reserved name.
+pub fn name_reserved(name: &str) -> String {
+    format!("name {name:?} is reserved: names like \"house-bot\" belong to the server's own bots")
+}
+
+/// What a name reads as: compatibility forms folded (fullwidth, styled
+/// letters), look-alike characters mapped to the one they imitate (Unicode's
+/// confusables, UTS #39, which also drops invisible characters and splits off
+/// accents), lower case, and only ASCII letters and digits kept.
+fn reads_as(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
+    unicode_security::skeleton(&folded)
+        .flat_map(char::to_lowercase)
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}
+
+/// Where a bot in this process reaches a server listening on `addr`: a
+/// wildcard address is reached over loopback.
+fn loopback(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_read_as_the_house_bot_s_are_reserved() {
+        for name in [
+            "house-bot (perfect)",
+            "House-Bot (perfect)",
+            " house-bot (3) ",
+            "HOUSE BOT",
+            "house_bot(7)",
+            "housebot",
+            "house-bot (banana)",
+            "the real house-bot",
+            "house\u{200b}-bot (perfect)", // zero-width space
+            "h\u{043e}use-bot (perfect)",  // Cyrillic o
+            "\u{04bb}ouse-bot (perfect)",  // Cyrillic shha
+            "ho\u{0308}use-bo\u{0301}t",   // combining accents
+            "h\u{00f3}use-b\u{00f6}t",     // precomposed accents
+            "\u{ff48}\u{ff4f}\u{ff55}\u{ff53}\u{ff45}-\u{ff42}\u{ff4f}\u{ff54}", // fullwidth
+            "\u{1d421}\u{1d428}\u{1d42e}\u{1d42c}\u{1d41e}\u{1d41b}\u{1d428}\u{1d42d}", // bold
+            "h0use-b0t (perfect)",
+            "HOUSE-BOT (PERFECT)",
+        ] {
+            assert!(reserved_name(name), "{name:?} is refused");
+        }
+        for name in [
+            "alice",
+            "house",
+            "bot",
+            "housekeeper",
+            "bot-house",
+            "grundy-bot (perfect)",
+            "house-bat",
+            "h-bot",
+            "\u{0445}ouse-bot", // Cyrillic ha reads as x: xouse-bot
+        ] {
+            assert!(!reserved_name(name), "{name:?} is free");
+        }
+    }
+
+    #[test]
+    fn the_house_seat_name_is_reserved_and_the_external_bot_s_is_not() {
+        for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
+            assert!(reserved_name(&house_name(level)));
+            assert!(!reserved_name(&grundy_bot::house::external_name(level)));
+        }
+    }
+
+    #[test]
+    fn a_wildcard_address_is_reached_over_loopback() {
+        let at = |s: &str| loopback(s.parse().expect("addr")).to_string();
+        assert_eq!(at("0.0.0.0:7878"), "127.0.0.1:7878");
+        assert_eq!(at("[::]:7878"), "[::1]:7878");
+        assert_eq!(at("192.0.2.1:7878"), "192.0.2.1:7878");
+    }
+}
