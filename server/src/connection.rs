@@ -14,7 +14,6 @@ use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
 use grundy_protocol::Position;
-use serde::Deserialize;
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -37,7 +36,10 @@ use crate::tournament::registry::Tournaments;
 use crate::tournament::settings::{MAX_BANK_MS, MAX_INCREMENT_MS};
 use crate::work::Pool;
 
+mod read;
 mod tournament;
+
+use read::{Refusal, Unread};
 
 /// What every connection shares.
 pub struct Shared {
@@ -382,65 +384,29 @@ impl Conn {
 
     async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
         // The common case, a well-formed message, is read in one pass; any
-        // other goes the long way, which can say what is wrong with it.
-        if let Ok(msg) = serde_json::from_str::<ClientMsg>(text) {
-            if !self.admit(&msg.id().cloned())? {
-                return Ok(());
+        // other goes the long way (`read`), which can say what is wrong with it.
+        let unread = match serde_json::from_str::<ClientMsg>(text) {
+            Ok(msg) => {
+                if !self.admit(&msg.id().cloned())? {
+                    return Ok(());
+                }
+                return self.handle_msg(msg).await;
             }
-            return self.handle_msg(msg).await;
-        }
-        // Parsed before the rate check (a frame is at most max_frame_bytes), so
-        // that even a rate_limited refusal echoes the request's id.
-        let parsed = serde_json::from_str::<Value>(text);
-        let id = parsed.as_ref().ok().and_then(|v| {
-            v.get("id")
-                .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok())
-        });
-        if !self.admit(&id)? {
+            // Parsed before the rate check (a frame is at most max_frame_bytes),
+            // so that even a rate_limited refusal echoes the request's id.
+            Err(e) => Unread::new(text, &e),
+        };
+        if !self.admit(&unread.id)? {
             return Ok(());
         }
-        let value: Value = match parsed {
-            Ok(v) => v,
-            Err(e) => {
-                self.error(None, ErrorCode::BadRequest, format!("not valid JSON: {e}"));
-                return Ok(());
+        let id = unread.id.clone();
+        match unread.diagnose() {
+            Ok(msg) => self.handle_msg(msg).await,
+            Err(Refusal { code, message }) => {
+                self.error(id, code, message);
+                Ok(())
             }
-        };
-        let Some(kind) = value
-            .get("type")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            self.error(
-                id,
-                ErrorCode::BadRequest,
-                "a message needs a \"type\" string",
-            );
-            return Ok(());
-        };
-        if !ClientMsg::TYPES.contains(&kind.as_str()) {
-            self.error(
-                id,
-                ErrorCode::UnknownType,
-                format!(
-                    "unknown message type {kind:?} (known: {})",
-                    ClientMsg::TYPES.join(", ")
-                ),
-            );
-            return Ok(());
         }
-        let msg = match ClientMsg::deserialize(&value) {
-            Ok(m) => m,
-            Err(e) => {
-                let message = match culprit(&value, &e) {
-                    Some(field) => format!("bad {kind} message: field \"{field}\": {e}"),
-                    None => format!("bad {kind} message: {e}"),
-                };
-                self.error(id, ErrorCode::BadRequest, message);
-                return Ok(());
-            }
-        };
-        self.handle_msg(msg).await
     }
 
     async fn handle_msg(&mut self, msg: ClientMsg) -> Result<(), Closing> {
@@ -829,52 +795,6 @@ fn random_start(
     }
     let start = Position::from_spec(&spec).map_err(|e| format!("spec refused: {e}"))?;
     Ok((spec, start))
-}
-
-/// Every field a client message may carry (besides `type`).
-const FIELDS: &[&str] = &[
-    "id",
-    "version",
-    "name",
-    "spec",
-    "random",
-    "clock",
-    "listed",
-    "seat",
-    "room",
-    "since",
-    "token",
-    "move",
-    "tournament",
-    "family",
-    "size",
-    "seed",
-    "format",
-    "rounds",
-    "max_players",
-    "rated",
-    "limit",
-];
-
-/// The field that makes `value` unreadable as a [`ClientMsg`], for the error
-/// message: serde's own errors say what was wrong ("invalid type: integer `5`,
-/// expected a string") but not where. A field is to blame if leaving it out
-/// changes the error. Missing and unknown fields are named by serde already.
-/// Tries only the known fields, so a message with many keys costs little.
-fn culprit(value: &Value, err: &serde_json::Error) -> Option<&'static str> {
-    let original = err.to_string();
-    if original.starts_with("missing field") {
-        return None;
-    }
-    let object = value.as_object()?;
-    FIELDS.iter().copied().find(|field| {
-        let mut without = object.clone();
-        without.remove(*field).is_some()
-            && match ClientMsg::deserialize(&Value::Object(without)) {
-                Ok(_) => true,
-                Err(e) => e.to_string() != original,
-            }
-    })
 }
 
 /// The next connection id.
