@@ -131,7 +131,15 @@ struct Conn {
     received: Instant,
 }
 
-pub async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: CancellationToken) {
+/// Serves one connection; `place` (its count against the connection caps) is
+/// held until it ends.
+pub async fn serve(
+    stream: TcpStream,
+    shared: Arc<Shared>,
+    shutdown: CancellationToken,
+    place: crate::caps::Place,
+) {
+    let _place = place;
     let _ = stream.set_nodelay(true);
     let config = shared.config.clone();
     let hello_timeout = Duration::from_millis(config.limits.hello_timeout_ms);
@@ -465,11 +473,11 @@ impl Conn {
                         format!("limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"),
                     );
                 }
-                let (rooms, total) = self
-                    .shared
-                    .lobby
-                    .list(offset.unwrap_or(0), limit as usize)
-                    .await;
+                // Boxed, like `create_room`: a future that waits on the
+                // lobby's list would otherwise enlarge every connection's
+                // task, idle ones included.
+                let list = self.shared.lobby.list(offset.unwrap_or(0), limit as usize);
+                let (rooms, total) = Box::pin(list).await;
                 self.reply(ServerMsg::Rooms { id, rooms, total });
             }
             ClientMsg::CreateRoom {
@@ -566,7 +574,9 @@ impl Conn {
                     .lobby
                     .find(&room)
                     .map_or_else(|| room.clone(), |(id, _)| id);
-                match self.shared.store_reads.run(move || store.record(&key)).await {
+                let read = self.shared.store_reads.run(move || store.record(&key));
+                // Boxed: see `list_rooms`.
+                match Box::pin(read).await {
                     Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
                     Ok(Ok(None)) => {
                         self.error(id, ErrorCode::UnknownRoom, format!("no match {room:?}"))
@@ -691,17 +701,19 @@ impl Conn {
         // Drawing a random start and building a position can build a table
         // (up to a couple of seconds for the largest specs): off the reactor,
         // in the spec builds' pool.
+        // A game without tables (Nim and the like) is read in time linear in
+        // its spec, like the message itself: on the spot.
         let max_spec = self.shared.config.limits.max_frame_bytes;
+        let build_spec = move |spec: Value| match Position::from_spec(&spec) {
+            Ok(start) => Ok((spec, start)),
+            Err(e) => Err(format!("spec refused: {e}")),
+        };
         let built = match (spec, random) {
-            (Some(spec), None) => {
-                self.shared
-                    .spec_builds
-                    .run(move || match Position::from_spec(&spec) {
-                        Ok(start) => Ok((spec, start)),
-                        Err(e) => Err(format!("spec refused: {e}")),
-                    })
-                    .await
+            (Some(spec), None) if !builds_tables(spec.get("game").and_then(Value::as_str)) => {
+                Ok(build_spec(spec))
             }
+            (Some(spec), None) => self.shared.spec_builds.run(move || build_spec(spec)).await,
+            (None, Some(r)) if !builds_tables(Some(&r.family)) => Ok(random_start(&r, max_spec)),
             (None, Some(r)) => {
                 self.shared
                     .spec_builds
@@ -775,6 +787,17 @@ fn room_busy(id: Option<RequestId>) -> ServerMsg {
         retry_after_ms: Some(100),
         limit: Some("room_queue".into()),
     }
+}
+
+/// Whether building a position of this game id may build a table (octal and
+/// subtraction rules, Darkraft, graphs, Treblecross...), which can take up to
+/// a couple of seconds; unknown ids are counted in. The others are built in
+/// time linear in the spec.
+fn builds_tables(game: Option<&str>) -> bool {
+    !matches!(
+        game,
+        Some("nim" | "wythoff" | "moore" | "new-stone" | "staircase" | "twist")
+    )
 }
 
 /// A random start's spec and position, or why not (the whole message).

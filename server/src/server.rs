@@ -188,13 +188,17 @@ async fn accept_loop(
                     // Counted before anything is spent on it; the loop
                     // never waits on a connection, refused or not.
                     match caps.admit(peer.ip(), || stream.local_addr().ok().map(|a| a.ip())) {
+                        // The place goes with the connection's task, given
+                        // back when it ends, on any path. (Not in a wrapping
+                        // `async` block: that would hold the task's future
+                        // twice, and every idle connection would pay for it.)
                         Ok(place) => {
-                            let serve = connection::serve(stream, shared.clone(), shutdown.clone());
-                            connections.spawn(async move {
-                                // Given back when the task ends, on any path.
-                                let _place = place;
-                                serve.await
-                            });
+                            connections.spawn(connection::serve(
+                                stream,
+                                shared.clone(),
+                                shutdown.clone(),
+                                place,
+                            ));
                         }
                         Err(refusal) => caps.turn_away(stream, refusal, &connections),
                     }

@@ -7,15 +7,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use grundy_protocol::wire::{Clock, MatchRecord};
+use grundy_protocol::wire::Clock;
 use grundy_protocol::Position;
 use grundy_server::lobby::{Lobby, RoomSetup};
 use grundy_server::outbox::{self, Outbox};
 use grundy_server::ratings::Ratings;
 use grundy_server::room::RoomCmd;
-use grundy_server::store::{
-    MatchStore, RatingRow, SqliteStore, StoreError, StoredRoom, StoredTournament, WriteOp,
-};
+use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
 use grundy_server::Config;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -540,59 +538,26 @@ async fn commands_queued_as_a_finished_room_leaves_are_answered() {
     }
 }
 
-/// A store that refuses to record the end of any match, and counts how often
-/// it was asked.
-struct RefusesEnds {
-    inner: SqliteStore,
-    asked: std::sync::atomic::AtomicUsize,
-}
-
-impl MatchStore for RefusesEnds {
-    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
-        if !matches!(op, WriteOp::Finish { .. }) {
-            return self.inner.write(op);
-        }
-        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let (tx, rx) = oneshot::channel();
-        let _ = tx.send(Err(StoreError::Sqlite("disk I/O error (test)".into())));
-        rx
-    }
-    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
-        self.inner.load_unfinished()
-    }
-    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
-        self.inner.record(room)
-    }
-    fn events_after(
-        &self,
-        room: &str,
-        since: u64,
-        max_bytes: usize,
-    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
-        self.inner.events_after(room, since, max_bytes)
-    }
-    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
-        self.inner.load_unfinished_tournaments()
-    }
-    fn load_tournament(&self, t: &str) -> Result<Option<StoredTournament>, StoreError> {
-        self.inner.load_tournament(t)
-    }
-    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
-        self.inner.load_ratings()
-    }
-    fn close(&self) {
-        self.inner.close()
-    }
-}
-
 /// When the store refuses to record a flag, the room tries again a second
 /// later instead of asking in a tight loop.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_end_of_match_is_retried_not_spun() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(RefusesEnds {
-        inner: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
-        asked: Default::default(),
+    // A store that refuses to record the end of any match, and counts how
+    // often it was asked.
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    let store = Arc::new(HookedWrites {
+        store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
+        hook: move |store: &SqliteStore, op: WriteOp| {
+            if !matches!(op, WriteOp::Finish { .. }) {
+                return store.write(op);
+            }
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let (tx, rx) = oneshot::channel();
+            let _ = tx.send(Err(StoreError::Sqlite("disk I/O error (test)".into())));
+            rx
+        },
     });
     let clock = Clock {
         initial_ms: 50,
@@ -602,11 +567,11 @@ async fn a_refused_end_of_match_is_retried_not_spun() {
     let _seats = seat_both(&tx).await;
     // The flag falls after 50 ms; the next try is due a second later.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let asked = store.asked.load(std::sync::atomic::Ordering::SeqCst);
-    assert_eq!(asked, 1, "the store was asked {asked} times");
+    let tries = asked.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(tries, 1, "the store was asked {tries} times");
     // The first try came between 50 and 500 ms, so the second is due by
     // 1.5 s and the third not before 2.05 s.
     tokio::time::sleep(Duration::from_millis(1_300)).await;
-    let asked = store.asked.load(std::sync::atomic::Ordering::SeqCst);
-    assert_eq!(asked, 2, "the store was asked {asked} times");
+    let tries = asked.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(tries, 2, "the store was asked {tries} times");
 }

@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::MatchRecord;
-use grundy_server::store::{
-    MatchStore, RatingRow, SqliteStore, StoreError, StoredRoom, StoredTournament, WriteOp,
-};
+use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
 use grundy_server::{Config, Server};
 use grundy_tests::{two_players, Client, TestServer};
 use serde_json::{json, Value};
@@ -273,21 +271,30 @@ async fn a_catch_up_too_large_for_one_message_is_a_snapshot() {
 /// Where a held write's outcome goes.
 type Done = oneshot::Sender<Result<(), StoreError>>;
 
-/// A store whose event writes can be held back (as a stalled disk would),
-/// so that a room waits on its commit while its queue fills.
-struct Stalling {
-    inner: SqliteStore,
-    stalled: AtomicBool,
+/// Event writes held back, as a stalled disk would, so that a room waits on
+/// its commit while its queue fills.
+#[derive(Default)]
+struct Stall {
+    on: AtomicBool,
     held: Mutex<Vec<(WriteOp, Done)>>,
 }
 
-impl Stalling {
+impl Stall {
+    fn write(&self, store: &SqliteStore, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        if !self.on.load(Ordering::SeqCst) {
+            return store.write(op);
+        }
+        let (done, receiver) = oneshot::channel();
+        self.held.lock().unwrap().push((op, done));
+        receiver
+    }
+
     /// Lets the held writes through.
-    fn release(&self) {
-        self.stalled.store(false, Ordering::SeqCst);
+    fn release(&self, store: &SqliteStore) {
+        self.on.store(false, Ordering::SeqCst);
         let held: Vec<_> = self.held.lock().unwrap().drain(..).collect();
         for (op, done) in held {
-            let written = self.inner.write(op);
+            let written = store.write(op);
             tokio::spawn(async move {
                 let _ = done.send(written.await.unwrap_or(Err(StoreError::Closed)));
             });
@@ -295,50 +302,14 @@ impl Stalling {
     }
 }
 
-impl MatchStore for Stalling {
-    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
-        if !self.stalled.load(Ordering::SeqCst) {
-            return self.inner.write(op);
-        }
-        let (done, receiver) = oneshot::channel();
-        self.held.lock().unwrap().push((op, done));
-        receiver
-    }
-    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
-        self.inner.load_unfinished()
-    }
-    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
-        self.inner.record(room)
-    }
-    fn events_after(
-        &self,
-        room: &str,
-        since: u64,
-        max_bytes: usize,
-    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
-        self.inner.events_after(room, since, max_bytes)
-    }
-    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
-        self.inner.load_unfinished_tournaments()
-    }
-    fn load_tournament(&self, t: &str) -> Result<Option<StoredTournament>, StoreError> {
-        self.inner.load_tournament(t)
-    }
-    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
-        self.inner.load_ratings()
-    }
-    fn close(&self) {
-        self.inner.close()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_room_queue_never_stops_a_connection() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Stalling {
-        inner: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
-        stalled: AtomicBool::new(false),
-        held: Mutex::new(Vec::new()),
+    let stall = Arc::new(Stall::default());
+    let hooked = stall.clone();
+    let store = Arc::new(HookedWrites {
+        store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
+        hook: move |store: &SqliteStore, op: WriteOp| hooked.write(store, op),
     });
     let mut config = Config::default();
     config.limits.messages_per_second = 100_000;
@@ -354,11 +325,11 @@ async fn a_full_room_queue_never_stops_a_connection() {
         two_players(&url, json!({"game": "nim", "heaps": [1, 2]}), None).await;
 
     // The move's commit hangs: the room waits on it while commands queue up.
-    store.stalled.store(true, Ordering::SeqCst);
+    stall.on.store(true, Ordering::SeqCst);
     a.send(json!({"type": "move", "id": "m", "room": room, "token": t0,
         "move": {"heap": 0, "take": 1}}))
         .await;
-    while store.held.lock().unwrap().is_empty() {
+    while stall.held.lock().unwrap().is_empty() {
         tokio::task::yield_now().await;
     }
     let mut watcher = Client::connect(&url, "sam").await;
@@ -383,7 +354,7 @@ async fn a_full_room_queue_never_stops_a_connection() {
     assert_eq!(watching["type"], "watching", "{watching}");
 
     // Once the disk comes back, the held move is played and acknowledged.
-    store.release();
+    stall.release(&store.store);
     let ack = loop {
         let m = a.recv().await;
         if m["id"] == "m" {

@@ -375,6 +375,50 @@ pub trait MatchStore: Send + Sync + 'static {
     fn close(&self);
 }
 
+/// A store whose writes pass through `hook` first, which may hand them on to
+/// `store`, hold them or refuse them; reads go straight to `store`. For the
+/// tests that play a failing or stalled disk under a real server.
+pub struct HookedWrites<S, F> {
+    pub store: S,
+    pub hook: F,
+}
+
+impl<S, F> MatchStore for HookedWrites<S, F>
+where
+    S: MatchStore,
+    F: Fn(&S, WriteOp) -> oneshot::Receiver<Result<(), StoreError>> + Send + Sync + 'static,
+{
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        (self.hook)(&self.store, op)
+    }
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
+        self.store.load_unfinished()
+    }
+    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
+        self.store.record(room)
+    }
+    fn events_after(
+        &self,
+        room: &str,
+        since: u64,
+        max_bytes: usize,
+    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
+        self.store.events_after(room, since, max_bytes)
+    }
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        self.store.load_unfinished_tournaments()
+    }
+    fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError> {
+        self.store.load_tournament(tournament)
+    }
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
+        self.store.load_ratings()
+    }
+    fn close(&self) {
+        self.store.close()
+    }
+}
+
 /// A write waiting for the writer thread, with where its outcome goes.
 type Done = oneshot::Sender<Result<(), StoreError>>;
 
