@@ -34,15 +34,16 @@ pub struct Config {
     /// (a protocol client over loopback). Off: external `grundy-bot house`
     /// processes serve them.
     pub house_bots: bool,
-    /// Events a room keeps in memory for quick catch-up after a short drop;
-    /// older ones are read from the store.
+    /// Events a room keeps at hand for a catch-up after a short drop; a
+    /// client further behind gets a snapshot.
     pub events_in_memory: usize,
     /// Spec builds (and random starts) run at once, off the reactor, and how
     /// many may wait for a turn before more are refused (`busy`).
     pub spec_builds: usize,
     pub spec_builds_queued: usize,
-    /// Store reads for clients (`get_match`, `get_tournament`) at once, and
-    /// how many may wait.
+    /// Store reads for clients (`get_match`) at once, and how many may wait.
+    /// (`get_tournament` from the store rebuilds the tournament's starts: a
+    /// spec build.)
     pub store_reads: usize,
     pub store_reads_queued: usize,
     /// Connections from this host (loopback, or from the very address they

@@ -453,7 +453,7 @@ impl Room {
                 self.after_joining(outbox, ok);
             }
             RoomCmd::Watch { outbox, id, since } => {
-                let result = self.catch_up(since).await;
+                let result = self.catch_up(since, answer_reserve(&id));
                 let room = self.id.clone();
                 let ok = result.is_ok();
                 self.answer(&outbox, id, result, |(snapshot, events), id| {
@@ -473,7 +473,8 @@ impl Room {
                 token,
                 since,
             } => {
-                let result = self.resume(&outbox, &token, since).await;
+                let reserve = answer_reserve(&id);
+                let result = self.resume(&outbox, &token, since, reserve).await;
                 let room = self.id.clone();
                 let ok = result.is_ok();
                 self.answer(&outbox, id, result, |(seat, (snapshot, events)), id| {
@@ -554,7 +555,11 @@ impl Room {
     /// room's events; it counts as a member (entered by the connection before it
     /// sent the command, so a `Gone` always follows) only while the match runs.
     fn after_joining(&mut self, outbox: Outbox, ok: bool) {
-        if !ok || self.result.is_some() || outbox.is_closed() {
+        // A refusal takes back only a place this command took: a connection
+        // already in the room (seated, watching) stays counted, and hears its
+        // `Gone` when it closes.
+        let refused_newcomer = !ok && !self.subscribers.contains_key(&outbox.conn);
+        if refused_newcomer || self.result.is_some() || outbox.is_closed() {
             outbox.rooms.exit(&self.id);
         }
         if ok && !outbox.is_closed() {
@@ -698,40 +703,32 @@ impl Room {
     }
 
     /// The events after `since`, or a snapshot when `since` is not given — or
-    /// when the events would not fit in one message (`max_message_bytes`).
-    /// Recent events come from memory, older ones from the store.
-    async fn catch_up(
+    /// when the events are older than the room keeps (`events_in_memory`),
+    /// or would not fit in one message (`max_message_bytes` less `reserve`,
+    /// what the rest of the answer takes). The room never waits on the store
+    /// for a catch-up: any watcher could stall a match that way.
+    fn catch_up(
         &self,
         since: Option<u64>,
+        reserve: usize,
     ) -> Result<(Option<Snapshot>, Vec<Event>), Refusal> {
         self.check_since(since)?;
+        let snapshot = || Ok((Some(self.snapshot()), Vec::new()));
         let Some(since) = since else {
-            return Ok((Some(self.snapshot()), Vec::new()));
+            return snapshot();
         };
-        // What the rest of the answer takes, generously.
-        let budget = self.config.limits.max_message_bytes.saturating_sub(4096);
         let first_in_memory = self.seq - self.recent_events.len() as u64;
-        let texts: Option<Vec<Arc<str>>> = if since >= first_in_memory {
-            let wanted = self
-                .recent_events
-                .range((since - first_in_memory) as usize..);
-            let bytes: usize = wanted.clone().map(|t| t.len()).sum();
-            (bytes <= budget).then(|| wanted.cloned().collect())
-        } else {
-            let (store, room) = (self.store.clone(), self.id.clone());
-            tokio::task::spawn_blocking(move || store.events_after(&room, since, budget))
-                .await
-                .map_err(|_| read_failed())?
-                .map_err(|e| {
-                    tracing::error!(room = %self.id, "cannot read the event log: {e}");
-                    read_failed()
-                })?
-        };
-        let Some(texts) = texts else {
-            return Ok((Some(self.snapshot()), Vec::new()));
-        };
-        texts
-            .iter()
+        if since < first_in_memory {
+            return snapshot();
+        }
+        let wanted = self
+            .recent_events
+            .range((since - first_in_memory) as usize..);
+        let bytes: usize = wanted.clone().map(|t| t.len()).sum();
+        if bytes > self.config.limits.max_message_bytes.saturating_sub(reserve) {
+            return snapshot();
+        }
+        wanted
             .map(|text| serde_json::from_str(text))
             .collect::<Result<_, _>>()
             .map(|events| (None, events))
@@ -741,29 +738,46 @@ impl Room {
             })
     }
 
+    /// `reserve`: what the rest of the answer takes (see `catch_up`).
     async fn resume(
         &mut self,
         outbox: &Outbox,
         token: &str,
         since: Option<u64>,
+        reserve: usize,
     ) -> Result<(u8, (Option<Snapshot>, Vec<Event>)), Refusal> {
         let seat = self.seat_of(token)?;
         // Check `since` before changing anything.
         self.check_since(since)?;
         let was_connected = self.seat_connected(seat);
-        if let Some(s) = self.seats[seat as usize].as_mut() {
-            if !s.conns.contains(&outbox.conn) {
+        let added = match self.seats[seat as usize].as_mut() {
+            Some(s) if !s.conns.contains(&outbox.conn) => {
                 s.conns.push(outbox.conn);
+                true
+            }
+            _ => false,
+        };
+        // The presence event goes into this answer: a connection that
+        // watches already must not hear it live as well.
+        let watching = self.subscribers.remove(&outbox.conn);
+        if !was_connected && self.result.is_none() {
+            let appended = self
+                .append(EventBody::Presence {
+                    seat,
+                    connected: true,
+                })
+                .await;
+            if let Err(refusal) = appended {
+                if let (true, Some(s)) = (added, self.seats[seat as usize].as_mut()) {
+                    s.conns.retain(|&c| c != outbox.conn);
+                }
+                if let Some(outbox) = watching {
+                    self.subscribers.insert(outbox.conn, outbox);
+                }
+                return Err(refusal);
             }
         }
-        if !was_connected && self.result.is_none() {
-            self.append(EventBody::Presence {
-                seat,
-                connected: true,
-            })
-            .await?;
-        }
-        Ok((seat, self.catch_up(since).await?))
+        Ok((seat, self.catch_up(since, reserve)?))
     }
 
     fn seat_connected(&self, seat: u8) -> bool {
@@ -1153,6 +1167,15 @@ fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
     Utf8Bytes::from(format!(
         r#"{{"type":"event","room":{room},"event":{event_json}}}"#
     ))
+}
+
+/// What an answer takes besides its events: the envelope and the request id
+/// (which a client may make as long as a frame allows).
+fn answer_reserve(id: &Option<RequestId>) -> usize {
+    4096 + id
+        .as_ref()
+        .and_then(|id| serde_json::to_string(id).ok())
+        .map_or(0, |text| text.len())
 }
 
 fn read_failed() -> Refusal {

@@ -351,16 +351,6 @@ pub trait MatchStore: Send + Sync + 'static {
     /// running; `None` for an unknown room id. Blocks.
     fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError>;
 
-    /// The stored text of a room's events after `since`, in order, as long as
-    /// they take at most `max_bytes` in all; `None` when they would take more
-    /// (reading stops there). Blocks.
-    fn events_after(
-        &self,
-        room: &str,
-        since: u64,
-        max_bytes: usize,
-    ) -> Result<Option<Vec<Arc<str>>>, StoreError>;
-
     /// Every tournament not finished, with its players and event log. Blocks.
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError>;
 
@@ -396,14 +386,6 @@ where
     }
     fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
         self.store.record(room)
-    }
-    fn events_after(
-        &self,
-        room: &str,
-        since: u64,
-        max_bytes: usize,
-    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
-        self.store.events_after(room, since, max_bytes)
     }
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
         self.store.load_unfinished_tournaments()
@@ -655,41 +637,6 @@ impl MatchStore for SqliteStore {
             moves,
             result,
         }))
-    }
-
-    fn events_after(
-        &self,
-        room: &str,
-        since: u64,
-        max_bytes: usize,
-    ) -> Result<Option<Vec<Arc<str>>>, StoreError> {
-        let conn = self.reader();
-        let mut stmt = conn.prepare_cached(
-            "SELECT seq, body FROM events
-             WHERE room_no = (SELECT no FROM rooms WHERE id = ?1) AND seq > ?2 ORDER BY seq",
-        )?;
-        let mut rows = stmt.query(rusqlite::params![room, signed(room, "since", since)?])?;
-        let (mut events, mut bytes) = (Vec::new(), 0usize);
-        let mut expected = since + 1;
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get(0).map_err(|e| corrupt(room, None, e))?;
-            let seq = unsigned(room, None, "seq", seq)?;
-            if seq != expected {
-                return Err(corrupt(
-                    room,
-                    Some(seq),
-                    format!("expected event {expected}"),
-                ));
-            }
-            let body: String = row.get(1).map_err(|e| corrupt(room, Some(seq), e))?;
-            bytes = bytes.saturating_add(body.len());
-            if bytes > max_bytes {
-                return Ok(None);
-            }
-            events.push(Arc::from(body));
-            expected += 1;
-        }
-        Ok(Some(events))
     }
 
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
