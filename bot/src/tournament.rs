@@ -199,6 +199,7 @@ pub async fn tournament_state(
         .request(|id| ClientMsg::GetTournament {
             id,
             tournament: tournament.to_string(),
+            round: None,
         })
         .await?;
     match answer {

@@ -200,6 +200,14 @@ impl Outbox {
         if frame.len() <= self.max_message {
             return self.send_frame(frame);
         }
+        // A tournament's state may shrink to its current round (and the
+        // answer keep what it carries, e.g. a player's token).
+        if let Some(cut) = current_round_only(msg) {
+            let frame = encode(&cut);
+            if frame.len() <= self.max_message {
+                return self.send_frame(frame);
+            }
+        }
         let kind = frame
             .get(9..)
             .and_then(|t| t.split('"').next())
@@ -215,6 +223,24 @@ impl Outbox {
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed() || self.kick.is_cancelled()
     }
+}
+
+/// `msg` with its tournament state cut to the current round; None for a
+/// message without a state.
+fn current_round_only(msg: &ServerMsg) -> Option<ServerMsg> {
+    let mut msg = msg.clone();
+    let state = match &mut msg {
+        ServerMsg::TournamentCreated { state, .. }
+        | ServerMsg::Registered { state, .. }
+        | ServerMsg::Tournament { state, .. }
+        | ServerMsg::TournamentWatching {
+            state: Some(state), ..
+        } => state,
+        _ => return None,
+    };
+    let round = state.round;
+    state.keep_round(round);
+    Some(msg)
 }
 
 /// The error that stands for `msg` when it is `bytes` long, over `max`.
@@ -319,6 +345,49 @@ mod tests {
             panic!("nothing sent");
         };
         assert_eq!(frame, encode(&small));
+    }
+
+    #[tokio::test]
+    async fn a_tournament_state_too_large_is_cut_to_its_round_and_keeps_the_token() {
+        let pairings: Vec<serde_json::Value> = (1..=20)
+            .map(|round| {
+                serde_json::json!({"round": round, "players": [0, 1],
+                    "spec": {"game": "nim", "heaps": vec![7; 100]}})
+            })
+            .collect();
+        let state = serde_json::json!({
+            "tournament": "t", "code": "TABCDE",
+            "settings": {"name": null, "spec": null, "family": "nim", "size": null,
+                "seed": 7, "format": "round_robin", "rounds": 20,
+                "clock": {"initial_ms": 60000, "increment_ms": 1000},
+                "max_players": 2, "rated": true},
+            "status": "running", "round": 20, "rounds": 20,
+            "players": [], "pairings": pairings, "games": [], "byes": [],
+            "standings": [], "ended_early": null, "seq": 40});
+        let registered = ServerMsg::Registered {
+            id: None,
+            tournament: "t".into(),
+            player: 1,
+            token: "secret".into(),
+            state: serde_json::from_value(state).unwrap(),
+        };
+        let whole = encode(&registered).len();
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        let outbox = outbox.with_max_message(whole / 4);
+        assert!(outbox.send(&registered));
+        let Some(Frames::One(frame)) = queue.recv().await else {
+            panic!("nothing sent");
+        };
+        assert!(frame.len() <= whole / 4);
+        match serde_json::from_str(&frame).unwrap() {
+            ServerMsg::Registered { token, state, .. } => {
+                assert_eq!(token, "secret");
+                assert_eq!(state.only_round, Some(20));
+                assert_eq!(state.pairings.len(), 1);
+                assert_eq!(state.pairings[0].round, 20);
+            }
+            other => panic!("not registered: {other:?}"),
+        }
     }
 
     #[tokio::test]

@@ -419,3 +419,30 @@ async fn a_refused_watch_keeps_the_connection_counted_in_its_room() {
         .await;
     assert_eq!(second["code"], "limit_reached", "{second}");
 }
+
+/// A tournament whose round could not be announced in one message (every
+/// pairing with its start) is refused at its creation, naming what to lower.
+#[tokio::test]
+async fn a_tournament_whose_round_would_not_fit_is_refused() {
+    let server = TestServer::start().await;
+    let mut c = Client::connect(&server.url(), "org").await;
+    let refused = c
+        .request(
+            json!({"type": "create_tournament", "format": "swiss", "rounds": 3,
+            "family": "graph", "size": 1000}),
+        )
+        .await;
+    assert_eq!(refused["code"], "bad_request", "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains("max_players") && message.contains("max_message_bytes"),
+        "{message}"
+    );
+    let created = c
+        .request(
+            json!({"type": "create_tournament", "format": "swiss", "rounds": 3,
+            "family": "graph", "size": 1000, "max_players": 8}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{}", created["type"]);
+}

@@ -508,6 +508,25 @@ async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
         .await;
     let state: TournamentState = serde_json::from_value(state["state"].clone()).expect("state");
     check_consistent(&state);
+    assert_eq!(state.only_round, None);
+    // One round at a time, for states too large to send whole.
+    let round_two = owner
+        .request(json!({"type": "get_tournament", "tournament": id, "round": 2}))
+        .await;
+    let round_two: TournamentState =
+        serde_json::from_value(round_two["state"].clone()).expect("state");
+    assert_eq!(round_two.only_round, Some(2));
+    assert!(round_two.games.iter().all(|g| g.round == 2));
+    assert_eq!(
+        round_two.games,
+        state
+            .games
+            .iter()
+            .filter(|g| g.round == 2)
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert!(!round_two.games.is_empty());
     let games_of_dave: Vec<_> = state
         .games
         .iter()

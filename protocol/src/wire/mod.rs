@@ -210,6 +210,10 @@ pub enum ClientMsg {
     GetTournament {
         id: Option<RequestId>,
         tournament: String,
+        /// Only this round's pairings and games (for a state too large to
+        /// send whole).
+        #[serde(default)]
+        round: Option<u32>,
     },
     /// The best-rated players of a game family.
     GetRatings {

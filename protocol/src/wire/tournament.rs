@@ -152,6 +152,20 @@ pub struct TournamentState {
     pub ended_early: Option<String>,
     /// The sequence number of the last event included.
     pub seq: u64,
+    /// When set, `pairings` and `games` hold only this round's: asked for
+    /// with `get_tournament`'s `round`, or cut so because the whole state
+    /// would not fit in one message (`max_message_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_round: Option<u32>,
+}
+
+impl TournamentState {
+    /// Keeps the pairings and games of `round` only, and says so.
+    pub fn keep_round(&mut self, round: u32) {
+        self.pairings.retain(|p| p.round == round);
+        self.games.retain(|g| g.round == round);
+        self.only_round = Some(round);
+    }
 }
 
 /// A line of the tournament list.

@@ -49,6 +49,7 @@ const FIELDS: &[&str] = &[
     "rated",
     "limit",
     "offset",
+    "round",
 ];
 
 /// How serde starts the error for a required field left out: no one field is

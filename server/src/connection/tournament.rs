@@ -104,11 +104,16 @@ impl Conn {
                 })
                 .await
             }
-            ClientMsg::GetTournament { id, tournament } => {
+            ClientMsg::GetTournament {
+                id,
+                tournament,
+                round,
+            } => {
                 if let Some((_, tx)) = self.shared.tournaments.find(&tournament) {
                     let get = TournamentCmd::Get {
                         outbox: self.outbox.clone(),
                         id: id.clone(),
+                        round,
                     };
                     match tx.try_send(get) {
                         Ok(()) => return,
@@ -129,7 +134,12 @@ impl Conn {
                     .run(move || registry.load(&key))
                     .await
                 {
-                    Ok(Ok(Some(state))) => self.reply(ServerMsg::Tournament { id, state }),
+                    Ok(Ok(Some(mut state))) => {
+                        if let Some(round) = round {
+                            state.keep_round(round);
+                        }
+                        self.reply(ServerMsg::Tournament { id, state })
+                    }
                     Ok(Ok(None)) => self.error(
                         id,
                         ErrorCode::UnknownTournament,
@@ -230,10 +240,15 @@ impl Conn {
         // Drawing the starts and reading them can build tables: off the
         // reactor, in the spec builds' pool.
         let probed = filled.clone();
+        let max_message = self.shared.config.limits.max_message_bytes;
         let family = match self
             .shared
             .spec_builds
-            .run(move || settings::probe_specs(&probed).and_then(|s| settings::family_of(&s)))
+            .run(move || {
+                let specs = settings::probe_specs(&probed)?;
+                settings::round_fits(&probed, &specs, max_message)?;
+                settings::family_of(&specs)
+            })
             .await
         {
             Ok(Ok(f)) => f,

@@ -59,6 +59,8 @@ pub enum TournamentCmd {
     Get {
         outbox: Outbox,
         id: Option<RequestId>,
+        /// Only this round's pairings and games.
+        round: Option<u32>,
     },
     /// Hear the events from now on, without an answer (the creator).
     Follow { outbox: Outbox },
@@ -342,11 +344,12 @@ impl Tournament {
                     }
                 }
             }
-            TournamentCmd::Get { outbox, id } => {
-                outbox.send(&ServerMsg::Tournament {
-                    id,
-                    state: self.core.state(self.rating()),
-                });
+            TournamentCmd::Get { outbox, id, round } => {
+                let mut state = self.core.state(self.rating());
+                if let Some(round) = round {
+                    state.keep_round(round);
+                }
+                outbox.send(&ServerMsg::Tournament { id, state });
             }
             TournamentCmd::Follow { outbox } => self.subscribe(&outbox, None),
             TournamentCmd::Gone { conn } => {

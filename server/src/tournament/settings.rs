@@ -102,6 +102,35 @@ pub fn probe_specs(settings: &TournamentSettings) -> Result<Vec<Value>, Refusal>
         .collect()
 }
 
+/// Refuses a tournament one of whose rounds could not be announced in one
+/// message: a `round_started` event lists every pairing with its start.
+/// The probe starts stand for the rest, with room for starts up to twice as
+/// large (a random start's size varies with the seed, within its bound).
+pub fn round_fits(
+    settings: &TournamentSettings,
+    specs: &[Value],
+    max_message_bytes: usize,
+) -> Result<(), Refusal> {
+    let start_bytes = specs
+        .iter()
+        .map(|s| serde_json::to_string(s).map_or(usize::MAX, |t| t.len()))
+        .max()
+        .unwrap_or(0);
+    let pairings = settings.max_players.unwrap_or(2).div_ceil(2) as usize;
+    // Each pairing: its start, its round and players; the event: its envelope.
+    let round_bytes = pairings
+        .saturating_mul(start_bytes.saturating_mul(2).saturating_add(64))
+        .saturating_add(1024);
+    if round_bytes > max_message_bytes {
+        return bad(format!(
+            "a round of {pairings} pairings with starts of up to {start_bytes} bytes would \
+             not fit in one message (max_message_bytes, {max_message_bytes}): \
+             ask for fewer max_players or a smaller size"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads the probe starts (blocking: a spec may build a table) and returns
 /// the game family they play; refuses a start nobody could move from.
 pub fn family_of(specs: &[Value]) -> Result<String, Refusal> {

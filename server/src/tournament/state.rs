@@ -403,6 +403,7 @@ impl Core {
 
     pub fn state(&self, rating: impl Fn(&str) -> Option<f64>) -> TournamentState {
         TournamentState {
+            only_round: None,
             tournament: self.id.clone(),
             code: self.code.clone(),
             settings: self.settings.clone(),
