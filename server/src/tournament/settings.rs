@@ -102,10 +102,12 @@ pub fn probe_specs(settings: &TournamentSettings) -> Result<Vec<Value>, Refusal>
         .collect()
 }
 
-/// Refuses a tournament one of whose rounds could not be announced in one
-/// message: a `round_started` event lists every pairing with its start.
-/// The probe starts stand for the rest, with room for starts up to twice as
-/// large (a random start's size varies with the seed, within its bound).
+/// Refuses a tournament one of whose rounds could not be announced in half a
+/// message: a `round_started` event lists every pairing with its start, and
+/// a state cut to one round (`only_round`) holds them beside the players,
+/// the standings and the round's games. The probe starts stand for the rest,
+/// with room for starts up to twice as large (a random start's size varies
+/// with the seed, within its bound).
 pub fn round_fits(
     settings: &TournamentSettings,
     specs: &[Value],
@@ -121,10 +123,10 @@ pub fn round_fits(
     let round_bytes = pairings
         .saturating_mul(start_bytes.saturating_mul(2).saturating_add(64))
         .saturating_add(1024);
-    if round_bytes > max_message_bytes {
+    if round_bytes > max_message_bytes / 2 {
         return bad(format!(
             "a round of {pairings} pairings with starts of up to {start_bytes} bytes would \
-             not fit in one message (max_message_bytes, {max_message_bytes}): \
+             not fit in half a message (max_message_bytes, {max_message_bytes}): \
              ask for fewer max_players or a smaller size"
         ));
     }
