@@ -446,3 +446,52 @@ async fn a_tournament_whose_round_would_not_fit_is_refused() {
         .await;
     assert_eq!(created["type"], "tournament_created", "{}", created["type"]);
 }
+
+/// A resume whose `presence` event the store refuses leaves the seat as it
+/// was: not connected, so the room still knows nobody is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_the_store_refuses_leaves_the_seat_disconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let refuse = Arc::new(AtomicBool::new(false));
+    let refusing = refuse.clone();
+    let store = Arc::new(HookedWrites {
+        store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
+        hook: move |store: &SqliteStore, op: WriteOp| {
+            let coming_back = matches!(&op, WriteOp::Event { json, .. }
+                if json.contains(r#""connected":true"#));
+            if refusing.load(Ordering::SeqCst) && coming_back {
+                let (done, receiver) = oneshot::channel();
+                let _ = done.send(Err(StoreError::Sqlite("disk I/O error (test)".into())));
+                return receiver;
+            }
+            store.write(op)
+        },
+    });
+    let server = Server::start("127.0.0.1:0".parse().unwrap(), store, Config::default())
+        .await
+        .unwrap();
+    let url = format!("ws://{}", server.local_addr());
+    let (room, _, t0, _, a, mut b) =
+        two_players(&url, json!({"game": "nim", "heaps": [3, 4]}), None).await;
+    drop(a);
+    let gone = b.event().await;
+    assert_eq!(gone["kind"], "presence", "{gone}");
+    assert_eq!(gone["connected"], false, "{gone}");
+
+    refuse.store(true, Ordering::SeqCst);
+    let mut back = Client::connect(&url, "alice").await;
+    let refused = back
+        .request(json!({"type": "resume", "room": room, "token": t0}))
+        .await;
+    assert_eq!(refused["code"], "internal", "{refused}");
+    let mut watcher = Client::connect(&url, "sam").await;
+    let seen = watcher
+        .request(json!({"type": "watch", "room": room}))
+        .await;
+    assert_eq!(
+        seen["snapshot"]["seats"][0]["connected"], false,
+        "{}",
+        seen["snapshot"]["seats"]
+    );
+    server.shutdown().await;
+}
