@@ -139,8 +139,8 @@ pub struct Room {
     moves: Vec<Box<str>>,
     moves_bytes: usize,
     /// The last events as the text that was stored and sent, for a quick
-    /// catch-up; older ones are read from the store, so a room's memory does
-    /// not grow with its event log.
+    /// catch-up; a client further behind gets a snapshot, so a room's memory
+    /// does not grow with its event log.
     recent_events: VecDeque<Arc<str>>,
     /// The sequence number of the last event.
     seq: u64,
