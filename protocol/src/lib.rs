@@ -6,6 +6,8 @@
 //! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`analysis`]: the report `grundy analyze` prints;
+//! - [`match_state`]: a match as its event log builds it, the one way the
+//!   server and every client read a room's events;
 //! - [`random`]: random start specs, deterministic in a seed;
 //! - [`names`]: the games' names and short descriptions of specs;
 //! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
@@ -18,6 +20,7 @@ pub mod game;
 pub mod games;
 pub mod json;
 pub mod limits;
+pub mod match_state;
 pub mod names;
 pub mod oracle;
 pub mod position;

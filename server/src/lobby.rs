@@ -62,7 +62,7 @@ pub struct Lobby {
     tracker: TaskTracker,
 }
 
-pub use crate::room::Refusal;
+pub use crate::refusal::Refusal;
 
 /// What a new room plays and how.
 pub struct RoomSetup {
@@ -243,8 +243,7 @@ impl Lobby {
 
     fn spawn(self: &Arc<Self>, room: Room) -> mpsc::Sender<RoomCmd> {
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-        let snapshot = room.snapshot();
-        let (id, code) = (snapshot.room.clone(), snapshot.code.clone());
+        let (id, code) = (room.id().to_string(), room.code().to_string());
         {
             let mut rooms = self.rooms();
             if rooms.closed {

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use grundy_protocol::wire::{ErrorCode, ServerMsg};
+use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
@@ -208,6 +208,19 @@ impl Outbox {
                 return self.send_frame(frame);
             }
         }
+        self.send_too_large(&frame, msg.answer_id().cloned(), too_large_hint(msg))
+    }
+
+    /// Queues an answer to request `id` already encoded, with the same
+    /// `too_large` fallback as [`Outbox::send`].
+    pub fn send_answer(&self, frame: Utf8Bytes, id: Option<RequestId>) -> bool {
+        if frame.len() <= self.max_message {
+            return self.send_frame(frame);
+        }
+        self.send_too_large(&frame, id, "")
+    }
+
+    fn send_too_large(&self, frame: &Utf8Bytes, id: Option<RequestId>, hint: &str) -> bool {
         let kind = frame
             .get(9..)
             .and_then(|t| t.split('"').next())
@@ -217,7 +230,7 @@ impl Outbox {
             bytes = frame.len(),
             "a {kind} message is over max_message_bytes: sent as too_large"
         );
-        self.send_frame(encode(&too_large(msg, frame.len(), self.max_message)))
+        self.send_frame(encode(&too_large(id, frame.len(), self.max_message, hint)))
     }
 
     pub fn is_closed(&self) -> bool {
@@ -243,14 +256,18 @@ fn current_round_only(msg: &ServerMsg) -> Option<ServerMsg> {
     Some(msg)
 }
 
-/// The error that stands for `msg` when it is `bytes` long, over `max`.
-fn too_large(msg: &ServerMsg, bytes: usize, max: usize) -> ServerMsg {
-    let hint = match msg {
+/// What to add to a `too_large` error for `msg`: how to ask for less.
+fn too_large_hint(msg: &ServerMsg) -> &'static str {
+    match msg {
         ServerMsg::Rooms { .. } => "; ask for fewer with limit",
         _ => "",
-    };
+    }
+}
+
+/// The error that stands for an answer to `id` that is `bytes` long, over `max`.
+fn too_large(id: Option<RequestId>, bytes: usize, max: usize, hint: &str) -> ServerMsg {
     ServerMsg::Error {
-        id: msg.answer_id().cloned(),
+        id,
         code: ErrorCode::TooLarge,
         message: format!(
             "the answer would be {bytes} bytes, more than max_message_bytes ({max}){hint}"

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use grundy_protocol::wire::ErrorCode;
 
-use crate::room::Refusal;
+use crate::refusal::Refusal;
 use crate::store::StoreError;
 
 /// A queued store write: resolves once committed, or with its error.

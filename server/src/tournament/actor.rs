@@ -18,9 +18,10 @@ use tokio::time::Instant;
 
 use super::state::{Core, Player, Step};
 use crate::config::Config;
-use crate::lobby::{Lobby, Refusal, RoomSetup};
+use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::ratings::Ratings;
+use crate::refusal::{refuse, Refusal};
 use crate::room::{now_ms, EndHook, RoomCmd};
 use crate::store::{MatchStore, RatingRow, WriteOp};
 use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
@@ -102,10 +103,6 @@ pub struct Tournament {
     /// `abandon` it ends, so forgotten tournaments do not pile up.
     abandoned_since: Option<Instant>,
     finished_at: Option<Instant>,
-}
-
-fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err((code, message.into()))
 }
 
 /// The hook a game's room calls with its result.
@@ -466,7 +463,7 @@ impl Tournament {
             );
         }
         let player = self.core.players.len() as u32;
-        let token = uuid::Uuid::new_v4().simple().to_string();
+        let token = crate::secret::new_token();
         let body = TournamentEventBody::Registered {
             player,
             name: name.clone(),
@@ -519,7 +516,7 @@ impl Tournament {
 
     async fn start(&mut self, token: &str) -> Result<(), Refusal> {
         if token.is_empty()
-            || !super::constant_time_eq(token.as_bytes(), self.owner_token.as_bytes())
+            || !crate::secret::constant_time_eq(token.as_bytes(), self.owner_token.as_bytes())
         {
             return refuse(
                 ErrorCode::Unauthorized,

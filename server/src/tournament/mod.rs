@@ -13,5 +13,3 @@ pub mod registry;
 pub mod settings;
 pub mod standings;
 pub mod state;
-
-pub(crate) use crate::room::constant_time_eq;

@@ -13,7 +13,7 @@ use tokio_util::task::TaskTracker;
 use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
 use super::state::{Core, Player};
 use crate::directory::{self, Directory, Registry};
-use crate::lobby::Refusal;
+use crate::refusal::Refusal;
 use crate::room::{now_ms, EndHook};
 use crate::store::{StoreError, StoredTournament, WriteOp};
 use crate::task::committed;
@@ -101,7 +101,7 @@ impl Tournaments {
             };
             (id, code)
         };
-        let owner_token = uuid::Uuid::new_v4().simple().to_string();
+        let owner_token = crate::secret::new_token();
         let settings_json = serde_json::to_value(&settings)
             .map_err(|e| (ErrorCode::Internal, format!("settings: {e}")))?;
         let done = self.services.store.write(WriteOp::CreateTournament {

@@ -5,7 +5,7 @@ use grundy_protocol::wire::{Clock, ErrorCode, Limits, TournamentFormat, Tourname
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 
-use crate::lobby::Refusal;
+use crate::refusal::Refusal;
 
 /// The time control when none is given: time to think for people, and far
 /// more than a bot needs.

@@ -110,7 +110,7 @@ impl Core {
         }
         self.players
             .iter()
-            .position(|p| super::constant_time_eq(p.token.as_bytes(), token.as_bytes()))
+            .position(|p| crate::secret::constant_time_eq(p.token.as_bytes(), token.as_bytes()))
             .map(|p| p as u32)
     }
 

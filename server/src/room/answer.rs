@@ -1,0 +1,253 @@
+//! A room's answers as text: the snapshot and the catch-up built from what
+//! the room holds as text already (each move, the recent events), with no
+//! parse and re-serialise. Each writes exactly what the wire type
+//! (`ServerMsg`) would (the tests compare them).
+
+use std::sync::Arc;
+
+use grundy_protocol::wire::{Clock, MatchResult, RequestId, SeatInfo};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// A room's full state, as `Snapshot` serializes.
+#[derive(Serialize)]
+pub struct SnapshotView<'a> {
+    pub room: &'a str,
+    pub code: &'a str,
+    pub spec: &'a Value,
+    pub position: Value,
+    pub seats: [SeatInfo; 2],
+    pub moves: &'a [Box<RawValue>],
+    pub to_move: Option<u8>,
+    pub clock: Option<Clock>,
+    pub clocks_ms: [u64; 2],
+    pub result: Option<MatchResult>,
+    pub seq: u64,
+}
+
+/// The answers that carry a snapshot or events, as `ServerMsg` serializes
+/// them (`events` stays empty here: [`watching`] puts the texts in).
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Answer<'a> {
+    Seated {
+        id: &'a Option<RequestId>,
+        room: &'a str,
+        seat: u8,
+        token: &'a str,
+        snapshot: SnapshotView<'a>,
+    },
+    Watching {
+        id: &'a Option<RequestId>,
+        room: &'a str,
+        seat: Option<u8>,
+        snapshot: Option<SnapshotView<'a>>,
+        events: [(); 0],
+    },
+}
+
+/// `{"type":"seated",...}`.
+pub fn seated(
+    id: &Option<RequestId>,
+    room: &str,
+    seat: u8,
+    token: &str,
+    snapshot: SnapshotView<'_>,
+) -> Utf8Bytes {
+    encode(&Answer::Seated {
+        id,
+        room,
+        seat,
+        token,
+        snapshot,
+    })
+}
+
+/// `{"type":"watching",...}` with a snapshot, or with the events' texts.
+pub fn watching(
+    id: &Option<RequestId>,
+    room: &str,
+    seat: Option<u8>,
+    snapshot: Option<SnapshotView<'_>>,
+    events: &[Arc<str>],
+) -> Utf8Bytes {
+    let head = serde_json::to_string(&Answer::Watching {
+        id,
+        room,
+        seat,
+        snapshot,
+        events: [],
+    })
+    .unwrap_or_default();
+    // `events` is the last field: its `[]}` becomes the list of texts.
+    let Some(open) = head.strip_suffix("[]}") else {
+        return Utf8Bytes::from(head);
+    };
+    let mut text =
+        String::with_capacity(head.len() + events.iter().map(|e| e.len() + 1).sum::<usize>());
+    text.push_str(open);
+    text.push('[');
+    for (i, event) in events.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(event);
+    }
+    text.push_str("]}");
+    Utf8Bytes::from(text)
+}
+
+/// `{"type":"event","room":ROOM,"event":EVENT}` (as `ServerMsg::Event`
+/// serializes) around an event already serialized.
+pub fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
+    let room = Value::from(room);
+    Utf8Bytes::from(format!(
+        r#"{{"type":"event","room":{room},"event":{event_json}}}"#
+    ))
+}
+
+fn encode(answer: &Answer<'_>) -> Utf8Bytes {
+    // Plain data with string keys: serializing cannot fail.
+    Utf8Bytes::from(serde_json::to_string(answer).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grundy_protocol::wire::{EndReason, Event, EventBody, ServerMsg, Snapshot};
+    use serde_json::json;
+
+    fn moves() -> Vec<Box<RawValue>> {
+        [json!({"heap": 0, "take": 1}), json!({"heap": 1, "take": 2})]
+            .iter()
+            .map(|m| RawValue::from_string(m.to_string()).unwrap())
+            .collect()
+    }
+
+    fn view(moves: &[Box<RawValue>], spec: &Value) -> SnapshotView<'static> {
+        // Leaked for the test's convenience: the views borrow.
+        let moves: &'static [Box<RawValue>] = Box::leak(moves.to_vec().into_boxed_slice());
+        let spec: &'static Value = Box::leak(Box::new(spec.clone()));
+        SnapshotView {
+            room: "r\"1",
+            code: "ABC",
+            spec,
+            position: json!({"game": "nim", "heaps": [0, 0]}),
+            seats: [
+                SeatInfo {
+                    name: Some("a".into()),
+                    connected: true,
+                },
+                SeatInfo {
+                    name: None,
+                    connected: false,
+                },
+            ],
+            moves,
+            to_move: Some(1),
+            clock: Some(Clock {
+                initial_ms: 5,
+                increment_ms: 1,
+            }),
+            clocks_ms: [3, 4],
+            result: Some(MatchResult {
+                winner: Some(0),
+                reason: EndReason::Rules,
+            }),
+            seq: 9,
+        }
+    }
+
+    fn wire_snapshot(v: &SnapshotView<'_>) -> Snapshot {
+        Snapshot {
+            room: v.room.into(),
+            code: v.code.into(),
+            spec: v.spec.clone(),
+            position: v.position.clone(),
+            seats: v.seats.clone(),
+            moves: v
+                .moves
+                .iter()
+                .map(|m| serde_json::from_str(m.get()).unwrap())
+                .collect(),
+            to_move: v.to_move,
+            clock: v.clock,
+            clocks_ms: v.clocks_ms,
+            result: v.result,
+            seq: v.seq,
+        }
+    }
+
+    #[test]
+    fn seated_is_what_serde_writes_for_the_message() {
+        let spec = json!({"game": "nim", "heaps": [1, 2]});
+        let id = Some(RequestId::Number(7));
+        let v = view(&moves(), &spec);
+        let expected = crate::outbox::encode(&ServerMsg::Seated {
+            id: id.clone(),
+            room: "r\"1".into(),
+            seat: 1,
+            token: "t".into(),
+            snapshot: wire_snapshot(&v),
+        });
+        assert_eq!(seated(&id, "r\"1", 1, "t", v), expected);
+    }
+
+    #[test]
+    fn watching_is_what_serde_writes_for_the_message() {
+        let spec = json!({"game": "nim", "heaps": [1, 2]});
+        let events = [
+            Event {
+                seq: 8,
+                body: EventBody::Presence {
+                    seat: 0,
+                    connected: true,
+                },
+            },
+            Event {
+                seq: 9,
+                body: EventBody::Started,
+            },
+        ];
+        let texts: Vec<Arc<str>> = events
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap().into())
+            .collect();
+        for (snapshot, events, texts) in [
+            (Some(view(&moves(), &spec)), &[][..], &[][..]),
+            (None, &events[..], &texts[..]),
+            (None, &events[..1], &texts[..1]),
+        ] {
+            let id = Some(RequestId::Text("x".into()));
+            let expected = crate::outbox::encode(&ServerMsg::Watching {
+                id: id.clone(),
+                room: "r".into(),
+                seat: Some(0),
+                snapshot: snapshot.as_ref().map(wire_snapshot),
+                events: events.to_vec(),
+            });
+            assert_eq!(watching(&id, "r", Some(0), snapshot, texts), expected);
+        }
+    }
+
+    #[test]
+    fn an_event_frame_is_what_serde_writes_for_the_message() {
+        let event = Event {
+            seq: 7,
+            body: EventBody::Moved {
+                seat: 1,
+                mv: json!({"heap": 0, "take": 2}),
+                clocks_ms: [1, 2],
+                position: json!({"game": "nim", "heaps": [1, "\"quoted\""]}),
+            },
+        };
+        let json = serde_json::to_string(&event).unwrap();
+        let expected = crate::outbox::encode(&ServerMsg::Event {
+            room: "r\"1".into(),
+            event,
+        });
+        assert_eq!(event_frame("r\"1", &json), expected);
+    }
+}

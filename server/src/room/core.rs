@@ -1,0 +1,1246 @@
+//! A match's rules, apart from sockets, clocks and the store.
+//!
+//! [`Core`] is the state a room's records build (its seats with their secret
+//! tokens, and the [`MatchState`] its events build). [`Core::decide`] turns
+//! what someone asks (an [`Intent`]) into the records that would make it
+//! happen, or a refusal, without changing anything; [`Core::apply`] is the
+//! only way the state changes. The room's task (`room/mod.rs`) decides,
+//! makes the records durable, applies them, and tells everyone; a restart
+//! replays the stored records through the same `apply`.
+
+use std::time::Instant;
+
+use grundy_protocol::match_state::{FollowError, MatchState};
+use grundy_protocol::wire::{EndReason, ErrorCode, Event, EventBody, MatchResult};
+use grundy_protocol::{Outcome, Position, Rules, Status, Strategy};
+use serde_json::Value;
+
+use super::clock::{self, Timing};
+use crate::config::Config;
+use crate::refusal::{refuse, Refusal};
+use crate::secret::constant_time_eq;
+
+/// What a room's log is made of: the seats given out (with their secret
+/// tokens, kept apart from the events anyone can read) and the events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Seat {
+        seat: u8,
+        name: Option<String>,
+        token: String,
+        /// Reserved for the server's house bot.
+        house: bool,
+    },
+    Event(Event),
+}
+
+/// What someone asks of a match.
+#[derive(Debug, Clone)]
+pub enum Intent<'a> {
+    /// A player asks for a seat (any free one when `seat` is None). `token`
+    /// is the fresh secret the seat gets.
+    Join {
+        name: Option<String>,
+        seat: Option<u8>,
+        token: String,
+    },
+    /// The server seats a player with no connection yet: a tournament's, or
+    /// its house bot (`house`).
+    Reserve {
+        name: String,
+        seat: u8,
+        house: bool,
+        token: String,
+    },
+    /// A seat's holder comes (back); `here`: the seats someone holds now.
+    Resume {
+        token: &'a str,
+        here: [bool; 2],
+    },
+    /// A move, read from its connection at `received`.
+    Move {
+        token: &'a str,
+        mv: &'a Value,
+        received: Instant,
+    },
+    Resign {
+        token: &'a str,
+    },
+    Abort {
+        token: &'a str,
+    },
+    /// A tournament resigns for a player who withdrew.
+    ResignSeat {
+        seat: u8,
+    },
+    /// The last connection holding `seat` went.
+    Left {
+        seat: u8,
+    },
+    /// A deadline may have come: nobody here since `abandoned_since`, or a
+    /// clock ran out.
+    Deadline {
+        abandoned_since: Option<Instant>,
+    },
+}
+
+/// What a decision records, and for whom.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// The seat the command acts for (a join's new seat, a resume's seat).
+    pub seat: Option<u8>,
+    /// To make durable, then apply, in order.
+    pub records: Vec<Record>,
+    /// The command itself is refused although its records stand: a move read
+    /// after its flag fell ends the match on time.
+    pub refused: Option<Refusal>,
+}
+
+impl Decision {
+    /// The sequence number of the first event, the one a command's `ack` names.
+    pub fn first_seq(&self) -> Option<u64> {
+        self.events().next().map(|e| e.seq)
+    }
+
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Event(e) => Some(e),
+            Record::Seat { .. } => None,
+        })
+    }
+}
+
+/// The limits a match is played under (from the server's configuration).
+#[derive(Debug, Clone, Copy)]
+pub struct MatchRules {
+    /// A tournament's game: its players are seated by the tournament, a
+    /// no-show loses rather than calling it off, and nobody may abort.
+    pub tournament: bool,
+    pub max_moves: usize,
+    pub max_record_bytes: usize,
+    /// A `moved` event carries the position only up to this size.
+    pub max_event_position_bytes: usize,
+    pub timing: Timing,
+}
+
+impl MatchRules {
+    pub fn new(config: &Config, tournament: bool) -> MatchRules {
+        MatchRules {
+            tournament,
+            max_moves: config.limits.max_moves as usize,
+            max_record_bytes: config.limits.max_record_bytes,
+            max_event_position_bytes: config.max_event_position_bytes,
+            timing: Timing {
+                no_show: config.no_show,
+                abandon: config.abandon,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Core {
+    pub game: MatchState,
+    tokens: [Option<String>; 2],
+    pub rules: MatchRules,
+}
+
+impl Core {
+    pub fn new(
+        spec: Value,
+        start: Position,
+        clock: Option<grundy_protocol::wire::Clock>,
+        rules: MatchRules,
+    ) -> Core {
+        Core {
+            game: MatchState::new(spec, start, clock),
+            tokens: [None, None],
+            rules,
+        }
+    }
+
+    /// Records a record made durable; `at` is when it took effect (live: now;
+    /// on restore: the restore, so downtime is charged to nobody).
+    pub fn apply(&mut self, record: &Record, at: Instant) -> Result<(), FollowError> {
+        match record {
+            Record::Seat {
+                seat, name, token, ..
+            } => {
+                if let Some(t) = self.tokens.get_mut(*seat as usize) {
+                    *t = Some(token.clone());
+                    self.game.seats[*seat as usize].name = name.clone();
+                }
+                Ok(())
+            }
+            Record::Event(event) => self.game.apply(event, at).map(|_| ()),
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.game.result.is_some()
+    }
+
+    pub fn seated(&self, seat: u8) -> bool {
+        self.tokens.get(seat as usize).is_some_and(|t| t.is_some())
+    }
+
+    pub fn token(&self, seat: u8) -> Option<&str> {
+        self.tokens.get(seat as usize)?.as_deref()
+    }
+
+    /// The seat a token acts for.
+    pub fn seat_of(&self, token: &str) -> Result<u8, Refusal> {
+        if token.is_empty() {
+            return refuse(ErrorCode::Unauthorized, "a seat token is required");
+        }
+        (0..2u8)
+            .find(|&s| {
+                self.token(s)
+                    .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+            })
+            .map_or_else(
+                || {
+                    refuse(
+                        ErrorCode::Unauthorized,
+                        "that seat token is not valid in this room",
+                    )
+                },
+                Ok,
+            )
+    }
+
+    /// When the match ends by itself unless something happens first.
+    pub fn deadline(&self, abandoned_since: Option<Instant>) -> Option<(Instant, EndReason)> {
+        clock::deadline(&self.game, abandoned_since, &self.rules.timing)
+    }
+
+    /// Whether the room counts as abandoned with these seats held: before the
+    /// start (or in a timed match) nobody holds a seat; once an untimed match
+    /// runs, the player to move is gone (a house bot waiting forever for a
+    /// person who left must not keep the room alive).
+    pub fn abandoned(&self, here: [bool; 2]) -> bool {
+        if self.game.started && self.game.clock.is_none() {
+            !here[self.game.next_seat() as usize]
+        } else {
+            !here.iter().any(|&h| h)
+        }
+    }
+
+    /// The records that would carry out `intent` at `now`, or why not.
+    pub fn decide(&self, intent: Intent<'_>, now: Instant) -> Result<Decision, Refusal> {
+        match intent {
+            Intent::Join { name, seat, token } => {
+                if self.rules.tournament {
+                    return refuse(
+                        ErrorCode::RoomFull,
+                        "this is a tournament game: its players are seated by the tournament",
+                    );
+                }
+                self.take_seat(name, seat, token, false)
+            }
+            Intent::Reserve {
+                name,
+                seat,
+                house,
+                token,
+            } => self.take_seat(Some(name), Some(seat), token, house),
+            Intent::Resume { token, here } => {
+                let seat = self.seat_of(token)?;
+                let mut decision = Decision {
+                    seat: Some(seat),
+                    ..Decision::default()
+                };
+                if !here[seat as usize] && !self.finished() {
+                    decision.records = self.events([EventBody::Presence {
+                        seat,
+                        connected: true,
+                    }]);
+                }
+                Ok(decision)
+            }
+            Intent::Move {
+                token,
+                mv,
+                received,
+            } => self.play(token, mv, received),
+            Intent::Resign { token } => {
+                let seat = self.seat_of(token)?;
+                self.check_running()?;
+                let result = if self.game.started {
+                    MatchResult {
+                        winner: Some(1 - seat),
+                        reason: EndReason::Resign,
+                    }
+                } else {
+                    // Nobody to lose to yet: resigning an unstarted match calls it off.
+                    MatchResult {
+                        winner: None,
+                        reason: EndReason::Abort,
+                    }
+                };
+                Ok(self.end(result))
+            }
+            Intent::Abort { token } => {
+                let seat = self.seat_of(token)?;
+                self.check_running()?;
+                if self.rules.tournament {
+                    return refuse(
+                        ErrorCode::TooLate,
+                        "a tournament game cannot be called off; resign instead (or withdraw from the tournament)",
+                    );
+                }
+                // A player may call the match off until they have made their first move.
+                if self.game.plies() > seat as usize {
+                    return refuse(
+                        ErrorCode::TooLate,
+                        "a match can be aborted only before your first move; resign instead",
+                    );
+                }
+                Ok(self.end(MatchResult {
+                    winner: None,
+                    reason: EndReason::Abort,
+                }))
+            }
+            Intent::ResignSeat { seat } => {
+                if self.finished() || seat > 1 {
+                    return Ok(Decision::default());
+                }
+                Ok(self.end(MatchResult {
+                    winner: Some(1 - seat),
+                    reason: EndReason::Resign,
+                }))
+            }
+            Intent::Left { seat } => {
+                if self.finished() || seat > 1 {
+                    return Ok(Decision::default());
+                }
+                Ok(Decision {
+                    records: self.events([EventBody::Presence {
+                        seat,
+                        connected: false,
+                    }]),
+                    ..Decision::default()
+                })
+            }
+            Intent::Deadline { abandoned_since } => match self.deadline(abandoned_since) {
+                Some((at, reason)) if at <= now => Ok(self.end(self.deadline_result(reason))),
+                _ => Ok(Decision::default()),
+            },
+        }
+    }
+
+    /// Seats a player and starts the match once both seats are taken.
+    fn take_seat(
+        &self,
+        name: Option<String>,
+        seat: Option<u8>,
+        token: String,
+        house: bool,
+    ) -> Result<Decision, Refusal> {
+        if self.finished() {
+            return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
+        }
+        let seat = match seat {
+            Some(s @ (0 | 1)) if !self.seated(s) => s,
+            Some(s @ (0 | 1)) => return refuse(ErrorCode::RoomFull, format!("seat {s} is taken")),
+            Some(s) => {
+                return refuse(
+                    ErrorCode::BadRequest,
+                    format!("seat must be 0 or 1, not {s}"),
+                )
+            }
+            None => match (0..2u8).find(|&s| !self.seated(s)) {
+                Some(s) => s,
+                None => return refuse(ErrorCode::RoomFull, "both seats are taken"),
+            },
+        };
+        let mut bodies = vec![EventBody::Seated {
+            seat,
+            name: name.clone(),
+        }];
+        if self.seated(1 - seat) {
+            bodies.push(EventBody::Started);
+        }
+        let mut records = vec![Record::Seat {
+            seat,
+            name,
+            token,
+            house,
+        }];
+        records.extend(self.events(bodies));
+        Ok(Decision {
+            seat: Some(seat),
+            records,
+            refused: None,
+        })
+    }
+
+    fn play(&self, token: &str, mv: &Value, received: Instant) -> Result<Decision, Refusal> {
+        let seat = self.seat_of(token)?;
+        self.check_running()?;
+        if !self.game.started {
+            return refuse(
+                ErrorCode::NotYourTurn,
+                "the match has not started: waiting for an opponent",
+            );
+        }
+        if seat != self.game.next_seat() {
+            return refuse(ErrorCode::NotYourTurn, "it is your opponent's turn");
+        }
+        let m = self
+            .game
+            .position
+            .parse_move(mv)
+            .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
+        let mut next = self.game.position.clone();
+        next.play(&m)
+            .map_err(|e| (ErrorCode::IllegalMove, e.to_string()))?;
+        // A move read after the flag fell (or, for a first move, after the
+        // no-show limit) loses; one read in time is charged up to its
+        // arrival, however long it then waited in the room's queue.
+        if let Some((at, reason)) = clock::clock_deadline(&self.game, &self.rules.timing) {
+            if received >= at {
+                let mut decision = self.end(self.deadline_result(reason));
+                decision.refused = Some((
+                    ErrorCode::MatchOver,
+                    match reason {
+                        EndReason::NoShow => "your first move came too late (no-show)",
+                        _ => "your time ran out",
+                    }
+                    .to_string(),
+                ));
+                return Ok(decision);
+            }
+        }
+        let mut clocks = self.game.clocks_at(received);
+        if let Some(clock) = self.game.clock {
+            clocks[seat as usize] += clock.increment_ms;
+        }
+        let canonical = serde_json::to_value(&m).unwrap_or_else(|_| mv.clone());
+        let plies = self.game.plies() + 1;
+        let moves_bytes = self.game.moves_bytes() + json_len(&canonical, usize::MAX);
+        let position = next.to_json();
+        let position = if json_fits(&position, self.rules.max_event_position_bytes) {
+            position
+        } else {
+            Value::Null
+        };
+        let mut bodies = vec![EventBody::Moved {
+            seat,
+            mv: canonical,
+            clocks_ms: clocks,
+            position,
+        }];
+        let to_move = 1 - seat;
+        let end = if let Status::Over { to_move_wins } = next.status() {
+            let winner = if to_move_wins { to_move } else { seat };
+            Some((winner, EndReason::Rules))
+        } else if plies >= self.rules.max_moves || moves_bytes >= self.rules.max_record_bytes {
+            // Long enough: the theory decides, as perfect play from here would.
+            let winner = match next.outcome() {
+                Outcome::N => to_move,
+                Outcome::P => seat,
+            };
+            Some((winner, EndReason::MoveLimit))
+        } else {
+            None
+        };
+        if let Some((winner, reason)) = end {
+            // The move and the end it causes are one write: a crash keeps
+            // both or neither.
+            bodies.push(EventBody::Ended {
+                result: MatchResult {
+                    winner: Some(winner),
+                    reason,
+                },
+            });
+        }
+        Ok(Decision {
+            seat: Some(seat),
+            records: self.events(bodies),
+            refused: None,
+        })
+    }
+
+    fn check_running(&self) -> Result<(), Refusal> {
+        if self.finished() {
+            return refuse(ErrorCode::MatchOver, "the match is over");
+        }
+        Ok(())
+    }
+
+    /// How a deadline ends the match.
+    fn deadline_result(&self, reason: EndReason) -> MatchResult {
+        let loser = self.game.next_seat();
+        let winner = match reason {
+            // A tournament game has to produce a result: a no-show loses it.
+            EndReason::NoShow if self.rules.tournament => Some(1 - loser),
+            EndReason::NoShow | EndReason::Abort => None,
+            _ => Some(1 - loser),
+        };
+        MatchResult { winner, reason }
+    }
+
+    fn end(&self, result: MatchResult) -> Decision {
+        Decision {
+            records: self.events([EventBody::Ended { result }]),
+            ..Decision::default()
+        }
+    }
+
+    /// The bodies as the next events.
+    fn events(&self, bodies: impl IntoIterator<Item = EventBody>) -> Vec<Record> {
+        bodies
+            .into_iter()
+            .zip(self.game.seq + 1..)
+            .map(|(body, seq)| Record::Event(Event { seq, body }))
+            .collect()
+    }
+}
+
+/// Whether `value` serializes to at most `limit` bytes.
+fn json_fits(value: &Value, limit: usize) -> bool {
+    json_len(value, limit) <= limit
+}
+
+/// The length of `value`'s JSON text, counted without building it; past
+/// `limit` the count stops (and says `limit + 1`).
+fn json_len(value: &Value, limit: usize) -> usize {
+    struct Count {
+        left: usize,
+    }
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.left = self
+                .left
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count { left: limit };
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => limit - count.left,
+        Err(_) => limit.saturating_add(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use grundy_protocol::random::{game_ids, random_spec};
+    use grundy_protocol::wire::Clock;
+    use serde_json::json;
+
+    use super::*;
+
+    const NO_SHOW: Duration = Duration::from_secs(30);
+    const ABANDON: Duration = Duration::from_secs(600);
+
+    fn rules(tournament: bool) -> MatchRules {
+        MatchRules {
+            tournament,
+            max_moves: 1000,
+            max_record_bytes: 256 * 1024,
+            max_event_position_bytes: 4096,
+            timing: Timing {
+                no_show: NO_SHOW,
+                abandon: ABANDON,
+            },
+        }
+    }
+
+    fn core(spec: Value, clock: Option<Clock>, rules: MatchRules) -> Core {
+        let start = Position::from_spec(&spec).unwrap();
+        Core::new(spec, start, clock, rules)
+    }
+
+    fn nim(heaps: &[u64], clock: Option<Clock>) -> Core {
+        core(json!({"game": "nim", "heaps": heaps}), clock, rules(false))
+    }
+
+    fn clock(initial_ms: u64, increment_ms: u64) -> Option<Clock> {
+        Some(Clock {
+            initial_ms,
+            increment_ms,
+        })
+    }
+
+    /// Decides and applies at `now`; returns the decision.
+    fn act(c: &mut Core, intent: Intent<'_>, now: Instant) -> Result<Decision, Refusal> {
+        let d = c.decide(intent, now)?;
+        for r in &d.records {
+            c.apply(r, now).unwrap();
+        }
+        Ok(d)
+    }
+
+    fn join(c: &mut Core, name: &str, now: Instant) -> Decision {
+        let intent = Intent::Join {
+            name: Some(name.into()),
+            seat: None,
+            token: format!("token-{name}"),
+        };
+        act(c, intent, now).unwrap()
+    }
+
+    /// Both seated ("a" on 0 with token-a, "b" on 1 with token-b) at `t0`.
+    fn started(mut c: Core, t0: Instant) -> Core {
+        join(&mut c, "a", t0);
+        join(&mut c, "b", t0);
+        c
+    }
+
+    fn bodies(d: &Decision) -> Vec<EventBody> {
+        d.events().map(|e| e.body.clone()).collect()
+    }
+
+    fn ended(winner: Option<u8>, reason: EndReason) -> EventBody {
+        EventBody::Ended {
+            result: MatchResult { winner, reason },
+        }
+    }
+
+    fn code(r: Result<Decision, Refusal>) -> (ErrorCode, String) {
+        r.expect_err("refused")
+    }
+
+    fn mv<'a>(token: &'a str, m: &'a Value, at: Instant) -> Intent<'a> {
+        Intent::Move {
+            token,
+            mv: m,
+            received: at,
+        }
+    }
+
+    #[test]
+    fn joining_seats_in_order_and_the_second_seat_starts_the_match() {
+        let t0 = Instant::now();
+        let mut c = nim(&[1, 2], None);
+        let first = join(&mut c, "a", t0);
+        assert_eq!(first.seat, Some(0));
+        assert_eq!(
+            first.records[0],
+            Record::Seat {
+                seat: 0,
+                name: Some("a".into()),
+                token: "token-a".into(),
+                house: false
+            }
+        );
+        assert_eq!(
+            bodies(&first),
+            [EventBody::Seated {
+                seat: 0,
+                name: Some("a".into())
+            }]
+        );
+        assert!(!c.game.started);
+        let second = join(&mut c, "b", t0);
+        assert_eq!(second.seat, Some(1));
+        assert_eq!(second.first_seq(), Some(2));
+        assert_eq!(bodies(&second)[1], EventBody::Started);
+        assert!(c.game.started);
+        assert_eq!(c.game.seq, 3);
+        assert_eq!(c.seat_of("token-b"), Ok(1));
+    }
+
+    #[test]
+    fn every_refusal_of_a_seat() {
+        let t0 = Instant::now();
+        let mut c = nim(&[1, 2], None);
+        join(&mut c, "a", t0);
+        let ask = |seat| Intent::Join {
+            name: None,
+            seat: Some(seat),
+            token: "t".into(),
+        };
+        assert_eq!(
+            code(c.decide(ask(0), t0)),
+            (ErrorCode::RoomFull, "seat 0 is taken".into())
+        );
+        assert_eq!(
+            code(c.decide(ask(2), t0)),
+            (ErrorCode::BadRequest, "seat must be 0 or 1, not 2".into())
+        );
+        join(&mut c, "b", t0);
+        let any = Intent::Join {
+            name: None,
+            seat: None,
+            token: "t".into(),
+        };
+        assert_eq!(
+            code(c.decide(any, t0)),
+            (ErrorCode::RoomFull, "both seats are taken".into())
+        );
+        act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
+        let reserve = Intent::Reserve {
+            name: "x".into(),
+            seat: 0,
+            house: false,
+            token: "t".into(),
+        };
+        assert_eq!(
+            code(c.decide(reserve, t0)),
+            (
+                ErrorCode::MatchOver,
+                "the match is over; watch it instead".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_tournament_game_is_seated_by_the_tournament_only() {
+        let t0 = Instant::now();
+        let mut c = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
+        let join = Intent::Join {
+            name: Some("x".into()),
+            seat: None,
+            token: "t".into(),
+        };
+        let (code, message) = code(c.decide(join, t0));
+        assert_eq!(code, ErrorCode::RoomFull);
+        assert!(
+            message.starts_with("this is a tournament game"),
+            "{message}"
+        );
+        let reserve = Intent::Reserve {
+            name: "p".into(),
+            seat: 1,
+            house: true,
+            token: "t1".into(),
+        };
+        let d = act(&mut c, reserve, t0).unwrap();
+        assert_eq!(d.seat, Some(1));
+        assert!(matches!(d.records[0], Record::Seat { house: true, .. }));
+    }
+
+    #[test]
+    fn a_token_must_be_given_and_valid() {
+        let t0 = Instant::now();
+        let c = started(nim(&[1, 2], None), t0);
+        let m = json!({"heap": 0, "take": 1});
+        assert_eq!(
+            code(c.decide(mv("", &m, t0), t0)),
+            (ErrorCode::Unauthorized, "a seat token is required".into())
+        );
+        assert_eq!(
+            code(c.decide(Intent::Resign { token: "nope" }, t0)),
+            (
+                ErrorCode::Unauthorized,
+                "that seat token is not valid in this room".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_resume_records_presence_only_for_a_seat_nobody_holds() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[1, 2], None), t0);
+        let held = c
+            .decide(
+                Intent::Resume {
+                    token: "token-b",
+                    here: [false, true],
+                },
+                t0,
+            )
+            .unwrap();
+        assert_eq!((held.seat, held.records.len()), (Some(1), 0));
+        let back = c
+            .decide(
+                Intent::Resume {
+                    token: "token-b",
+                    here: [true, false],
+                },
+                t0,
+            )
+            .unwrap();
+        assert_eq!(
+            bodies(&back),
+            [EventBody::Presence {
+                seat: 1,
+                connected: true
+            }]
+        );
+        let left = act(&mut c, Intent::Left { seat: 0 }, t0).unwrap();
+        assert_eq!(
+            bodies(&left),
+            [EventBody::Presence {
+                seat: 0,
+                connected: false
+            }]
+        );
+        act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
+        let after_end = Intent::Resume {
+            token: "token-a",
+            here: [false, false],
+        };
+        assert!(c.decide(after_end, t0).unwrap().records.is_empty());
+        assert!(c
+            .decide(Intent::Left { seat: 1 }, t0)
+            .unwrap()
+            .records
+            .is_empty());
+    }
+
+    #[test]
+    fn every_refusal_of_a_move() {
+        let t0 = Instant::now();
+        let mut c = nim(&[1, 2], None);
+        join(&mut c, "a", t0);
+        let m = json!({"heap": 0, "take": 1});
+        assert_eq!(
+            code(c.decide(mv("token-a", &m, t0), t0)),
+            (
+                ErrorCode::NotYourTurn,
+                "the match has not started: waiting for an opponent".into()
+            )
+        );
+        join(&mut c, "b", t0);
+        assert_eq!(
+            code(c.decide(mv("token-b", &m, t0), t0)),
+            (ErrorCode::NotYourTurn, "it is your opponent's turn".into())
+        );
+        let unreadable = json!({"heap": "x"});
+        assert_eq!(
+            code(c.decide(mv("token-a", &unreadable, t0), t0)).0,
+            ErrorCode::IllegalMove
+        );
+        let too_many = json!({"heap": 0, "take": 2});
+        let (code_, message) = code(c.decide(mv("token-a", &too_many, t0), t0));
+        assert_eq!(code_, ErrorCode::IllegalMove);
+        assert!(!message.is_empty());
+        act(&mut c, Intent::Resign { token: "token-b" }, t0).unwrap();
+        assert_eq!(
+            code(c.decide(mv("token-a", &m, t0), t0)),
+            (ErrorCode::MatchOver, "the match is over".into())
+        );
+    }
+
+    #[test]
+    fn a_move_is_recorded_canonically_with_both_clocks() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[3, 4], clock(10_000, 2_000)), t0);
+        // Extra fields are dropped: the record holds the move as the engine reads it.
+        let m = json!({"heap": 1, "take": 2, "note": "x"});
+        let d = act(
+            &mut c,
+            mv("token-a", &m, t0 + Duration::from_millis(1_500)),
+            t0,
+        )
+        .unwrap();
+        assert_eq!(d.first_seq(), Some(4));
+        assert_eq!(
+            bodies(&d),
+            [EventBody::Moved {
+                seat: 0,
+                mv: json!({"heap": 1, "take": 2}),
+                clocks_ms: [10_500, 10_000],
+                position: json!({"game": "nim", "heaps": [3, 2]}),
+            }]
+        );
+        assert_eq!(c.game.to_move(), Some(1));
+    }
+
+    #[test]
+    fn a_move_is_charged_up_to_when_it_was_read_and_the_next_turn_starts_when_it_is_played() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[5, 5], clock(10_000, 0)), t0);
+        let m = json!({"heap": 0, "take": 1});
+        // Read at 1 s, played at 5 s (it waited in the room's queue).
+        let read = t0 + Duration::from_secs(1);
+        let played = t0 + Duration::from_secs(5);
+        let d = act(&mut c, mv("token-a", &m, read), played).unwrap();
+        assert!(matches!(
+            bodies(&d)[0],
+            EventBody::Moved {
+                clocks_ms: [9_000, 10_000],
+                ..
+            }
+        ));
+        // The opponent's clock runs from when the move was played.
+        let later = played + Duration::from_secs(2);
+        assert_eq!(c.game.clocks_at(later), [9_000, 8_000]);
+    }
+
+    #[test]
+    fn a_position_too_large_for_the_event_is_left_out() {
+        let t0 = Instant::now();
+        let mut r = rules(false);
+        r.max_event_position_bytes = 10;
+        let mut c = started(core(json!({"game": "nim", "heaps": [3]}), None, r), t0);
+        let m = json!({"heap": 0, "take": 1});
+        let d = act(&mut c, mv("token-a", &m, t0), t0).unwrap();
+        assert!(matches!(
+            &bodies(&d)[0],
+            EventBody::Moved {
+                position: Value::Null,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn the_last_move_ends_the_match_in_the_same_write() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[1], None), t0);
+        let m = json!({"heap": 0, "take": 1});
+        let d = act(&mut c, mv("token-a", &m, t0), t0).unwrap();
+        let b = bodies(&d);
+        assert!(matches!(b[0], EventBody::Moved { .. }));
+        assert_eq!(b[1], ended(Some(0), EndReason::Rules));
+        // The ack names the move.
+        assert_eq!(d.first_seq(), Some(4));
+        assert!(c.finished());
+    }
+
+    #[test]
+    fn at_the_move_limit_the_theory_decides() {
+        let t0 = Instant::now();
+        let mut r = rules(false);
+        r.max_moves = 2;
+        // Nim [5, 5] less one from each: [4, 4] with seat 0 to move is a P-position.
+        let mut c = started(core(json!({"game": "nim", "heaps": [5, 5]}), None, r), t0);
+        act(
+            &mut c,
+            mv("token-a", &json!({"heap": 0, "take": 1}), t0),
+            t0,
+        )
+        .unwrap();
+        let d = act(
+            &mut c,
+            mv("token-b", &json!({"heap": 1, "take": 1}), t0),
+            t0,
+        )
+        .unwrap();
+        assert_eq!(bodies(&d)[1], ended(Some(1), EndReason::MoveLimit));
+        // An N-position at the limit: the player to move wins.
+        let mut c = started(core(json!({"game": "nim", "heaps": [5, 5]}), None, r), t0);
+        act(
+            &mut c,
+            mv("token-a", &json!({"heap": 0, "take": 1}), t0),
+            t0,
+        )
+        .unwrap();
+        let d = act(
+            &mut c,
+            mv("token-b", &json!({"heap": 1, "take": 2}), t0),
+            t0,
+        )
+        .unwrap();
+        assert_eq!(bodies(&d)[1], ended(Some(0), EndReason::MoveLimit));
+    }
+
+    #[test]
+    fn the_record_size_limit_ends_the_match_too() {
+        let t0 = Instant::now();
+        let mut r = rules(false);
+        let m = json!({"heap": 0, "take": 1});
+        r.max_record_bytes = m.to_string().len() * 3;
+        let mut c = started(core(json!({"game": "nim", "heaps": [9]}), None, r), t0);
+        for token in ["token-a", "token-b"] {
+            let d = act(&mut c, mv(token, &m, t0), t0).unwrap();
+            assert_eq!(d.records.len(), 1);
+        }
+        let d = act(&mut c, mv("token-a", &m, t0), t0).unwrap();
+        // [6] with seat 1 to move is an N-position.
+        assert_eq!(bodies(&d)[1], ended(Some(1), EndReason::MoveLimit));
+    }
+
+    #[test]
+    fn a_move_read_after_the_flag_loses_on_time() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[3, 4], clock(10_000, 0)), t0);
+        let m = json!({"heap": 0, "take": 1});
+        // Player 0 moves at 5 s; player 1's first move would be a no-show at
+        // 5 + 30 s, after its flag at 15 s.
+        act(
+            &mut c,
+            mv("token-a", &m, t0 + Duration::from_secs(5)),
+            t0 + Duration::from_secs(5),
+        )
+        .unwrap();
+        let flag = t0 + Duration::from_secs(15);
+        let just_in_time = flag - Duration::from_millis(1);
+        let ok = c.decide(
+            mv("token-b", &m, just_in_time),
+            flag + Duration::from_secs(9),
+        );
+        assert!(
+            ok.unwrap().refused.is_none(),
+            "read in time, decided late: still in time"
+        );
+        let late = c.decide(mv("token-b", &m, flag), flag).unwrap();
+        assert_eq!(
+            late.refused,
+            Some((ErrorCode::MatchOver, "your time ran out".into()))
+        );
+        assert_eq!(bodies(&late), [ended(Some(0), EndReason::Flag)]);
+    }
+
+    #[test]
+    fn a_first_move_too_late_is_a_no_show() {
+        let t0 = Instant::now();
+        let m = json!({"heap": 0, "take": 1});
+        for (tournament, winner) in [(false, None), (true, Some(1))] {
+            let mut c = core(
+                json!({"game": "nim", "heaps": [3]}),
+                clock(60_000, 0),
+                rules(tournament),
+            );
+            for (seat, name) in [(0, "a"), (1, "b")] {
+                let reserve = Intent::Reserve {
+                    name: name.into(),
+                    seat,
+                    house: false,
+                    token: format!("token-{name}"),
+                };
+                act(&mut c, reserve, t0).unwrap();
+            }
+            let deadline = c.deadline(None).unwrap();
+            assert_eq!(deadline, (t0 + NO_SHOW, EndReason::NoShow));
+            let late = c
+                .decide(mv("token-a", &m, t0 + NO_SHOW), t0 + NO_SHOW)
+                .unwrap();
+            assert_eq!(
+                late.refused,
+                Some((
+                    ErrorCode::MatchOver,
+                    "your first move came too late (no-show)".into()
+                ))
+            );
+            assert_eq!(bodies(&late), [ended(winner, EndReason::NoShow)]);
+        }
+    }
+
+    #[test]
+    fn the_flag_falls_exactly_when_the_bank_is_empty() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[3, 4], clock(10_000, 1_000)), t0);
+        let m = json!({"heap": 0, "take": 1});
+        let t1 = t0 + Duration::from_secs(2);
+        act(&mut c, mv("token-a", &m, t1), t1).unwrap();
+        let t2 = t1 + Duration::from_secs(3);
+        act(&mut c, mv("token-b", &m, t2), t2).unwrap();
+        assert_eq!(c.game.banks, [9_000, 8_000]);
+        // Both have moved: from now on only the flag counts.
+        let flag = t2 + Duration::from_millis(9_000);
+        assert_eq!(c.deadline(None), Some((flag, EndReason::Flag)));
+        let early = Intent::Deadline {
+            abandoned_since: None,
+        };
+        let before = flag - Duration::from_millis(1);
+        assert!(c.decide(early.clone(), before).unwrap().records.is_empty());
+        let d = act(&mut c, early, flag).unwrap();
+        assert_eq!(bodies(&d), [ended(Some(1), EndReason::Flag)]);
+        assert_eq!(c.game.clocks_at(flag + Duration::from_secs(5)), [0, 8_000]);
+        assert_eq!(c.deadline(None), None);
+    }
+
+    #[test]
+    fn an_empty_room_is_called_off_and_a_timed_match_waits_for_its_clock() {
+        let t0 = Instant::now();
+        let mut c = nim(&[3], clock(5_000, 0));
+        assert_eq!(c.deadline(Some(t0)), Some((t0 + ABANDON, EndReason::Abort)));
+        let d = c
+            .decide(
+                Intent::Deadline {
+                    abandoned_since: Some(t0),
+                },
+                t0 + ABANDON,
+            )
+            .unwrap();
+        assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
+        // Running with a clock: the clock ends it, not the absence.
+        c = started(c, t0);
+        assert_eq!(
+            c.deadline(Some(t0)),
+            Some((t0 + Duration::from_secs(5), EndReason::Flag))
+        );
+    }
+
+    #[test]
+    fn an_untimed_match_is_abandoned_when_the_player_to_move_is_gone() {
+        let t0 = Instant::now();
+        let c = nim(&[3], None);
+        assert!(c.abandoned([false, false]));
+        assert!(
+            !c.abandoned([false, true]),
+            "before the start anyone counts"
+        );
+        let c = started(c, t0);
+        assert!(c.abandoned([false, true]), "seat 0 is to move");
+        assert!(!c.abandoned([true, false]));
+        assert_eq!(c.deadline(None), None);
+        assert_eq!(c.deadline(Some(t0)), Some((t0 + ABANDON, EndReason::Abort)));
+    }
+
+    #[test]
+    fn resigning_loses_a_started_match_and_calls_off_an_unstarted_one() {
+        let t0 = Instant::now();
+        let mut c = nim(&[3], None);
+        join(&mut c, "a", t0);
+        let d = c.decide(Intent::Resign { token: "token-a" }, t0).unwrap();
+        assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
+        join(&mut c, "b", t0);
+        let d = act(&mut c, Intent::Resign { token: "token-b" }, t0).unwrap();
+        assert_eq!(bodies(&d), [ended(Some(0), EndReason::Resign)]);
+        assert_eq!(
+            code(c.decide(Intent::Resign { token: "token-a" }, t0)),
+            (ErrorCode::MatchOver, "the match is over".into())
+        );
+    }
+
+    #[test]
+    fn a_player_may_abort_only_before_their_first_move_and_never_in_a_tournament() {
+        let t0 = Instant::now();
+        let m = json!({"heap": 0, "take": 1});
+        let mut c = started(nim(&[3], None), t0);
+        act(&mut c, mv("token-a", &m, t0), t0).unwrap();
+        let (code_, message) = code(c.decide(Intent::Abort { token: "token-a" }, t0));
+        assert_eq!(code_, ErrorCode::TooLate);
+        assert_eq!(
+            message,
+            "a match can be aborted only before your first move; resign instead"
+        );
+        let d = act(&mut c, Intent::Abort { token: "token-b" }, t0).unwrap();
+        assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
+        let mut t = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
+        let reserve = Intent::Reserve {
+            name: "a".into(),
+            seat: 0,
+            house: false,
+            token: "token-a".into(),
+        };
+        act(&mut t, reserve, t0).unwrap();
+        assert_eq!(
+            code(t.decide(Intent::Abort { token: "token-a" }, t0)).0,
+            ErrorCode::TooLate
+        );
+    }
+
+    #[test]
+    fn a_withdrawn_players_seat_resigns_once() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[3], None), t0);
+        let d = act(&mut c, Intent::ResignSeat { seat: 1 }, t0).unwrap();
+        assert_eq!(bodies(&d), [ended(Some(0), EndReason::Resign)]);
+        assert!(c
+            .decide(Intent::ResignSeat { seat: 0 }, t0)
+            .unwrap()
+            .records
+            .is_empty());
+        assert!(c
+            .decide(Intent::ResignSeat { seat: 7 }, t0)
+            .unwrap()
+            .records
+            .is_empty());
+    }
+
+    /// A small SplitMix64 for the random matches.
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn replaying_the_log_rebuilds_the_live_state_for_every_family() {
+        let t0 = Instant::now();
+        for game in game_ids() {
+            for seed in 0..6u64 {
+                let spec = random_spec(game, seed, None).unwrap();
+                let mut rng = seed ^ 0x5eed;
+                let timed = seed % 2 == 0;
+                let clock = timed.then_some(Clock {
+                    initial_ms: 60_000,
+                    increment_ms: 500,
+                });
+                let mut live = core(spec.clone(), clock, rules(false));
+                let mut log = Vec::new();
+                let at = |live: &mut Core,
+                          intent: Intent<'_>,
+                          now: Instant,
+                          log: &mut Vec<(Record, Instant)>| {
+                    let d = live.decide(intent, now).unwrap();
+                    for r in &d.records {
+                        live.apply(r, now).unwrap();
+                        log.push((r.clone(), now));
+                    }
+                };
+                let mut now = t0;
+                for name in ["a", "b"] {
+                    let intent = Intent::Join {
+                        name: Some(name.into()),
+                        seat: None,
+                        token: format!("token-{name}"),
+                    };
+                    at(&mut live, intent, now, &mut log);
+                }
+                let mut plies = 0;
+                while live.game.to_move().is_some() && plies < 60 {
+                    let moves = live.game.position.legal_moves(64).moves;
+                    let m = &moves[(next(&mut rng) % moves.len() as u64) as usize];
+                    let m = serde_json::to_value(m).unwrap();
+                    now += Duration::from_millis(next(&mut rng) % 900);
+                    let token = ["token-a", "token-b"][live.game.next_seat() as usize];
+                    if next(&mut rng).is_multiple_of(9) {
+                        let seat = live.game.next_seat();
+                        at(&mut live, Intent::Left { seat }, now, &mut log);
+                        let back = Intent::Resume {
+                            token,
+                            here: [false, false],
+                        };
+                        at(&mut live, back, now, &mut log);
+                    }
+                    at(&mut live, mv(token, &m, now), now, &mut log);
+                    plies += 1;
+                }
+                if !live.finished() {
+                    at(
+                        &mut live,
+                        Intent::Resign { token: "token-a" },
+                        now,
+                        &mut log,
+                    );
+                }
+                let mut replayed = core(spec.clone(), clock, rules(false));
+                for (r, when) in &log {
+                    replayed.apply(r, *when).unwrap();
+                }
+                let what = format!("{game} seed {seed}");
+                assert_eq!(replayed.game.position, live.game.position, "{what}");
+                assert_eq!(replayed.game.seq, live.game.seq, "{what}");
+                assert_eq!(replayed.game.result, live.game.result, "{what}");
+                assert_eq!(replayed.game.banks, live.game.banks, "{what}");
+                assert_eq!(replayed.game.seats, live.game.seats, "{what}");
+                assert_eq!(replayed.tokens, live.tokens, "{what}");
+                let texts = |c: &Core| {
+                    c.game
+                        .moves()
+                        .iter()
+                        .map(|m| m.get().to_string())
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(texts(&replayed), texts(&live), "{what}");
+                // A restart replays everything at one instant: the same match,
+                // with the banks of the last move.
+                let restart = t0 + Duration::from_secs(3_600);
+                let mut restored = core(spec, clock, rules(false));
+                for (r, _) in &log {
+                    restored.apply(r, restart).unwrap();
+                }
+                assert_eq!(restored.game.position, live.game.position, "{what}");
+                assert_eq!(texts(&restored), texts(&live), "{what}");
+                assert_eq!(restored.game.result, live.game.result, "{what}");
+            }
+        }
+    }
+}

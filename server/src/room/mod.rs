@@ -1,0 +1,794 @@
+//! One task per room owns its match. Commands arrive over a channel; nothing
+//! about a match sits behind a lock that the network path contends on.
+//!
+//! The task is thin: for each command it asks the match's pure core what it
+//! would record (`core.rs`, [`Core::decide`]), makes that durable in the
+//! store, applies it ([`Core::apply`]), acknowledges, and tells every
+//! subscriber (`subscribers.rs`). An event is durable *before* anyone hears
+//! of it, so whatever a player saw acknowledged survives a restart; a
+//! restart replays the stored records through the same `apply`.
+
+pub mod answer;
+pub mod clock;
+pub mod core;
+pub mod subscribers;
+
+use std::sync::{Arc, Mutex};
+
+use grundy_protocol::wire::MAX_DESCRIPTION;
+use grundy_protocol::wire::{
+    Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerMsg,
+};
+use grundy_protocol::{Position, Rules};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use self::answer::{event_frame, SnapshotView};
+use self::core::{Core, Decision, Intent, MatchRules, Record};
+use self::subscribers::Subscribers;
+use crate::config::Config;
+use crate::outbox::{encode, ConnId, Outbox};
+use crate::refusal::Refusal;
+use crate::secret::new_token;
+use crate::store::{MatchStore, WriteOp};
+use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
+
+/// How long a room waits before it tries again to record the end of a match
+/// that a deadline ended, after the store refused it.
+const DEADLINE_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What a connection asks of a room. Answers go straight to `outbox`, in order
+/// with the room's events.
+pub enum RoomCmd {
+    Join {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        name: Option<String>,
+        seat: Option<u8>,
+    },
+    Watch {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        since: Option<u64>,
+    },
+    Resume {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+        since: Option<u64>,
+    },
+    Move {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+        mv: Value,
+        /// When the server read the move: the mover's clock stops there, not
+        /// when the room gets to it.
+        received: Instant,
+    },
+    Resign {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Abort {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+    },
+    Leave {
+        outbox: Outbox,
+        id: Option<RequestId>,
+    },
+    /// The connection closed.
+    Gone { conn: ConnId },
+    /// A tournament seats a player who has no connection here yet, or the
+    /// server its house bot (`house`); they come with `resume` and the token.
+    Reserve {
+        name: String,
+        seat: u8,
+        /// The seat is the house bot's: recorded so, it gets a bot back after
+        /// a restart.
+        house: bool,
+        reply: oneshot::Sender<Result<String, Refusal>>,
+    },
+    /// A tournament asks for a seat's token (to tell its player again).
+    SeatToken {
+        seat: u8,
+        reply: oneshot::Sender<Option<String>>,
+    },
+    /// A tournament resigns for a player who withdrew.
+    ResignSeat { seat: u8 },
+}
+
+/// Told the result when a match ends (a tournament's games report this way).
+pub type EndHook = Box<dyn Fn(&str, MatchResult) + Send + Sync>;
+
+/// Everything needed to start (or restart) a room's task.
+pub struct RoomInit {
+    pub id: String,
+    pub code: String,
+    pub spec: Value,
+    pub start: Position,
+    pub clock: Option<Clock>,
+    pub listed: bool,
+    /// The house bot level the creator asked for.
+    pub bot: Option<String>,
+    /// The tournament this game belongs to: a no-show then loses the game
+    /// rather than calling it off, and nobody may abort.
+    pub tournament: Option<String>,
+    pub on_end: Option<EndHook>,
+}
+
+pub struct Room {
+    id: String,
+    code: String,
+    /// The game's name and the start in a few words, for the lobby.
+    name: String,
+    description: String,
+    listed: bool,
+    bot: Option<String>,
+    tournament: Option<String>,
+    on_end: Option<EndHook>,
+    core: Core,
+    /// The connections acting for each seat right now.
+    holders: [Vec<ConnId>; 2],
+    subscribers: Subscribers,
+    /// Since when the room has been abandoned (see `Core::abandoned`), None
+    /// while someone it needs is here.
+    abandoned_since: Option<std::time::Instant>,
+    /// After a deadline's end could not be recorded: the next try, not sooner
+    /// (a failing store is not asked again in a tight loop).
+    deadline_retry: Option<Instant>,
+    /// When the match ended (the room stays in memory for `linger` after).
+    finished_at: Option<Instant>,
+    store: Arc<dyn MatchStore>,
+    config: Arc<Config>,
+    summary: Arc<Mutex<RoomSummary>>,
+}
+
+/// Where to acknowledge a command: the sender's outbox and its request id.
+type Ack<'a> = (&'a Outbox, &'a Option<RequestId>);
+
+/// Unix time in milliseconds, for the records.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Now, as the core counts time (tokio's clock, so tests can pause it).
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
+impl Room {
+    pub fn new(init: RoomInit, store: Arc<dyn MatchStore>, config: Arc<Config>) -> Room {
+        let rules = MatchRules::new(&config, init.tournament.is_some());
+        let room = Room {
+            id: init.id,
+            code: init.code,
+            name: grundy_protocol::names::spec_name(&init.spec).to_string(),
+            description: grundy_protocol::names::describe_spec(&init.spec, MAX_DESCRIPTION),
+            listed: init.listed,
+            bot: init.bot,
+            tournament: init.tournament,
+            on_end: init.on_end,
+            core: Core::new(init.spec, init.start, init.clock, rules),
+            holders: [Vec::new(), Vec::new()],
+            subscribers: Subscribers::new(config.events_in_memory),
+            abandoned_since: Some(now()),
+            deadline_retry: None,
+            finished_at: None,
+            store,
+            config,
+            summary: Arc::new(Mutex::new(RoomSummary {
+                room: String::new(),
+                code: String::new(),
+                game: String::new(),
+                name: String::new(),
+                description: String::new(),
+                seats: [no_seat(), no_seat()],
+                state: String::new(),
+                clock: None,
+                bot: None,
+                ratings: [None, None],
+                tournament: None,
+            })),
+        };
+        room.update_summary();
+        room
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The lobby's view of this room, kept current by the room's task.
+    pub fn summary(&self) -> Arc<Mutex<RoomSummary>> {
+        self.summary.clone()
+    }
+
+    pub fn listed(&self) -> bool {
+        self.listed
+    }
+
+    pub fn finished(&self) -> bool {
+        self.core.finished()
+    }
+
+    /// Rebuilds a room from its stored seats and event log (after a restart)
+    /// by applying them as they were recorded. Clocks resume from the banks
+    /// of the last move: downtime is charged to nobody. Returns the write that
+    /// completes the record, when the log ended the match but the record did
+    /// not say so: wait for it before serving.
+    pub fn restore(
+        &mut self,
+        seats: [Option<(Option<String>, String)>; 2],
+        events: Vec<Event>,
+    ) -> Result<Option<Pending>, String> {
+        let at = now();
+        let seats = seats.into_iter().zip(0u8..).filter_map(|(seat, i)| {
+            seat.map(|(name, token)| Record::Seat {
+                seat: i,
+                name,
+                token,
+                house: false,
+            })
+        });
+        let keep = events.len().saturating_sub(self.config.events_in_memory);
+        for record in seats.chain(events.into_iter().map(Record::Event)) {
+            self.core
+                .apply(&record, at)
+                .map_err(|e| format!("stored log refused: {e}"))?;
+            if let Record::Event(event) = &record {
+                if event.seq as usize > keep {
+                    let text = serde_json::to_string(event)
+                        .map_err(|e| format!("cannot encode a stored event: {e}"))?;
+                    self.subscribers.remember(text.into());
+                }
+            }
+        }
+        self.update_summary();
+        // The log ends the match but the record does not say so (a crash
+        // between the two commits): the result is written again, and the room
+        // lingers like any finished one.
+        Ok(self.core.game.result.map(|result| {
+            self.finished_at = Some(Instant::now());
+            self.store.write(WriteOp::Finish {
+                room: self.id.clone(),
+                result,
+                finished_at_ms: now_ms(),
+            })
+        }))
+    }
+
+    /// The room's task: commands, and the clock's deadline. `on_finish` runs
+    /// once the match has ended, `on_exit` when the task ends.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<RoomCmd>,
+        on_finish: impl FnOnce(),
+        on_exit: impl FnOnce(),
+    ) {
+        let _on_exit = OnExit::new(on_exit);
+        let mut ending = Ending::new(on_finish);
+        loop {
+            let deadline = self.deadline();
+            let linger = ending.linger_until(self.finished_at, self.config.linger);
+            tokio::select! {
+                cmd = commands.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline) => {
+                    // Commands read before the deadline may still be queued (a
+                    // move in time, a player coming back): they count first. A
+                    // move read too late ends the match itself (`Core::decide`).
+                    for _ in 0..commands.len() {
+                        let Ok(cmd) = commands.try_recv() else { break };
+                        self.handle(cmd).await;
+                    }
+                    self.on_deadline().await;
+                }
+                _ = sleep_until(linger) => ending.close(&mut commands),
+            }
+        }
+    }
+
+    /// When to wake for the core's deadline (not before a retry is due).
+    fn deadline(&self) -> Option<Instant> {
+        let (at, _) = self.core.deadline(self.abandoned_since)?;
+        let at = Instant::from_std(at);
+        Some(self.deadline_retry.map_or(at, |retry| retry.max(at)))
+    }
+
+    /// Which seats a connection holds now.
+    fn here(&self) -> [bool; 2] {
+        [!self.holders[0].is_empty(), !self.holders[1].is_empty()]
+    }
+
+    /// Keeps `abandoned_since` current.
+    fn note_presence(&mut self) {
+        match (self.core.abandoned(self.here()), self.abandoned_since) {
+            (false, _) => self.abandoned_since = None,
+            (true, None) => self.abandoned_since = Some(now()),
+            (true, Some(_)) => {}
+        }
+    }
+
+    async fn on_deadline(&mut self) {
+        let intent = Intent::Deadline {
+            abandoned_since: self.abandoned_since,
+        };
+        if let Ok(decision) = self.core.decide(intent, now()) {
+            self.end_by_deadline(decision).await;
+        }
+    }
+
+    /// Records the end a deadline decided; when the store refuses, tries
+    /// again after [`DEADLINE_RETRY`].
+    async fn end_by_deadline(&mut self, decision: Decision) {
+        if decision.records.is_empty() {
+            return;
+        }
+        match self.record(&decision, None).await {
+            Ok(_) => self.deadline_retry = None,
+            Err(e) => {
+                tracing::error!(room = %self.id, "could not record the end of the match: {e:?}");
+                self.deadline_retry = Some(Instant::now() + DEADLINE_RETRY);
+            }
+        }
+        self.update_summary();
+    }
+
+    async fn handle(&mut self, cmd: RoomCmd) {
+        // A move changes nothing the lobby shows, unless it ends the match.
+        let shown_before = self.finished();
+        let is_move = matches!(cmd, RoomCmd::Move { .. });
+        match cmd {
+            RoomCmd::Join {
+                outbox,
+                id,
+                name,
+                seat,
+            } => {
+                let token = new_token();
+                let intent = Intent::Join { name, seat, token };
+                match self.seat(intent, Some(outbox.conn)).await {
+                    Ok((seat, token)) => {
+                        let frame = answer::seated(&id, &self.id, seat, &token, self.snapshot());
+                        outbox.send_answer(frame, id);
+                        self.after_joining(outbox, true);
+                    }
+                    Err(refusal) => {
+                        self.refuse(&outbox, id, refusal);
+                        self.after_joining(outbox, false);
+                    }
+                }
+            }
+            RoomCmd::Watch { outbox, id, since } => {
+                let result = self.catch_up(None, since, &id);
+                let ok = result.is_ok();
+                match result {
+                    Ok(frame) => {
+                        outbox.send_answer(frame, id);
+                    }
+                    Err(refusal) => self.refuse(&outbox, id, refusal),
+                }
+                self.after_joining(outbox, ok);
+            }
+            RoomCmd::Resume {
+                outbox,
+                id,
+                token,
+                since,
+            } => {
+                let result = self.resume(&outbox, &token, since, &id).await;
+                let ok = result.is_ok();
+                match result {
+                    Ok(frame) => {
+                        outbox.send_answer(frame, id);
+                    }
+                    Err(refusal) => self.refuse(&outbox, id, refusal),
+                }
+                self.after_joining(outbox, ok);
+            }
+            RoomCmd::Move {
+                outbox,
+                id,
+                token,
+                mv,
+                received,
+            } => {
+                let intent = Intent::Move {
+                    token: &token,
+                    mv: &mv,
+                    received: received.into_std(),
+                };
+                let result = self.act(intent, (&outbox, &id)).await;
+                if let Err(refusal) = result {
+                    self.refuse(&outbox, id, refusal);
+                }
+            }
+            RoomCmd::Resign { outbox, id, token } => {
+                if let Err(refusal) = self
+                    .act(Intent::Resign { token: &token }, (&outbox, &id))
+                    .await
+                {
+                    self.refuse(&outbox, id, refusal);
+                }
+            }
+            RoomCmd::Abort { outbox, id, token } => {
+                if let Err(refusal) = self
+                    .act(Intent::Abort { token: &token }, (&outbox, &id))
+                    .await
+                {
+                    self.refuse(&outbox, id, refusal);
+                }
+            }
+            RoomCmd::Leave { outbox, id } => {
+                self.subscribers.remove(outbox.conn);
+                outbox.rooms.exit(&self.id);
+                self.drop_conn(outbox.conn).await;
+                outbox.send(&ServerMsg::Ack {
+                    id,
+                    room: Some(self.id.clone()),
+                    seq: None,
+                });
+            }
+            RoomCmd::Gone { conn } => {
+                self.subscribers.remove(conn);
+                self.drop_conn(conn).await;
+            }
+            RoomCmd::Reserve {
+                name,
+                seat,
+                house,
+                reply,
+            } => {
+                let token = new_token();
+                let intent = Intent::Reserve {
+                    name,
+                    seat,
+                    house,
+                    token,
+                };
+                let result = self.seat(intent, None).await;
+                let _ = reply.send(result.map(|(_, token)| token));
+            }
+            RoomCmd::SeatToken { seat, reply } => {
+                let _ = reply.send(self.core.token(seat).map(str::to_string));
+            }
+            RoomCmd::ResignSeat { seat } => {
+                let decided = self.core.decide(Intent::ResignSeat { seat }, now());
+                if let Err(e) = self.carry_out(decided, None).await {
+                    tracing::error!(room = %self.id, "could not record a resignation: {e:?}");
+                }
+            }
+        }
+        self.note_presence();
+        if !is_move || self.finished() != shown_before {
+            self.update_summary();
+        }
+    }
+
+    /// A move, resign or abort: decided, recorded, acknowledged with its
+    /// event's number (or refused).
+    async fn act(&mut self, intent: Intent<'_>, ack: Ack<'_>) -> Result<(), Refusal> {
+        let decision = self.core.decide(intent, now())?;
+        if let Some(refusal) = decision.refused.clone() {
+            // Too late: the deadline ends the match, and the command is refused.
+            self.end_by_deadline(decision).await;
+            return Err(refusal);
+        }
+        self.record(&decision, Some(ack)).await.map(|_| ())
+    }
+
+    /// Decided, then recorded without an ack.
+    async fn carry_out(
+        &mut self,
+        decided: Result<Decision, Refusal>,
+        ack: Option<Ack<'_>>,
+    ) -> Result<(), Refusal> {
+        self.record(&decided?, ack).await.map(|_| ())
+    }
+
+    /// Takes a seat (for connection `conn`, if any); returns it and its token.
+    async fn seat(
+        &mut self,
+        intent: Intent<'_>,
+        conn: Option<ConnId>,
+    ) -> Result<(u8, String), Refusal> {
+        let decision = self.core.decide(intent, now())?;
+        self.record(&decision, None).await?;
+        let seat = decision.seat.expect("a seat decision names its seat");
+        self.holders[seat as usize].extend(conn);
+        let token = self.core.token(seat).unwrap_or_default().to_string();
+        Ok((seat, token))
+    }
+
+    /// After a join, watch or resume: on success the connection gets this
+    /// room's events; it counts as a member (entered by the connection before it
+    /// sent the command, so a `Gone` always follows) only while the match runs.
+    fn after_joining(&mut self, outbox: Outbox, ok: bool) {
+        // A refusal takes back only a place this command took: a connection
+        // already in the room (seated, watching) stays counted, and hears its
+        // `Gone` when it closes.
+        let refused_newcomer = !ok && !self.subscribers.contains(outbox.conn);
+        if refused_newcomer || self.finished() || outbox.is_closed() {
+            outbox.rooms.exit(&self.id);
+        }
+        if ok && !outbox.is_closed() {
+            self.subscribers.insert(outbox);
+        }
+    }
+
+    fn refuse(&self, outbox: &Outbox, id: Option<RequestId>, (code, message): Refusal) {
+        outbox.send(&ServerMsg::error(id, code, message));
+    }
+
+    /// Refuses a `since` beyond the last event.
+    fn check_since(&self, since: Option<u64>) -> Result<(), Refusal> {
+        match since {
+            Some(s) if s > self.core.game.seq => Err((
+                ErrorCode::BadRequest,
+                format!(
+                    "since {s} is beyond the last event ({})",
+                    self.core.game.seq
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The `watching` answer: the events after `since`, or a snapshot when
+    /// `since` is not given — or when the events are older than the room
+    /// keeps (`events_in_memory`), or would not fit in one message. The room
+    /// never waits on the store for a catch-up: any watcher could stall a
+    /// match that way.
+    fn catch_up(
+        &self,
+        seat: Option<u8>,
+        since: Option<u64>,
+        id: &Option<RequestId>,
+    ) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, Refusal> {
+        self.check_since(since)?;
+        let budget = self
+            .config
+            .limits
+            .max_message_bytes
+            .saturating_sub(answer_reserve(id));
+        let events =
+            since.and_then(|since| self.subscribers.after(since, self.core.game.seq, budget));
+        Ok(match events {
+            Some(events) => answer::watching(id, &self.id, seat, None, &events),
+            None => answer::watching(id, &self.id, seat, Some(self.snapshot()), &[]),
+        })
+    }
+
+    async fn resume(
+        &mut self,
+        outbox: &Outbox,
+        token: &str,
+        since: Option<u64>,
+        id: &Option<RequestId>,
+    ) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, Refusal> {
+        let here = self.here();
+        let decision = self.core.decide(Intent::Resume { token, here }, now())?;
+        // Check `since` before changing anything.
+        self.check_since(since)?;
+        let seat = decision.seat.expect("a resume names its seat");
+        let holders = &mut self.holders[seat as usize];
+        let added = !holders.contains(&outbox.conn);
+        if added {
+            holders.push(outbox.conn);
+        }
+        // The presence event goes into this answer: a connection that
+        // watches already must not hear it live as well.
+        let watching = self.subscribers.remove(outbox.conn);
+        if let Err(refusal) = self.record(&decision, None).await {
+            if added {
+                self.holders[seat as usize].retain(|&c| c != outbox.conn);
+            }
+            if let Some(outbox) = watching {
+                self.subscribers.insert(outbox);
+            }
+            return Err(refusal);
+        }
+        self.catch_up(Some(seat), since, id)
+    }
+
+    async fn drop_conn(&mut self, conn: ConnId) {
+        for seat in 0..2u8 {
+            let holders = &mut self.holders[seat as usize];
+            let Some(i) = holders.iter().position(|&c| c == conn) else {
+                continue;
+            };
+            holders.remove(i);
+            if holders.is_empty() {
+                let decided = self.core.decide(Intent::Left { seat }, now());
+                if let Err(e) = self.carry_out(decided, None).await {
+                    tracing::warn!(room = %self.id, "presence not recorded: {e:?}");
+                }
+            }
+        }
+    }
+
+    /// Makes a decision's records durable (one group commit), applies them,
+    /// then acknowledges (`ack`, with the first event's number) and tells
+    /// every subscriber. Returns the first event's number.
+    async fn record(
+        &mut self,
+        decision: &Decision,
+        ack: Option<Ack<'_>>,
+    ) -> Result<Option<u64>, Refusal> {
+        let mut ops = Vec::with_capacity(decision.records.len() + 1);
+        let mut texts: Vec<Arc<str>> = Vec::with_capacity(decision.records.len());
+        for record in &decision.records {
+            match record {
+                Record::Seat {
+                    seat,
+                    name,
+                    token,
+                    house,
+                } => ops.push(WriteOp::Seat {
+                    room: self.id.clone(),
+                    seat: *seat,
+                    name: name.clone(),
+                    token: token.clone(),
+                    house: *house,
+                }),
+                Record::Event(event) => {
+                    // Serialized once: the store keeps this text and subscribers get it.
+                    let json: Arc<str> = serde_json::to_string(event)
+                        .map_err(|e| {
+                            tracing::error!(room = %self.id, "cannot encode an event: {e}");
+                            (
+                                ErrorCode::Internal,
+                                "the server could not record this".to_string(),
+                            )
+                        })?
+                        .into();
+                    ops.push(WriteOp::Event {
+                        room: self.id.clone(),
+                        seq: event.seq,
+                        json: json.clone(),
+                        at_ms: now_ms(),
+                    });
+                    // The result is recorded with the event that announces it, so a
+                    // record fetched after the announcement always has it.
+                    if let EventBody::Ended { result } = &event.body {
+                        ops.push(WriteOp::Finish {
+                            room: self.id.clone(),
+                            result: *result,
+                            finished_at_ms: now_ms(),
+                        });
+                    }
+                    texts.push(json);
+                }
+            }
+        }
+        if ops.is_empty() {
+            return Ok(None);
+        }
+        let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
+        for done in pending {
+            committed(done, &self.id).await?;
+        }
+        let at = now();
+        for record in &decision.records {
+            if let Err(e) = self.core.apply(record, at) {
+                // Decided from this very state: cannot happen.
+                tracing::error!(room = %self.id, "a decided record did not apply: {e}");
+            }
+        }
+        let frames = texts.iter().map(|t| event_frame(&self.id, t)).collect();
+        for text in texts {
+            self.subscribers.remember(text);
+        }
+        let first = decision.first_seq();
+        let ack = ack.map(|(outbox, id)| {
+            let frame = encode(&ServerMsg::Ack {
+                id: id.clone(),
+                room: Some(self.id.clone()),
+                seq: first,
+            });
+            (outbox, frame)
+        });
+        self.subscribers.tell(frames, ack);
+        if let Some(result) = self.core.game.result.filter(|_| self.finished_at.is_none()) {
+            self.on_finished(result);
+        }
+        Ok(first)
+    }
+
+    /// The match has just ended.
+    fn on_finished(&mut self, result: MatchResult) {
+        self.finished_at = Some(Instant::now());
+        if let Some(on_end) = &self.on_end {
+            on_end(&self.id, result);
+        }
+        // A finished match no longer counts against anyone's room limit.
+        for outbox in self.subscribers.outboxes() {
+            outbox.rooms.exit(&self.id);
+        }
+    }
+
+    fn seat_info(&self, seat: usize) -> SeatInfo {
+        if !self.core.seated(seat as u8) {
+            return no_seat();
+        }
+        SeatInfo {
+            name: self.core.game.seats[seat].name.clone(),
+            connected: !self.holders[seat].is_empty(),
+        }
+    }
+
+    fn snapshot(&self) -> SnapshotView<'_> {
+        let game = &self.core.game;
+        SnapshotView {
+            room: &self.id,
+            code: &self.code,
+            spec: &game.spec,
+            position: game.position.to_json(),
+            seats: [self.seat_info(0), self.seat_info(1)],
+            moves: game.moves(),
+            to_move: game.to_move(),
+            clock: game.clock,
+            clocks_ms: game.clocks_at(now()),
+            result: game.result,
+            seq: game.seq,
+        }
+    }
+
+    fn update_summary(&self) {
+        let game = &self.core.game;
+        let state = if game.result.is_some() {
+            "finished"
+        } else if game.started {
+            "playing"
+        } else {
+            "open"
+        };
+        let summary = RoomSummary {
+            room: self.id.clone(),
+            code: self.code.clone(),
+            game: game.position.family().id().to_string(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            seats: [self.seat_info(0), self.seat_info(1)],
+            state: state.to_string(),
+            clock: game.clock,
+            bot: self.bot.clone(),
+            // Filled in by the lobby, which knows the ratings.
+            ratings: [None, None],
+            tournament: self.tournament.clone(),
+        };
+        if let Ok(mut s) = self.summary.lock() {
+            *s = summary;
+        }
+    }
+}
+
+/// What an answer takes besides its events: the envelope and the request id
+/// (which a client may make as long as a frame allows).
+fn answer_reserve(id: &Option<RequestId>) -> usize {
+    4096 + id
+        .as_ref()
+        .and_then(|id| serde_json::to_string(id).ok())
+        .map_or(0, |text| text.len())
+}
+
+fn no_seat() -> SeatInfo {
+    SeatInfo {
+        name: None,
+        connected: false,
+    }
+}
