@@ -25,7 +25,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
-use crate::connection::drain;
+use crate::drain::drain;
 
 /// The longest a refused connection may take over its WebSocket handshake
 /// (`hello_timeout_ms` if that is shorter): a refusal must not hold a socket

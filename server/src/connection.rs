@@ -25,6 +25,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::drain::drain;
 use crate::house::{self, House, HouseSeat};
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{Memberships, Outbox};
@@ -326,25 +327,6 @@ pub async fn serve(
             drain(ws.get_mut()).await;
         }
     }
-}
-
-/// How long a connection the server closed waits for the peer to close too.
-const LINGER: Duration = Duration::from_secs(1);
-
-/// After a close frame the server sent because of the peer: ends our side of
-/// the TCP stream, then reads and discards whatever the peer still sends until
-/// it closes its side (or [`LINGER`] passes). A socket closed with unread input
-/// sends a reset, and a reset can destroy the close frame and the last answers
-/// before the peer has read them (a flooding or oversized sender would never
-/// learn why it was cut off).
-pub(crate) async fn drain(tcp: &mut TcpStream) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let _ = tcp.shutdown().await;
-    let mut buf = vec![0u8; 8192];
-    let _ = tokio::time::timeout(LINGER, async {
-        while let Ok(1..) = tcp.read(&mut buf).await {}
-    })
-    .await;
 }
 
 impl Conn {

@@ -9,6 +9,7 @@
 //! - [`refusal`]: a refused command's code and message;
 //! - [`secret`]: seat and tournament tokens, made and compared;
 //! - [`house`]: the server's own house bots, tracked tasks;
+//! - [`drain`]: closing a socket so the peer reads the close frame;
 //! - [`outbox`]: the bounded per-connection outbound queue;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
@@ -20,6 +21,7 @@ pub mod caps;
 pub mod config;
 pub mod connection;
 pub mod directory;
+pub mod drain;
 pub mod house;
 pub mod lobby;
 pub mod outbox;
