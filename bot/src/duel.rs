@@ -2,10 +2,10 @@
 //! over its own connection, exactly as two third-party bots would.
 
 use grundy_protocol::wire::{ClientMsg, EndReason};
+use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::level::Level;
 use crate::seat::{take_seat, PlayError};
 
 /// One finished bot-versus-bot match.

@@ -3,8 +3,8 @@
 //! whose own house bots are off. The server's own bots live in the server.
 
 use grundy_protocol::wire::{ClientMsg, MatchResult};
+use grundy_protocol::Level;
 
-use crate::level::Level;
 use crate::seat::{take_seat, PlayError};
 
 /// The name a server gives the seat it reserves for its own house bot of

@@ -4,7 +4,6 @@
 //!
 //! - [`baseline`]: the echo and relay servers every load figure is compared with;
 //! - [`client`]: the WebSocket protocol client;
-//! - [`level`]: playing strength and the move choice;
 //! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
 //! - [`house`]: joining rooms that ask for a bot;
@@ -15,9 +14,6 @@ pub mod baseline;
 pub mod client;
 pub mod duel;
 pub mod house;
-pub mod level;
 pub mod load;
 pub mod seat;
 pub mod tournament;
-
-pub use level::Level;

@@ -11,11 +11,11 @@ use grundy_bot::house::{external_name, join_and_play};
 use grundy_bot::load;
 use grundy_bot::seat::take_seat;
 use grundy_bot::tournament::{export_games, run_field, Field};
-use grundy_bot::Level;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{
     ClientMsg, Clock, ServerMsg, TournamentEventBody, TournamentFormat, TournamentSettings,
 };
+use grundy_protocol::Level;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 

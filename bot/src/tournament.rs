@@ -9,11 +9,11 @@ use grundy_protocol::wire::{
     ClientMsg, ErrorCode, MatchResult, ServerMsg, TournamentEvent, TournamentEventBody,
     TournamentSettings, TournamentState, TournamentStatus,
 };
+use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::client::{Client, ClientError};
-use crate::level::Level;
 use crate::seat::{play_seat, PlayError, SeatPlan};
 
 /// How many times in a row a player tries to reconnect to its tournament.

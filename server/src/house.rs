@@ -22,7 +22,7 @@ use tokio_util::task::TaskTracker;
 
 use grundy_bot::house::house_name;
 use grundy_bot::seat::{play_seat, SeatPlan};
-use grundy_bot::Level;
+use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
 use crate::room::RoomCmd;

@@ -4,9 +4,8 @@
 //! plays many matches at once.
 
 use grundy_bot::duel::duel;
-use grundy_bot::Level;
 use grundy_protocol::random::{game_ids, random_spec};
-use grundy_protocol::{Outcome, Position, Strategy};
+use grundy_protocol::{Level, Outcome, Position, Strategy};
 use grundy_tests::{Client, TestServer};
 use serde_json::{json, Value};
 

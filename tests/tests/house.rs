@@ -418,7 +418,7 @@ async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
     let external = {
         let (url, room) = (url.clone(), room.clone());
         tokio::spawn(async move {
-            grundy_bot::house::join_and_play(&url, &room, grundy_bot::Level::Perfect, 1).await
+            grundy_bot::house::join_and_play(&url, &room, grundy_protocol::Level::Perfect, 1).await
         })
     };
     let mut me = Person::new(me);
