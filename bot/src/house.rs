@@ -2,10 +2,9 @@
 //! bot (`grundy-bot house`), which joins rooms that ask for a bot on servers
 //! whose own house bots are off. The server's own bots live in the server.
 
+use grundy_client::seat::{take_seat, PlayError};
 use grundy_protocol::wire::{ClientMsg, MatchResult};
 use grundy_protocol::Level;
-
-use crate::seat::{take_seat, PlayError};
 
 /// The name a server gives the seat it reserves for its own house bot of
 /// `level`. Servers refuse names like it from clients.

@@ -3,17 +3,13 @@
 //! protocol as any third-party bot.
 //!
 //! - [`baseline`]: the echo and relay servers every load figure is compared with;
-//! - [`client`]: the WebSocket protocol client;
-//! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
 //! - [`house`]: joining rooms that ask for a bot;
 //! - [`load`]: load generation (Nim duels, echo and relay rounds, idle connections);
-//! - [`tournament`]: tournament players, a field of bots, exporting the games.
+//! - [`tournament`]: tournament players, a field of bots.
 
 pub mod baseline;
-pub mod client;
 pub mod duel;
 pub mod house;
 pub mod load;
-pub mod seat;
 pub mod tournament;

@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use grundy_bot::client::Client;
 use grundy_bot::duel::duel;
 use grundy_bot::house::{external_name, join_and_play};
 use grundy_bot::load;
-use grundy_bot::seat::take_seat;
-use grundy_bot::tournament::{export_games, run_field, Field};
+use grundy_bot::tournament::{run_field, Field};
+use grundy_client::client::Client;
+use grundy_client::seat::take_seat;
+use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{
     ClientMsg, Clock, ServerMsg, TournamentEventBody, TournamentFormat, TournamentSettings,

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use grundy_bot::house::house_name;
-use grundy_bot::seat::{play_seat, SeatPlan};
+use grundy_client::seat::{play_seat, SeatPlan};
 use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
