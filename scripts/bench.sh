@@ -32,13 +32,13 @@ SERVER_ADDR=127.0.0.1:$((PORT + 1))
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 echo "open files: $(ulimit -n); cores: $(nproc)"
 
-# BENCH_BIN: a directory with grundy-server, grundy-bot and grundy-echo built
+# BENCH_BIN: a directory with grundy-server, grundy-load and grundy-echo built
 # already (e.g. a copy of an earlier build, for a before/after in one sitting).
 if [ -n "${BENCH_BIN:-}" ]; then
     BIN=$BENCH_BIN
 else
-    cargo build --release --quiet -p grundy-bot -p grundy-server
-    BIN=target/release
+    cargo build --release --quiet -p grundy-load -p grundy-server
+    BIN=${CARGO_TARGET_DIR:-target}/release
 fi
 TMP=$(mktemp -d)
 PIDS=()
@@ -91,7 +91,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) 
 # x / y, or 0 when y is 0.
 ratio() { awk -v x="$1" -v y="$2" 'BEGIN {printf "%.4f", (y > 0) ? x / y : 0}'; }
 
-load() { "$BIN/grundy-bot" --server "ws://$1" load "${@:2}" --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES"; }
+load() { "$BIN/grundy-load" --server "ws://$1" run "${@:2}" --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES"; }
 
 start_echo
 start_server
@@ -133,12 +133,12 @@ if [ "$IDLE" -gt 0 ]; then
     # A fresh process each, so the RSS growth is the connections' alone.
     stop "$ECHO_PID"
     start_echo
-    i=$("$BIN/grundy-bot" --server "ws://$ECHO_ADDR" idle --echo --connections "$IDLE" \
+    i=$("$BIN/grundy-load" --server "ws://$ECHO_ADDR" idle --echo --connections "$IDLE" \
         --duration 8 --source-ips "$SOURCES" --server-pid "$ECHO_PID")
     echo "idle echo:   $i"
     stop "$ECHO_PID"
     start_server
-    i=$("$BIN/grundy-bot" --server "ws://$SERVER_ADDR" idle --connections "$IDLE" \
+    i=$("$BIN/grundy-load" --server "ws://$SERVER_ADDR" idle --connections "$IDLE" \
         --duration 8 --source-ips "$SOURCES" --server-pid "$SERVER_PID")
     echo "idle server: $i"
 fi

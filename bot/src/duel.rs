@@ -1,12 +1,11 @@
 //! Bot versus bot: two bots on one server play a match from a given start, each
 //! over its own connection, exactly as two third-party bots would.
 
+use grundy_client::seat::{take_seat, PlayError};
 use grundy_protocol::wire::{ClientMsg, EndReason};
+use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::Value;
-
-use crate::level::Level;
-use crate::seat::{take_seat, PlayError};
 
 /// One finished bot-versus-bot match.
 #[derive(Debug, Clone, Serialize)]

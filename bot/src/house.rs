@@ -1,20 +1,14 @@
-//! House bots: the name of the server's house seats, and the external house
-//! bot (`grundy-bot house`), which joins rooms that ask for a bot on servers
-//! whose own house bots are off. The server's own bots live in the server.
+//! The external house bot (`grundy-bot house`), which joins rooms that ask
+//! for a bot on servers whose own house bots are off. The server's own house
+//! bots (and the name of their seats) live in the server.
 
+use grundy_client::seat::{take_seat, PlayError};
 use grundy_protocol::wire::{ClientMsg, MatchResult};
-
-use crate::level::Level;
-use crate::seat::{take_seat, PlayError};
-
-/// The name a server gives the seat it reserves for its own house bot of
-/// `level`. Servers refuse names like it from clients.
-pub fn house_name(level: Level) -> String {
-    format!("house-bot ({level})")
-}
+use grundy_protocol::Level;
 
 /// The name an external house bot of `level` plays under: one a server
-/// accepts (the house's own is reserved for the server's bots).
+/// accepts (the house's own, `grundy_server::house::house_name`, is reserved
+/// for the server's bots).
 pub fn external_name(level: Level) -> String {
     format!("grundy-bot ({level})")
 }

@@ -1,23 +1,12 @@
-//! The Grundy bot: a protocol v1 client that plays every game of the catalogue
-//! perfectly (or, at casual levels, with deliberate mistakes). It speaks the same
-//! protocol as any third-party bot.
+//! The Grundy bot: plays every game of the catalogue perfectly (or, at casual
+//! levels, with deliberate mistakes), through the protocol client
+//! (`grundy-client`), like any third-party bot. Its levels and move choice are
+//! the protocol crate's ([`grundy_protocol::level`]).
 //!
-//! - [`baseline`]: the echo and relay servers every load figure is compared with;
-//! - [`client`]: the WebSocket protocol client;
-//! - [`level`]: playing strength and the move choice;
-//! - [`seat`]: playing one seat to the end, resuming after dropped connections;
 //! - [`duel`]: bot-versus-bot matches from one call;
-//! - [`house`]: joining rooms that ask for a bot;
-//! - [`load`]: load generation (Nim duels, echo and relay rounds, idle connections);
-//! - [`tournament`]: tournament players, a field of bots, exporting the games.
+//! - [`house`]: the external house bot, joining rooms that ask for a bot;
+//! - [`tournament`]: tournament players, a field of bots.
 
-pub mod baseline;
-pub mod client;
 pub mod duel;
 pub mod house;
-pub mod level;
-pub mod load;
-pub mod seat;
 pub mod tournament;
-
-pub use level::Level;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use grundy_bot::client::{Client, ClientError};
+use grundy_client::client::{Client, ClientError};
 use grundy_server::store::SqliteStore;
 use grundy_server::{Config, Server};
 use tokio::sync::mpsc;

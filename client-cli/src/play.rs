@@ -6,7 +6,7 @@ use std::io::Write;
 
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
-use grundy_bot::client::{Client, ClientError};
+use grundy_client::client::{Client, ClientError};
 use grundy_protocol::wire::{ClientMsg, RandomStart, ServerMsg};
 use grundy_protocol::{Analysis, Outcome};
 use serde_json::json;

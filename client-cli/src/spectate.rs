@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
-use grundy_bot::client::Client;
+use grundy_client::client::Client;
 use grundy_protocol::wire::{ClientMsg, ServerMsg};
 use grundy_protocol::{Position, Rules};
 

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
-use grundy_bot::client::{Client, ClientError};
-use grundy_bot::tournament::{export_games, games_csv, tournament_state, watch_tournament};
+use grundy_client::client::{Client, ClientError};
+use grundy_client::tournament::{export_games, games_csv, tournament_state, watch_tournament};
 use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, Standing, TournamentEvent,
     TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState, TournamentStatus,

@@ -5,7 +5,7 @@ mod common;
 use std::process::Command;
 
 use common::TestServer;
-use grundy_bot::client::Client;
+use grundy_client::client::Client;
 use grundy_protocol::wire::{ClientMsg, ServerMsg, MAX_LISTED_ROOMS};
 use serde_json::json;
 

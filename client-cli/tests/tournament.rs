@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 
 use common::{expect, grundy_pty, TestServer};
 use grundy_bot::tournament::{register, run_field, Field};
-use grundy_bot::Level;
 use grundy_protocol::wire::{Clock, TournamentFormat, TournamentSettings};
+use grundy_protocol::Level;
 use rexpect::process::WaitStatus;
 use serde_json::{json, Value};
 

@@ -13,8 +13,8 @@ bot="$here/random_bot.py"
 seed=${CHECK_SEED:-$((RANDOM * 32768 + RANDOM))}
 
 cd "$root"
-echo "building grundy-server and grundy-bot (release)..."
-cargo build --release --quiet -p grundy-server -p grundy-bot
+echo "building grundy-server (release)..."
+cargo build --release --quiet -p grundy-server
 server_bin="${CARGO_TARGET_DIR:-$root/target}/release/grundy-server"
 python3 -c 'import websockets' 2>/dev/null || python3 -m pip install --quiet websockets
 

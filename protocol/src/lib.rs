@@ -5,11 +5,14 @@
 //! - [`games`]: one module per game family of docs/games.md;
 //! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
 //!   [`Position::from_spec`], which reads a JSON spec;
+//! - [`level`]: playing strength ([`Level`]) and the move a bot of that level
+//!   chooses;
 //! - [`analysis`]: the report `grundy analyze` prints;
 //! - [`match_state`]: a match as its event log builds it, the one way the
 //!   server and every client read a room's events;
 //! - [`random`]: random start specs, deterministic in a seed;
 //! - [`names`]: the games' names and short descriptions of specs;
+//! - [`wire`]: the protocol v1 messages, as they travel;
 //! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
 //!   for every family's strategy.
@@ -19,6 +22,7 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod json;
+pub mod level;
 pub mod limits;
 pub mod match_state;
 pub mod names;
@@ -32,4 +36,5 @@ pub mod wire;
 pub use analysis::{components, Analysis, Component};
 pub use error::{MoveError, SpecError};
 pub use game::{MoveList, Outcome, Rules, Status, Strategy};
+pub use level::Level;
 pub use position::{Family, Move, Position};

@@ -9,11 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use grundy_bot::Level;
 use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
-use grundy_protocol::Position;
+use grundy_protocol::{Level, Position};
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;

@@ -20,9 +20,8 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use grundy_bot::house::house_name;
-use grundy_bot::seat::{play_seat, SeatPlan};
-use grundy_bot::Level;
+use grundy_client::seat::{play_seat, SeatPlan};
+use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
 use crate::room::RoomCmd;
@@ -188,6 +187,12 @@ impl House {
     }
 }
 
+/// The name this server gives the seat it reserves for its own house bot of
+/// `level`. Clients cannot take names like it ([`reserved_name`]).
+pub fn house_name(level: Level) -> String {
+    format!("house-bot ({level})")
+}
+
 /// Whether a client may not use `name`: it reads as `house-bot`, whatever
 /// its case, spacing, punctuation, accents, invisible characters or
 /// look-alike letters (anywhere in the name: "the real house bot" too).
@@ -270,7 +275,9 @@ mod tests {
     fn the_house_seat_name_is_reserved_and_the_external_bot_s_is_not() {
         for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
             assert!(reserved_name(&house_name(level)));
-            assert!(!reserved_name(&grundy_bot::house::external_name(level)));
+            // The external house bot's name (grundy_bot::house::external_name,
+            // checked against the real one in tests/tests/house.rs).
+            assert!(!reserved_name(&format!("grundy-bot ({level})")));
         }
     }
 

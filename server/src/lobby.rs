@@ -7,13 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, EventBody, RoomSummary};
-use grundy_protocol::{Position, Rules, Status};
+use grundy_protocol::{Level, Position, Rules, Status};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
-
-use grundy_bot::Level;
 
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};

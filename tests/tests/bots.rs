@@ -4,9 +4,8 @@
 //! plays many matches at once.
 
 use grundy_bot::duel::duel;
-use grundy_bot::Level;
 use grundy_protocol::random::{game_ids, random_spec};
-use grundy_protocol::{Outcome, Position, Strategy};
+use grundy_protocol::{Level, Outcome, Position, Strategy};
 use grundy_tests::{Client, TestServer};
 use serde_json::{json, Value};
 
@@ -192,7 +191,7 @@ async fn a_bot_back_after_its_room_left_memory_reads_the_result() {
         .await;
     assert_eq!(gone["code"], "unknown_room", "{gone}");
 
-    let plan = grundy_bot::seat::SeatPlan {
+    let plan = grundy_client::seat::SeatPlan {
         url: server.url(),
         name: "bob".into(),
         room,
@@ -203,7 +202,7 @@ async fn a_bot_back_after_its_room_left_memory_reads_the_result() {
     };
     let result = tokio::time::timeout(
         std::time::Duration::from_secs(5),
-        grundy_bot::seat::play_seat(&plan, None, None),
+        grundy_client::seat::play_seat(&plan, None, None),
     )
     .await
     .expect("answered at once, not after retries")

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use grundy_protocol::wire::{Event, EventBody};
+use grundy_protocol::Level;
 use grundy_server::store::{MatchStore, SqliteStore, WriteOp};
 use grundy_tests::{Client, TestServer, PATIENCE};
 use serde_json::{json, Value};
@@ -395,6 +396,17 @@ async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
     assert_eq!(registered["type"], "registered", "{registered}");
 }
 
+/// The name the server gives its house seats is reserved; the one the external
+/// house bot plays under is not.
+#[test]
+fn the_house_seat_name_is_reserved_and_the_external_bot_s_is_not() {
+    use grundy_server::house::{house_name, reserved_name};
+    for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
+        assert!(reserved_name(&house_name(level)));
+        assert!(!reserved_name(&grundy_bot::house::external_name(level)));
+    }
+}
+
 /// A server with house bots off leaves rooms that ask for a bot to external
 /// `grundy-bot house` processes: theirs is a name the server accepts, and
 /// their seat is an ordinary one.
@@ -418,7 +430,7 @@ async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
     let external = {
         let (url, room) = (url.clone(), room.clone());
         tokio::spawn(async move {
-            grundy_bot::house::join_and_play(&url, &room, grundy_bot::Level::Perfect, 1).await
+            grundy_bot::house::join_and_play(&url, &room, Level::Perfect, 1).await
         })
     };
     let mut me = Person::new(me);

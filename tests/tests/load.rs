@@ -1,11 +1,11 @@
-//! The load tool (`grundy-bot load` and `idle`) against a real server and
+//! The load tool (`grundy-load run` and `idle`) against a real server and
 //! against the baselines: every mode runs without errors, and the Nim duel load
 //! really plays whole matches, one after another on the same connections.
 //! (How fast is for scripts/bench.sh, not for tests.)
 
 use std::time::Duration;
 
-use grundy_bot::load::{self, LoadPlan, Mode, Target, NIM_MOVES};
+use grundy_load::load::{self, LoadPlan, Mode, Target, NIM_MOVES};
 use grundy_server::Config;
 use grundy_tests::TestServer;
 
@@ -72,7 +72,7 @@ async fn baseline() -> Target {
         .await
         .expect("bind");
     let url = format!("ws://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(grundy_bot::baseline::serve(listener));
+    tokio::spawn(grundy_load::baseline::serve(listener));
     Target::new(&url, Vec::new()).await.expect("target")
 }
 

@@ -5,12 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use grundy_bot::tournament::{register, run_field, Field, FieldOutcome};
-use grundy_bot::Level;
 use grundy_protocol::wire::{
     Clock, EndReason, TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState,
     TournamentStatus,
 };
-use grundy_protocol::{Outcome, Position, Strategy};
+use grundy_protocol::{Level, Outcome, Position, Strategy};
 use grundy_tests::{Client, TestServer};
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! `grundy-echo`: the baseline for load tests. A minimal WebSocket echo server
 //! (tokio-tungstenite, with the Grundy server's WebSocket settings): what this
-//! stack does at best, to compare `grundy-server` with (`grundy-bot load --echo`).
+//! stack does at best, to compare `grundy-server` with (`grundy-load run --echo`).
 
 use std::net::SocketAddr;
 
@@ -27,6 +27,6 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
     println!("listening on ws://{}", listener.local_addr()?);
-    grundy_bot::baseline::serve(listener).await;
+    grundy_load::baseline::serve(listener).await;
     Ok(())
 }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use grundy_protocol::{Move, Position, Rules, Strategy};
+use crate::{Move, Position, Rules, Strategy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
+use grundy_protocol::level::{choose_move, Rng};
 use grundy_protocol::wire::{
     ClientMsg, ErrorCode, EventBody, MatchResult, RequestId, ServerMsg, Snapshot,
 };
-use grundy_protocol::{Position, Rules, Status};
+use grundy_protocol::{Level, Position, Rules, Status};
 use serde_json::Value;
 
 use crate::client::{Client, ClientError};
-use crate::level::{choose_move, Level, Rng};
 
 /// Everything a bot needs to act for a seat.
 #[derive(Debug, Clone)]

@@ -1,0 +1,16 @@
+//! The Grundy protocol client: what any program that talks to a Grundy server
+//! over WebSocket needs, the bot, the `grundy` command, the server's own house
+//! bots and the tests alike.
+//!
+//! - [`client`]: the connection: hello, requests answered by id, the stream of
+//!   events;
+//! - [`seat`]: taking a seat and playing it to the end at a [`Level`], resuming
+//!   after dropped connections;
+//! - [`tournament`]: a tournament's state, watching its events, exporting its
+//!   games (JSON and CSV).
+//!
+//! [`Level`]: grundy_protocol::Level
+
+pub mod client;
+pub mod seat;
+pub mod tournament;
