@@ -4,28 +4,20 @@
 
 use std::time::Instant;
 
-use grundy_protocol::wire::{Clock, EndReason, EventBody, MatchResult, SeatInfo, Snapshot};
-use grundy_protocol::{Position, Rules, Status};
-use serde_json::Value;
+use grundy_protocol::match_state::MatchState;
+use grundy_protocol::wire::{EndReason, Event, EventBody, MatchResult, Snapshot};
+use grundy_protocol::Rules;
 
 use crate::describe::describe_move;
 use crate::render::{board, Paint};
 
+/// A match this client follows: the room's names, and the match as the
+/// protocol crate's `MatchState` builds it from a snapshot and the events
+/// (the same reading of a log as the server's and the bot's).
 pub struct Follow {
     pub room: String,
     pub code: String,
-    pub position: Position,
-    pub moves: usize,
-    pub seq: u64,
-    pub started: bool,
-    pub result: Option<MatchResult>,
-    pub seats: [SeatInfo; 2],
-    pub clock: Option<Clock>,
-    pub clocks_ms: [u64; 2],
-    /// When `clocks_ms` was last set (the running clock counts down from there).
-    pub clocks_at: Instant,
-    /// The last move: its seat and wire JSON.
-    pub last: Option<(u8, Value)>,
+    pub game: MatchState,
 }
 
 /// What an event changed, in words for a person (None: nothing to say).
@@ -41,111 +33,66 @@ pub enum Happened {
 
 impl Follow {
     pub fn from_snapshot(s: &Snapshot) -> Result<Follow, String> {
-        let mut position =
-            Position::from_spec(&s.spec).map_err(|e| format!("the room's spec is refused: {e}"))?;
-        for mv in &s.moves {
-            play(&mut position, mv)?;
-        }
-        let last = s
-            .moves
-            .last()
-            .map(|m| (((s.moves.len() - 1) % 2) as u8, m.clone()));
         Ok(Follow {
             room: s.room.clone(),
             code: s.code.clone(),
-            position,
-            moves: s.moves.len(),
-            seq: s.seq,
-            started: s.to_move.is_some() || !s.moves.is_empty() || s.result.is_some(),
-            result: s.result,
-            seats: s.seats.clone(),
-            clock: s.clock,
-            clocks_ms: s.clocks_ms,
-            clocks_at: Instant::now(),
-            last,
+            game: MatchState::from_snapshot(s, Instant::now()).map_err(|e| e.to_string())?,
         })
     }
 
-    /// Applies the event numbered `seq` (events already seen are skipped).
-    pub fn apply(&mut self, seq: u64, body: &EventBody) -> Result<Happened, String> {
-        if seq <= self.seq {
+    /// Applies the next event (events already seen are skipped).
+    pub fn apply(&mut self, event: &Event) -> Result<Happened, String> {
+        // The move in words, from the position before it.
+        let words = match &event.body {
+            EventBody::Moved { mv, .. } if event.seq == self.game.seq + 1 => {
+                let position = &self.game.position;
+                position
+                    .parse_move(mv)
+                    .map(|m| describe_move(position, &m))
+                    .unwrap_or_else(|_| mv.to_string())
+            }
+            _ => String::new(),
+        };
+        if !self
+            .game
+            .apply(event, Instant::now())
+            .map_err(|e| e.to_string())?
+        {
             return Ok(Happened::Nothing);
         }
-        if seq != self.seq + 1 {
-            return Err(format!("missed events: got {seq} after {}", self.seq));
-        }
-        self.seq = seq;
-        Ok(match body {
-            EventBody::Seated { seat, name } => {
-                if let Some(s) = self.seats.get_mut(*seat as usize) {
-                    s.name = name.clone();
-                    s.connected = true;
-                }
+        Ok(match &event.body {
+            EventBody::Seated { name, .. } => {
                 Happened::Seated(name.clone().unwrap_or_else(|| "someone".into()))
             }
-            EventBody::Started => {
-                self.started = true;
-                self.clocks_at = Instant::now();
-                Happened::Started
-            }
-            EventBody::Moved {
-                seat,
-                mv,
-                clocks_ms,
-                ..
-            } => {
-                let words = self
-                    .position
-                    .parse_move(mv)
-                    .map(|m| describe_move(&self.position, &m))
-                    .unwrap_or_else(|_| mv.to_string());
-                play(&mut self.position, mv)?;
-                self.moves += 1;
-                self.clocks_ms = *clocks_ms;
-                self.clocks_at = Instant::now();
-                self.last = Some((*seat, mv.clone()));
-                Happened::Moved(*seat, words)
-            }
-            EventBody::Presence { seat, connected } => {
-                if let Some(s) = self.seats.get_mut(*seat as usize) {
-                    s.connected = *connected;
-                }
-                Happened::Presence(*seat, *connected)
-            }
-            EventBody::Ended { result } => {
-                self.result = Some(*result);
-                Happened::Ended(*result)
-            }
+            EventBody::Started => Happened::Started,
+            EventBody::Moved { seat, .. } => Happened::Moved(*seat, words),
+            EventBody::Presence { seat, connected } => Happened::Presence(*seat, *connected),
+            EventBody::Ended { result } => Happened::Ended(*result),
         })
     }
 
     /// The seat to move, None before the start and after the end.
     pub fn to_move(&self) -> Option<u8> {
-        (self.started && self.result.is_none() && self.position.status() == Status::Ongoing)
-            .then_some((self.moves % 2) as u8)
+        self.game.to_move()
     }
 
     pub fn name(&self, seat: u8) -> String {
-        self.seats
-            .get(seat as usize)
-            .and_then(|s| s.name.clone())
-            .unwrap_or_else(|| format!("seat {seat} (empty)"))
+        self.game.name(seat)
     }
 
     /// A seat's bank now, with the running clock charged.
     pub fn bank_ms(&self, seat: u8) -> Option<u64> {
-        self.clock?;
-        let bank = *self.clocks_ms.get(seat as usize)?;
-        if self.to_move() == Some(seat) {
-            Some(bank.saturating_sub(self.clocks_at.elapsed().as_millis() as u64))
-        } else {
-            Some(bank)
-        }
+        self.game.clock?;
+        self.game
+            .clocks_at(Instant::now())
+            .get(seat as usize)
+            .copied()
     }
 
     /// The board, with the last move marked.
     pub fn draw(&self, paint: &Paint) -> String {
-        board(&self.position, self.last.as_ref().map(|(_, m)| m), paint)
+        let last = self.game.last_move();
+        board(&self.game.position, last.as_ref().map(|(_, m)| m), paint)
     }
 
     /// The players, their clocks and whose turn it is; `me` is the viewer's seat.
@@ -158,7 +105,8 @@ impl Follow {
             if let Some(ms) = self.bank_ms(seat) {
                 s.push_str(&format!(" {}", clock_text(ms)));
             }
-            if !self.seats[seat as usize].connected && self.seats[seat as usize].name.is_some() {
+            let info = &self.game.seats[seat as usize];
+            if !info.connected && info.name.is_some() {
                 s.push_str(" [away]");
             }
             if self.to_move() == Some(seat) {
@@ -166,9 +114,9 @@ impl Follow {
             }
             s
         };
-        let turn = match (self.to_move(), self.result) {
+        let turn = match (self.to_move(), self.game.result) {
             (_, Some(r)) => result_text(&r, me, self),
-            (None, None) if !self.started => "waiting for an opponent to join".to_string(),
+            (None, None) if !self.game.started => "waiting for an opponent to join".to_string(),
             (None, None) => "the game is over".to_string(),
             (Some(s), None) if me == Some(s) => paint.good("your move"),
             (Some(s), None) => format!("{} to move", self.name(s)),
@@ -215,13 +163,4 @@ pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
         (Some(_), Some(_)) => format!("you lost ({why})"),
         (Some(w), None) => format!("{} won ({why})", f.name(w)),
     }
-}
-
-fn play(position: &mut Position, mv: &Value) -> Result<(), String> {
-    let m = position
-        .parse_move(mv)
-        .map_err(|e| format!("move {mv} unreadable: {e}"))?;
-    position
-        .play(&m)
-        .map_err(|e| format!("move {mv} illegal here: {e}"))
 }

@@ -358,7 +358,7 @@ fn seed_from_clock() -> u64 {
 fn prompt(f: &Follow, me: u8) {
     if f.to_move() == Some(me) {
         print!("your move> ");
-    } else if f.result.is_none() {
+    } else if f.game.result.is_none() {
         print!("> ");
     }
     let _ = std::io::stdout().flush();
@@ -430,7 +430,7 @@ async fn play_loop(
 ) -> Result<Finish> {
     let mut client = Some(client);
     loop {
-        if f.result.is_some() {
+        if f.game.result.is_some() {
             println!("Replay it with `grundy replay {}`.", f.room);
             return Ok(Finish::Over);
         }
@@ -477,13 +477,13 @@ async fn session(
     paint: &Paint,
 ) -> Result<Step, ClientError> {
     loop {
-        if f.result.is_some() {
+        if f.game.result.is_some() {
             return Ok(Step::Over);
         }
         tokio::select! {
             msg = c.next() => match msg? {
                 ServerMsg::Event { room, event } if room == f.room => {
-                    match f.apply(event.seq, &event.body) {
+                    match f.apply(&event) {
                         Ok(h) => {
                             if tell(f, seat.seat, &h, paint) {
                                 show(f, seat.seat, paint);
@@ -492,7 +492,7 @@ async fn session(
                         // Out of step: resume gives a fresh snapshot.
                         Err(e) => {
                             println!("\n{e}; catching up");
-                            f.seq = 0;
+                            f.game.seq = 0;
                             return Err(ClientError::Closed);
                         }
                     }
@@ -521,14 +521,14 @@ async fn typed(
     line: &str,
     paint: &Paint,
 ) -> Result<Option<Step>, ClientError> {
-    match input::parse(&f.position, line) {
+    match input::parse(&f.game.position, line) {
         Err(reason) => {
             println!("{}", paint.bad(&reason));
             if reason.contains("help") && !reason.starts_with("illegal") {
-                print!("{}", input::help_text(&f.position));
+                print!("{}", input::help_text(&f.game.position));
             }
         }
-        Ok(Input::Help) => print!("{}", input::help_text(&f.position)),
+        Ok(Input::Help) => print!("{}", input::help_text(&f.game.position)),
         Ok(Input::Redraw) => {
             show(f, seat.seat, paint);
             return Ok(None);
@@ -550,7 +550,7 @@ async fn typed(
             }
         }
         Ok(Input::Move(value, _)) => {
-            if !f.started {
+            if !f.game.started {
                 println!("The match has not started: waiting for an opponent.");
             } else if f.to_move() != Some(seat.seat) {
                 println!("It is not your turn: wait for {}.", f.name(seat.seat ^ 1));
@@ -585,7 +585,7 @@ fn hint(seat: &Seat, f: &Follow, paint: &Paint) {
         println!("No move to hint at now.");
         return;
     }
-    let a = Analysis::of(&f.position, 5);
+    let a = Analysis::of(&f.game.position, 5);
     match a.outcome {
         Outcome::N => println!(
             "{}",
@@ -607,11 +607,11 @@ fn hint(seat: &Seat, f: &Follow, paint: &Paint) {
             } else {
                 "Best try (keeps the game long):"
             },
-            describe_move(&f.position, m),
+            describe_move(&f.game.position, m),
             json!(m)
         );
     }
-    if let Some(table) = nim_table(&f.position) {
+    if let Some(table) = nim_table(&f.game.position) {
         print!("{table}");
     }
 }
@@ -665,7 +665,7 @@ async fn reconnect(
 /// One resume; true when a fresh snapshot replaced the state.
 async fn resume(seat: &Seat, f: &mut Follow) -> Result<(Client, bool), ClientError> {
     let mut c = Client::connect(&seat.url, &seat.name).await?;
-    let since = (f.seq > 0).then_some(f.seq);
+    let since = (f.game.seq > 0).then_some(f.game.seq);
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,
@@ -684,7 +684,7 @@ async fn resume(seat: &Seat, f: &mut Follow) -> Result<(Client, bool), ClientErr
         ServerMsg::Watching { events, .. } => {
             let mut moved = false;
             for e in &events {
-                let h = f.apply(e.seq, &e.body).map_err(ClientError::Unexpected)?;
+                let h = f.apply(e).map_err(ClientError::Unexpected)?;
                 moved |= matches!(h, Happened::Moved(..) | Happened::Ended(_));
             }
             Ok((c, moved))

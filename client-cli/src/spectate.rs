@@ -121,7 +121,7 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let since = f.as_ref().map(|f| f.seq);
+        let since = f.as_ref().map(|f| f.game.seq);
         let answer = c
             .request(|id| ClientMsg::Watch {
                 id,
@@ -143,7 +143,7 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
                 println!("Reconnected: watching again.");
                 if let Some(f) = f.as_mut() {
                     for e in &events {
-                        let h = f.apply(e.seq, &e.body).map_err(anyhow::Error::msg)?;
+                        let h = f.apply(e).map_err(anyhow::Error::msg)?;
                         tell(f, &h, &paint);
                     }
                 }
@@ -157,15 +157,13 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             bail!("no snapshot")
         };
         loop {
-            if follow.result.is_some() {
+            if follow.game.result.is_some() {
                 c.close().await;
                 return Ok(());
             }
             match c.next().await {
                 Ok(ServerMsg::Event { room, event }) if room == follow.room => {
-                    let h = follow
-                        .apply(event.seq, &event.body)
-                        .map_err(anyhow::Error::msg)?;
+                    let h = follow.apply(&event).map_err(anyhow::Error::msg)?;
                     tell(follow, &h, &paint);
                 }
                 Ok(ServerMsg::Shutdown { message }) => {
@@ -191,7 +189,7 @@ fn tell(f: &Follow, h: &Happened, paint: &Paint) {
         Happened::Moved(seat, words) => {
             println!(
                 "\nmove {}: {}",
-                f.moves,
+                f.game.plies(),
                 paint.mark(&format!("{} played: {words}", f.name(*seat)))
             );
             print!("{}", f.draw(paint));

@@ -2,14 +2,14 @@
 //! this seat's turn, and come back (resume with the seat token) when the
 //! connection drops.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use grundy_protocol::level::{choose_move, Rng};
+use grundy_protocol::match_state::MatchState;
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, EventBody, MatchResult, RequestId, ServerMsg, Snapshot,
+    ClientMsg, ErrorCode, Event, MatchResult, RequestId, ServerMsg, Snapshot,
 };
-use grundy_protocol::{Level, Position, Rules, Status};
-use serde_json::Value;
+use grundy_protocol::{Level, Rules};
 
 use crate::client::{Client, ClientError};
 
@@ -86,68 +86,16 @@ pub enum PlayError {
 /// How many times in a row the bot tries to reconnect.
 const RECONNECT_ATTEMPTS: u32 = 20;
 
-/// The match as this bot follows it.
-struct Follow {
-    position: Position,
-    moves: usize,
-    seq: u64,
-    started: bool,
-    result: Option<MatchResult>,
+/// The match as this bot follows it: the protocol crate's `MatchState`, the
+/// same reading of a room's log as the server's and the terminal client's.
+fn follow(s: &Snapshot) -> Result<MatchState, PlayError> {
+    MatchState::from_snapshot(s, Instant::now()).map_err(|e| PlayError::Desync(e.to_string()))
 }
 
-impl Follow {
-    fn from_snapshot(s: &Snapshot) -> Result<Follow, PlayError> {
-        let mut position = Position::from_spec(&s.spec)
-            .map_err(|e| PlayError::Desync(format!("spec refused: {e}")))?;
-        for mv in &s.moves {
-            play(&mut position, mv)?;
-        }
-        Ok(Follow {
-            position,
-            moves: s.moves.len(),
-            seq: s.seq,
-            started: s.to_move.is_some() || !s.moves.is_empty() || s.result.is_some(),
-            result: s.result,
-        })
-    }
-
-    fn apply(&mut self, seq: u64, body: &EventBody) -> Result<(), PlayError> {
-        if seq <= self.seq {
-            return Ok(()); // already seen (a snapshot covered it)
-        }
-        if seq != self.seq + 1 {
-            return Err(PlayError::Desync(format!("event {seq} after {}", self.seq)));
-        }
-        self.seq = seq;
-        match body {
-            EventBody::Started => self.started = true,
-            EventBody::Moved { mv, .. } => {
-                play(&mut self.position, mv)?;
-                self.moves += 1;
-            }
-            EventBody::Ended { result } => self.result = Some(*result),
-            EventBody::Seated { .. } | EventBody::Presence { .. } => {}
-        }
-        Ok(())
-    }
-
-    /// This seat is to move (after the last move the position is over before
-    /// the `ended` event arrives: then nobody is).
-    fn my_turn(&self, seat: u8) -> bool {
-        self.started
-            && self.result.is_none()
-            && self.moves % 2 == seat as usize
-            && self.position.status() == Status::Ongoing
-    }
-}
-
-fn play(position: &mut Position, mv: &Value) -> Result<(), PlayError> {
-    let m = position
-        .parse_move(mv)
-        .map_err(|e| PlayError::Desync(format!("move {mv} unreadable: {e}")))?;
-    position
-        .play(&m)
-        .map_err(|e| PlayError::Desync(format!("move {mv} illegal here: {e}")))
+fn apply(f: &mut MatchState, event: &Event) -> Result<(), PlayError> {
+    f.apply(event, Instant::now())
+        .map(|_| ())
+        .map_err(|e| PlayError::Desync(e.to_string()))
 }
 
 /// Plays the seat until the match ends and returns its result. `client` and
@@ -159,7 +107,7 @@ pub async fn play_seat(
 ) -> Result<MatchResult, PlayError> {
     let mut rng = Rng::new(plan.seed);
     let mut follow = match snapshot {
-        Some(s) => Some(Follow::from_snapshot(s)?),
+        Some(s) => Some(follow(s)?),
         None => None,
     };
     let mut client = client;
@@ -168,9 +116,10 @@ pub async fn play_seat(
         let mut c = match client.take() {
             Some(c) if follow.is_some() => c,
             _ => match reconnect(plan, follow.take()).await? {
-                Reconnected::Playing(c, f) => {
+                Reconnected::Playing(playing) => {
+                    let (c, f) = *playing;
                     follow = Some(f);
-                    *c
+                    c
                 }
                 Reconnected::Over(result) => return Ok(result),
             },
@@ -193,7 +142,7 @@ pub async fn play_seat(
 async fn drive(
     plan: &SeatPlan,
     c: &mut Client,
-    f: &mut Follow,
+    f: &mut MatchState,
     rng: &mut Rng,
 ) -> Result<MatchResult, PlayError> {
     // The event of our last acknowledged move: until it is applied, our view
@@ -204,7 +153,7 @@ async fn drive(
         if let Some(result) = f.result {
             return Ok(result);
         }
-        if f.my_turn(plan.seat) && f.seq >= wait_for {
+        if f.to_move() == Some(plan.seat) && f.seq >= wait_for {
             let position = f.position.clone();
             let level = plan.level;
             let mut r = rng.clone();
@@ -268,9 +217,7 @@ async fn drive(
         }
         // Wait for the next event of this room (our own move comes back as one).
         match c.next().await? {
-            ServerMsg::Event { room, event } if room == plan.room => {
-                f.apply(event.seq, &event.body)?
-            }
+            ServerMsg::Event { room, event } if room == plan.room => apply(f, &event)?,
             ServerMsg::Shutdown { .. } => return Err(ClientError::Closed.into()),
             _ => {}
         }
@@ -280,13 +227,13 @@ async fn drive(
 /// What coming back found.
 enum Reconnected {
     /// The match goes on (or its end is still in the room's events).
-    Playing(Box<Client>, Follow),
+    Playing(Box<(Client, MatchState)>),
     /// The room had left the server's memory: its stored record has the result.
     Over(MatchResult),
 }
 
 /// Connects again and resumes the seat, with backoff.
-async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnected, PlayError> {
+async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconnected, PlayError> {
     let mut delay = Duration::from_millis(100);
     for attempt in 1..=RECONNECT_ATTEMPTS {
         let why = match resume(plan, follow.as_ref().map(|f| f.seq)).await {
@@ -297,10 +244,10 @@ async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnecte
                             snapshot: Some(s), ..
                         },
                         _,
-                    ) => Follow::from_snapshot(&s)?,
+                    ) => self::follow(&s)?,
                     (ServerMsg::Watching { events, .. }, Some(mut f)) => {
                         for e in &events {
-                            f.apply(e.seq, &e.body)?;
+                            apply(&mut f, e)?;
                         }
                         f
                     }
@@ -308,7 +255,7 @@ async fn reconnect(plan: &SeatPlan, follow: Option<Follow>) -> Result<Reconnecte
                         return Err(PlayError::Desync(format!("resume answered {other:?}")))
                     }
                 };
-                return Ok(Reconnected::Playing(Box::new(c), f));
+                return Ok(Reconnected::Playing(Box::new((c, f))));
             }
             // A finished room leaves memory after a while: then only its
             // record says how the match ended. (An unfinished room is unknown

@@ -21,10 +21,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use grundy_client::seat::{play_seat, SeatPlan};
+use grundy_protocol::wire::EventBody;
 use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
 use crate::room::RoomCmd;
+use crate::store::StoredRoom;
 use crate::task::OnExit;
 
 /// A house seat to play: where, at what level, and its token once reserved
@@ -227,6 +229,43 @@ fn loopback(addr: SocketAddr) -> SocketAddr {
         ip => ip,
     };
     SocketAddr::new(ip, addr.port())
+}
+
+/// The house seats of a restored room. Only a seat the server reserved for its
+/// house bot counts (never a name: a person may have picked one like it). A
+/// room that asked for a bot but never had its house seat reserved (a crash
+/// between its creator's seat and the reservation, or a server with house bots
+/// off) gets its free seat reserved now, if the match is still to be played.
+pub fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
+    let Some(asked) = &s.bot else {
+        return Vec::new();
+    };
+    let Ok(level) = asked.parse::<Level>() else {
+        tracing::warn!(room = %s.room, "unknown house bot level {asked:?}: no bot");
+        return Vec::new();
+    };
+    let seat = |seat: usize, token: Option<String>| HouseSeat {
+        room: s.room.clone(),
+        seat: seat as u8,
+        level,
+        token,
+    };
+    let reserved: Vec<HouseSeat> = (0..2)
+        .filter_map(|i| {
+            let x = s.seats[i].as_ref().filter(|x| x.house)?;
+            Some(seat(i, Some(x.token.clone())))
+        })
+        .collect();
+    let over = s
+        .events
+        .iter()
+        .any(|(e, _)| matches!(e.body, EventBody::Ended { .. }));
+    match (&s.seats, reserved.is_empty()) {
+        (_, false) => reserved,
+        ([Some(_), None], true) if s.tournament.is_none() && !over => vec![seat(1, None)],
+        ([None, Some(_)], true) if s.tournament.is_none() && !over => vec![seat(0, None)],
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use grundy_protocol::wire::{Clock, ErrorCode, Event, EventBody, RoomSummary};
-use grundy_protocol::{Level, Position, Rules, Status};
+use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
+use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -15,7 +15,6 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
-use crate::house::HouseSeat;
 use crate::ratings::Ratings;
 use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{MatchStore, StoreError, StoredRoom, WriteOp};
@@ -346,13 +345,14 @@ impl Lobby {
     }
 
     /// Brings back every unfinished room from the store; returns how many, and
-    /// the house seats to put bots on (see [`house_seats`]). `tournament_hook`
+    /// what `bots` says about each (the house seats to put bots on). `tournament_hook`
     /// gives a tournament's game room the way to report its result. Waits for
     /// the records the restore had to complete.
-    pub async fn restore(
+    pub async fn restore<T>(
         self: &Arc<Self>,
         tournament_hook: impl Fn(&str) -> Option<EndHook>,
-    ) -> anyhow::Result<(usize, Vec<HouseSeat>)> {
+        bots: impl Fn(&StoredRoom) -> Vec<T>,
+    ) -> anyhow::Result<(usize, Vec<T>)> {
         let stored = self.store.load_unfinished()?;
         let mut count = 0;
         let mut house = Vec::new();
@@ -365,7 +365,7 @@ impl Lobby {
                     continue;
                 }
             };
-            let bots = house_seats(&s);
+            let bots = bots(&s);
             let mut room = Room::new(
                 RoomInit {
                     id: s.room.clone(),
@@ -413,43 +413,6 @@ impl Lobby {
 /// update under these locks is a single insert, remove or assignment).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The house seats of a restored room. Only a seat the server reserved for its
-/// house bot counts (never a name: a person may have picked one like it). A
-/// room that asked for a bot but never had its house seat reserved (a crash
-/// between its creator's seat and the reservation, or a server with house bots
-/// off) gets its free seat reserved now, if the match is still to be played.
-fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
-    let Some(asked) = &s.bot else {
-        return Vec::new();
-    };
-    let Ok(level) = asked.parse::<Level>() else {
-        tracing::warn!(room = %s.room, "unknown house bot level {asked:?}: no bot");
-        return Vec::new();
-    };
-    let seat = |seat: usize, token: Option<String>| HouseSeat {
-        room: s.room.clone(),
-        seat: seat as u8,
-        level,
-        token,
-    };
-    let reserved: Vec<HouseSeat> = (0..2)
-        .filter_map(|i| {
-            let x = s.seats[i].as_ref().filter(|x| x.house)?;
-            Some(seat(i, Some(x.token.clone())))
-        })
-        .collect();
-    let over = s
-        .events
-        .iter()
-        .any(|(e, _)| matches!(e.body, EventBody::Ended { .. }));
-    match (&s.seats, reserved.is_empty()) {
-        (_, false) => reserved,
-        ([Some(_), None], true) if s.tournament.is_none() && !over => vec![seat(1, None)],
-        ([None, Some(_)], true) if s.tournament.is_none() && !over => vec![seat(0, None)],
-        _ => Vec::new(),
-    }
 }
 
 pub(crate) fn short_code() -> String {

@@ -13,7 +13,7 @@ use tokio_util::task::TaskTracker;
 use crate::caps::Caps;
 use crate::config::Config;
 use crate::connection;
-use crate::house::{House, HouseBots};
+use crate::house::{self, House, HouseBots};
 use crate::lobby::Lobby;
 use crate::ratings::Ratings;
 use crate::store::MatchStore;
@@ -63,7 +63,9 @@ impl Server {
         // Tournaments first, so that their games' rooms can report to them;
         // their tasks start once the rooms are back.
         let restored_tournaments = tournaments.restore()?;
-        let (restored, house_seats) = lobby.restore(|t| tournaments.hook(t)).await?;
+        let (restored, house_seats) = lobby
+            .restore(|t| tournaments.hook(t), house::house_seats)
+            .await?;
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }
