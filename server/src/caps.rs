@@ -38,30 +38,30 @@ const FULL_WARNING_EVERY: Duration = Duration::from_secs(60);
 
 /// Why a connection is turned away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub enum TurnedAway {
     /// `max_connections` are open.
     Full { limit: usize },
     /// `connections_per_ip` are open from the peer's address.
     PerAddress { limit: usize },
 }
 
-impl Refusal {
+impl TurnedAway {
     /// 1013 (try again later) when the server is full: it is nobody's fault
     /// and passes; 1008 (policy) when this address holds its share.
     pub fn close_code(self) -> CloseCode {
         match self {
-            Refusal::Full { .. } => CloseCode::Again,
-            Refusal::PerAddress { .. } => CloseCode::Policy,
+            TurnedAway::Full { .. } => CloseCode::Again,
+            TurnedAway::PerAddress { .. } => CloseCode::Policy,
         }
     }
 
     /// The close frame's reason (at most 123 bytes, as RFC 6455 allows).
     pub fn reason(self) -> String {
         match self {
-            Refusal::Full { limit } => {
+            TurnedAway::Full { limit } => {
                 format!("server full: {limit} connections open (max_connections); try again later")
             }
-            Refusal::PerAddress { limit } => {
+            TurnedAway::PerAddress { limit } => {
                 format!("too many connections from your address: {limit} open (connections_per_ip)")
             }
         }
@@ -129,7 +129,7 @@ impl Caps {
         self: &Arc<Self>,
         peer: IpAddr,
         local: impl FnOnce() -> Option<IpAddr>,
-    ) -> Result<Place, Refusal> {
+    ) -> Result<Place, TurnedAway> {
         let peer = peer.to_canonical();
         let this_host = peer.is_loopback() || local().map(|l| l.to_canonical()) == Some(peer);
         let address = (!(this_host && self.exempt_this_host)).then(|| address_key(peer));
@@ -137,7 +137,7 @@ impl Caps {
         if let Some(address) = address {
             let open = counts.by_address.get(&address).copied().unwrap_or(0);
             if open >= self.connections_per_ip {
-                return Err(Refusal::PerAddress {
+                return Err(TurnedAway::PerAddress {
                     limit: self.connections_per_ip,
                 });
             }
@@ -153,7 +153,7 @@ impl Caps {
                     self.max_connections
                 );
             }
-            return Err(Refusal::Full {
+            return Err(TurnedAway::Full {
                 limit: self.max_connections,
             });
         }
@@ -170,7 +170,7 @@ impl Caps {
     /// Turns `stream` away for `refusal` on a task of `tracker`: the close
     /// frame if fewer than `refusals_in_flight` refusals are under way, else
     /// at once, without a handshake.
-    pub fn turn_away(&self, stream: TcpStream, refusal: Refusal, tracker: &TaskTracker) {
+    pub fn turn_away(&self, stream: TcpStream, refusal: TurnedAway, tracker: &TaskTracker) {
         match self.refusals.clone().try_acquire_owned() {
             Ok(permit) => {
                 let handshake = self.refusal_handshake;
@@ -207,7 +207,7 @@ fn address_key(ip: IpAddr) -> IpAddr {
 
 /// Completes the handshake (within `handshake`), sends the close frame and
 /// ends the connection without reading a message.
-async fn refuse(stream: TcpStream, refusal: Refusal, handshake: Duration) {
+async fn refuse(stream: TcpStream, refusal: TurnedAway, handshake: Duration) {
     // Nothing is read after the handshake: the smallest buffers will do.
     let config = WebSocketConfig::default()
         .read_buffer_size(1024)
@@ -265,7 +265,7 @@ mod tests {
         let _b = caps.admit(ip("198.51.100.7"), remote).expect("second");
         assert_eq!(
             caps.admit(ip("198.51.100.7"), remote).err(),
-            Some(Refusal::PerAddress { limit: 2 })
+            Some(TurnedAway::PerAddress { limit: 2 })
         );
         // Another address is counted apart.
         let _c = caps
@@ -287,7 +287,7 @@ mod tests {
             .expect("loopback counts too");
         assert_eq!(
             caps.admit(ip("198.51.100.2"), remote).err(),
-            Some(Refusal::Full { limit: 2 })
+            Some(TurnedAway::Full { limit: 2 })
         );
         drop(b);
         assert!(caps.admit(ip("198.51.100.2"), remote).is_ok());
@@ -316,7 +316,7 @@ mod tests {
         let _a = caps.admit(ip("127.0.0.2"), remote).expect("first");
         assert_eq!(
             caps.admit(ip("127.0.0.2"), remote).err(),
-            Some(Refusal::PerAddress { limit: 1 })
+            Some(TurnedAway::PerAddress { limit: 1 })
         );
     }
 
@@ -347,8 +347,8 @@ mod tests {
     #[test]
     fn reasons_fit_a_close_frame() {
         for refusal in [
-            Refusal::Full { limit: usize::MAX },
-            Refusal::PerAddress { limit: usize::MAX },
+            TurnedAway::Full { limit: usize::MAX },
+            TurnedAway::PerAddress { limit: usize::MAX },
         ] {
             assert!(refusal.reason().len() <= 123, "{}", refusal.reason());
         }

@@ -39,7 +39,7 @@ use crate::work::Pool;
 mod read;
 mod tournament;
 
-use read::{Refusal, Unread};
+use read::{Malformed, Unread};
 
 /// What every connection shares.
 pub struct Shared {
@@ -391,7 +391,7 @@ impl Conn {
         let id = unread.id.clone();
         match unread.diagnose() {
             Ok(msg) => self.handle_msg(msg).await,
-            Err(Refusal { code, message }) => {
+            Err(Malformed { code, message }) => {
                 self.error(id, code, message);
                 Ok(())
             }

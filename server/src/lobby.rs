@@ -16,8 +16,8 @@ use tokio_util::task::TaskTracker;
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
 use crate::ratings::Ratings;
-use crate::room::{now_ms, EndHook, Room, RoomCmd, RoomInit};
-use crate::store::{MatchStore, StoreError, StoredRoom, WriteOp};
+use crate::room::{EndHook, Room, RoomCmd, RoomInit};
+use crate::store::{now_ms, MatchStore, StoreError, StoredRoom, WriteOp};
 use crate::task::committed;
 
 /// Commands queued for one room before senders wait.

@@ -70,14 +70,14 @@ pub(super) struct Unread<'a> {
 
 /// Why a message is refused.
 #[derive(Debug, PartialEq)]
-pub(super) struct Refusal {
+pub(super) struct Malformed {
     pub code: ErrorCode,
     pub message: String,
 }
 
-impl Refusal {
-    fn bad(message: String) -> Refusal {
-        Refusal {
+impl Malformed {
+    fn bad(message: String) -> Malformed {
+        Malformed {
             code: ErrorCode::BadRequest,
             message,
         }
@@ -114,17 +114,17 @@ impl<'a> Unread<'a> {
     /// an unknown type, a field missing or of the wrong type (named). Or, if
     /// a known key was given twice (the typed read refuses that), the message
     /// read with the last of each, as the server has always taken it.
-    pub(super) fn diagnose(self) -> Result<ClientMsg, Refusal> {
-        let no_type = || Refusal::bad("a message needs a \"type\" string".to_string());
+    pub(super) fn diagnose(self) -> Result<ClientMsg, Malformed> {
+        let no_type = || Malformed::bad("a message needs a \"type\" string".to_string());
         let outline = match self.outline {
-            Err(e) => return Err(Refusal::bad(format!("not valid JSON: {e}"))),
+            Err(e) => return Err(Malformed::bad(format!("not valid JSON: {e}"))),
             Ok(outline) => outline,
         };
         let Some(kind) = outline.kind() else {
             return Err(no_type());
         };
         let Some(&kind) = ClientMsg::TYPES.iter().find(|&&known| known == kind) else {
-            return Err(Refusal {
+            return Err(Malformed {
                 code: ErrorCode::UnknownType,
                 message: format!(
                     "unknown message type {kind:?} (known: {})",
@@ -140,7 +140,7 @@ impl<'a> Unread<'a> {
                 Err(e) => without_position(&e),
             },
         };
-        Err(Refusal::bad(match outline.culprit(kind, &refused) {
+        Err(Malformed::bad(match outline.culprit(kind, &refused) {
             Some(field) => format!("bad {kind} message: field \"{field}\": {refused}"),
             None => format!("bad {kind} message: {refused}"),
         }))
@@ -325,7 +325,7 @@ mod tests {
     use serde_json::{json, Value};
 
     /// What the server makes of `text`: the message, or why it refuses it.
-    fn read(text: &str) -> Result<ClientMsg, Refusal> {
+    fn read(text: &str) -> Result<ClientMsg, Malformed> {
         match serde_json::from_str::<ClientMsg>(text) {
             Ok(msg) => Ok(msg),
             Err(e) => Unread::new(text, &e).diagnose(),
@@ -334,7 +334,7 @@ mod tests {
 
     /// The refusal of `v`'s text.
     #[track_caller]
-    fn refusal(v: &Value) -> Refusal {
+    fn refusal(v: &Value) -> Malformed {
         match read(&v.to_string()) {
             Ok(msg) => panic!("{v} read as {msg:?}"),
             Err(r) => r,
@@ -432,7 +432,7 @@ mod tests {
                 .expect_err("malformed")
                 .to_string();
             let expected = format!("bad {kind} message: field \"{field}\": {error}");
-            assert_eq!(refusal(&msg), Refusal::bad(expected), "{msg}");
+            assert_eq!(refusal(&msg), Malformed::bad(expected), "{msg}");
         }
     }
 
@@ -468,7 +468,7 @@ mod tests {
         let msg = r#"{"type": "join", "room": 5, "seat": "one"}"#;
         assert_eq!(
             read(msg),
-            Err(Refusal::bad(
+            Err(Malformed::bad(
                 "bad join message: field \"room\": invalid type: integer `5`, expected a string"
                     .into()
             ))
@@ -490,7 +490,10 @@ mod tests {
             .starts_with("not valid JSON: EOF while parsing"));
         for text in ["[1, 2, 3]", "7", "null", r#"{"type": 5}"#, r#"{"id": 1}"#] {
             let r = read(text).expect_err("no type");
-            assert_eq!(r, Refusal::bad("a message needs a \"type\" string".into()));
+            assert_eq!(
+                r,
+                Malformed::bad("a message needs a \"type\" string".into())
+            );
         }
         let r = read(r#"{"type": "dance", "room": 5}"#).expect_err("unknown");
         assert_eq!(r.code, ErrorCode::UnknownType);
@@ -597,7 +600,7 @@ mod tests {
         ];
         for text in texts {
             let error = serde_json::from_str::<Value>(text).expect_err("not JSON");
-            let expected = Refusal::bad(format!("not valid JSON: {error}"));
+            let expected = Malformed::bad(format!("not valid JSON: {error}"));
             assert_eq!(read(text).expect_err("not JSON"), expected, "{text}");
         }
     }

@@ -31,7 +31,7 @@ use crate::config::Config;
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
-use crate::store::{MatchStore, WriteOp};
+use crate::store::{now_ms, MatchStore, WriteOp};
 use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
@@ -150,14 +150,6 @@ pub struct Room {
 
 /// Where to acknowledge a command: the sender's outbox and its request id.
 type Ack<'a> = (&'a Outbox, &'a Option<RequestId>);
-
-/// Unix time in milliseconds, for the records.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 /// Now, as the core counts time (tokio's clock, so tests can pause it).
 fn now() -> std::time::Instant {

@@ -333,6 +333,14 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+/// Unix time in milliseconds, for the records.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// Where matches are kept. Behind a trait so that a shared database can replace
 /// SQLite later.
 pub trait MatchStore: Send + Sync + 'static {

@@ -22,8 +22,8 @@ use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::ratings::Ratings;
 use crate::refusal::{refuse, Refusal};
-use crate::room::{now_ms, EndHook, RoomCmd};
-use crate::store::{MatchStore, RatingRow, WriteOp};
+use crate::room::{EndHook, RoomCmd};
+use crate::store::{now_ms, MatchStore, RatingRow, WriteOp};
 use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
 
 /// How long to wait before trying again after a failed step (a full server,

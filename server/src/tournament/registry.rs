@@ -14,8 +14,8 @@ use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
 use super::state::{Core, Player};
 use crate::directory::{self, Directory, Registry};
 use crate::refusal::Refusal;
-use crate::room::{now_ms, EndHook};
-use crate::store::{StoreError, StoredTournament, WriteOp};
+use crate::room::EndHook;
+use crate::store::{now_ms, StoreError, StoredTournament, WriteOp};
 use crate::task::committed;
 
 /// Commands queued for one tournament before senders wait.
