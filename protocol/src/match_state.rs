@@ -144,7 +144,8 @@ impl MatchState {
             mv: mv.to_string(),
             why: e.to_string(),
         })?;
-        let text = RawValue::from_string(mv.to_string()).expect("a Value prints as JSON");
+        // Written by serde_json itself: taken as it is, not parsed again.
+        let text = serde_json::value::to_raw_value(mv).expect("a Value prints as JSON");
         self.moves_bytes += text.get().len();
         self.moves.push(text);
         Ok(())
