@@ -904,36 +904,17 @@ mod tests {
         let t0 = Instant::now();
         let mut r = rules(false);
         r.max_moves = 2;
-        // Nim [5, 5] less one from each: [4, 4] with seat 0 to move is a P-position.
-        let mut c = started(core(json!({"game": "nim", "heaps": [5, 5]}), None, r), t0);
-        act(
-            &mut c,
-            mv("token-a", &json!({"heap": 0, "take": 1}), t0),
-            t0,
-        )
-        .unwrap();
-        let d = act(
-            &mut c,
-            mv("token-b", &json!({"heap": 1, "take": 1}), t0),
-            t0,
-        )
-        .unwrap();
-        assert_eq!(bodies(&d)[1], ended(Some(1), EndReason::MoveLimit));
-        // An N-position at the limit: the player to move wins.
-        let mut c = started(core(json!({"game": "nim", "heaps": [5, 5]}), None, r), t0);
-        act(
-            &mut c,
-            mv("token-a", &json!({"heap": 0, "take": 1}), t0),
-            t0,
-        )
-        .unwrap();
-        let d = act(
-            &mut c,
-            mv("token-b", &json!({"heap": 1, "take": 2}), t0),
-            t0,
-        )
-        .unwrap();
-        assert_eq!(bodies(&d)[1], ended(Some(0), EndReason::MoveLimit));
+        // From Nim [5, 5], one from heap 0, then from heap 1: [4, 4] with
+        // seat 0 to move is a P-position (seat 1 wins); two from heap 1 leave
+        // [4, 3], an N-position (the player to move, seat 0, wins).
+        for (take, winner) in [(1, 1), (2, 0)] {
+            let mut c = started(core(json!({"game": "nim", "heaps": [5, 5]}), None, r), t0);
+            let first = json!({"heap": 0, "take": 1});
+            act(&mut c, mv("token-a", &first, t0), t0).unwrap();
+            let second = json!({"heap": 1, "take": take});
+            let d = act(&mut c, mv("token-b", &second, t0), t0).unwrap();
+            assert_eq!(bodies(&d)[1], ended(Some(winner), EndReason::MoveLimit));
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ use grundy_protocol::{Position, Rules};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use self::answer::{event_frame, SnapshotView};
 use self::core::{Core, Decision, Intent, MatchRules, Record};
@@ -351,30 +352,20 @@ impl Room {
                 name,
                 seat,
             } => {
-                let token = new_token();
-                let intent = Intent::Join { name, seat, token };
-                match self.seat(intent, Some(outbox.conn)).await {
-                    Ok((seat, token)) => {
-                        let frame = answer::seated(&id, &self.id, seat, &token, self.snapshot());
-                        outbox.send_answer(frame, id);
-                        self.after_joining(outbox, true);
-                    }
-                    Err(refusal) => {
-                        self.refuse(&outbox, id, refusal);
-                        self.after_joining(outbox, false);
-                    }
-                }
+                let intent = Intent::Join {
+                    name,
+                    seat,
+                    token: new_token(),
+                };
+                let seated = self.seat(intent, Some(outbox.conn)).await;
+                let answer = seated.map(|(seat, token)| {
+                    answer::seated(&id, &self.id, seat, &token, self.snapshot())
+                });
+                self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Watch { outbox, id, since } => {
-                let result = self.catch_up(None, since, &id);
-                let ok = result.is_ok();
-                match result {
-                    Ok(frame) => {
-                        outbox.send_answer(frame, id);
-                    }
-                    Err(refusal) => self.refuse(&outbox, id, refusal),
-                }
-                self.after_joining(outbox, ok);
+                let answer = self.catch_up(None, since, &id);
+                self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Resume {
                 outbox,
@@ -382,15 +373,8 @@ impl Room {
                 token,
                 since,
             } => {
-                let result = self.resume(&outbox, &token, since, &id).await;
-                let ok = result.is_ok();
-                match result {
-                    Ok(frame) => {
-                        outbox.send_answer(frame, id);
-                    }
-                    Err(refusal) => self.refuse(&outbox, id, refusal),
-                }
-                self.after_joining(outbox, ok);
+                let answer = self.resume(&outbox, &token, since, &id).await;
+                self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Move {
                 outbox,
@@ -506,6 +490,23 @@ impl Room {
         Ok((seat, token))
     }
 
+    /// Answers a join, watch or resume, then counts the connection in or not.
+    fn answer_joining(
+        &mut self,
+        outbox: Outbox,
+        id: Option<RequestId>,
+        answer: Result<Utf8Bytes, Refusal>,
+    ) {
+        let ok = answer.is_ok();
+        match answer {
+            Ok(frame) => {
+                outbox.send_answer(frame, id);
+            }
+            Err(refusal) => self.refuse(&outbox, id, refusal),
+        }
+        self.after_joining(outbox, ok);
+    }
+
     /// After a join, watch or resume: on success the connection gets this
     /// room's events; it counts as a member (entered by the connection before it
     /// sent the command, so a `Gone` always follows) only while the match runs.
@@ -550,7 +551,7 @@ impl Room {
         seat: Option<u8>,
         since: Option<u64>,
         id: &Option<RequestId>,
-    ) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, Refusal> {
+    ) -> Result<Utf8Bytes, Refusal> {
         self.check_since(since)?;
         let budget = self
             .config
@@ -571,7 +572,7 @@ impl Room {
         token: &str,
         since: Option<u64>,
         id: &Option<RequestId>,
-    ) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, Refusal> {
+    ) -> Result<Utf8Bytes, Refusal> {
         let here = self.here();
         let decision = self.core.decide(Intent::Resume { token, here }, now())?;
         // Check `since` before changing anything.
