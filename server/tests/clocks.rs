@@ -1,9 +1,10 @@
-//! A room's task and its deadlines, on tokio's paused clock: the timer ends a
-//! match (no-show, abandoned), a move read in time beats the flag's timer,
-//! a tournament hears its game's end, a finished room answers what was
-//! queued, a refused end is retried. No sleeps: time is advanced by hand.
-//! The clock rules themselves are unit tests of the match core
-//! (`server/src/room/core.rs`).
+//! A room's task and its clocks end to end, on tokio's paused clock and a
+//! store that commits at once: banks and increments as the players hear
+//! them, the flag's timer, a late move, no-show and abandoned rooms, a move
+//! read in time beating the flag's timer, a tournament hearing its game's
+//! end, a finished room answering what was queued, a refused end retried.
+//! No sleeps: time is advanced by hand. Each rule is also a unit test of the
+//! match core (`server/src/room/core.rs`).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -66,15 +67,27 @@ impl Seat {
     }
 }
 
-/// A new Nim room on a fresh store; the directory must outlive the test.
+/// A new Nim room on a store that commits every write at once (nothing on
+/// the paused clock waits for a disk); the directory must outlive the test.
 async fn new_room(
     heaps: &[u64],
     clock: Option<Clock>,
     config: Config,
 ) -> (mpsc::Sender<RoomCmd>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("g.db")).unwrap());
-    (new_room_in(store, heaps, clock, config).await, dir)
+    (new_room_in(at_once(&dir), heaps, clock, config).await, dir)
+}
+
+/// A store in `dir` whose writes all succeed at once (and are not kept).
+fn at_once(dir: &tempfile::TempDir) -> Arc<dyn MatchStore> {
+    Arc::new(HookedWrites {
+        store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
+        hook: |_: &SqliteStore, _: WriteOp| {
+            let (tx, rx) = oneshot::channel();
+            let _ = tx.send(Ok(()));
+            rx
+        },
+    })
 }
 
 /// A new Nim room kept in `store`.
@@ -156,6 +169,119 @@ async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
     (a, b)
 }
 
+async fn play(tx: &mpsc::Sender<RoomCmd>, seat: &mut Seat, mv: Value) -> Value {
+    play_received(tx, seat, mv, Instant::now()).await
+}
+
+/// Plays `mv` for `mover` (read at `received`), checks the ack, and returns
+/// the `moved` event as `other` got it (the mover's copy is taken as well).
+async fn move_seen(
+    tx: &mpsc::Sender<RoomCmd>,
+    mover: &mut Seat,
+    other: &mut Seat,
+    mv: Value,
+    received: Instant,
+) -> Value {
+    let ack = play_received(tx, mover, mv, received).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let moved = other.event().await;
+    assert_eq!(mover.event().await["kind"], "moved");
+    moved
+}
+
+/// A move the server read at `received`.
+async fn play_received(
+    tx: &mpsc::Sender<RoomCmd>,
+    seat: &mut Seat,
+    mv: Value,
+    received: Instant,
+) -> Value {
+    tx.send(RoomCmd::Move {
+        outbox: seat.outbox.clone(),
+        id: None,
+        token: seat.token.clone(),
+        mv,
+        received,
+    })
+    .await
+    .unwrap();
+    seat.next().await
+}
+
+#[tokio::test(start_paused = true)]
+async fn bank_increment_and_flag() {
+    let clock = Clock {
+        initial_ms: 10_000,
+        increment_ms: 1_000,
+    };
+    let (tx, mut a, mut b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(3_000)).await;
+    let mv = json!({"heap": 0, "take": 1});
+    let moved = move_seen(&tx, &mut a, &mut b, mv, Instant::now()).await;
+    // 10 s - 3 s spent + 1 s increment; bob's bank untouched.
+    assert_eq!(moved["clocks_ms"], json!([8_000, 10_000]), "{moved}");
+    // Bob thinks 9.999 s: still on time.
+    tokio::time::advance(Duration::from_millis(9_999)).await;
+    let mv = json!({"heap": 1, "take": 1});
+    let moved = move_seen(&tx, &mut b, &mut a, mv, Instant::now()).await;
+    assert_eq!(moved["clocks_ms"], json!([8_000, 1_001]), "{moved}");
+    // Alice lets her 8 s run out: bob wins on time.
+    tokio::time::advance(Duration::from_millis(8_001)).await;
+    let ended = a.event().await;
+    assert_eq!(ended["kind"], "ended");
+    assert_eq!(
+        ended["result"],
+        json!({"winner": 1, "reason": "flag"}),
+        "{ended}"
+    );
+}
+
+/// The clock stops when the server reads the move, not when the room gets to
+/// it: time the move spends queued behind other work is not the mover's.
+#[tokio::test(start_paused = true)]
+async fn a_move_is_charged_up_to_when_it_was_read() {
+    let clock = Clock {
+        initial_ms: 10_000,
+        increment_ms: 0,
+    };
+    let (tx, mut a, mut b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(1_000)).await;
+    let received = Instant::now();
+    // Four more seconds pass before the room takes the move.
+    tokio::time::advance(Duration::from_millis(4_000)).await;
+    let mv = json!({"heap": 0, "take": 1});
+    let moved = move_seen(&tx, &mut a, &mut b, mv, received).await;
+    assert_eq!(moved["clocks_ms"], json!([9_000, 10_000]), "{moved}");
+    // Bob's turn starts when the move is announced, not when it was read.
+    tokio::time::advance(Duration::from_millis(2_000)).await;
+    let mv = json!({"heap": 1, "take": 1});
+    let moved = move_seen(&tx, &mut b, &mut a, mv, Instant::now()).await;
+    assert_eq!(moved["clocks_ms"], json!([9_000, 8_000]), "{moved}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_move_after_the_flag_loses_on_time() {
+    let clock = Clock {
+        initial_ms: 5_000,
+        increment_ms: 0,
+    };
+    let (tx, mut a, _b, _dir) = room_with_clock(clock, Duration::from_secs(60)).await;
+    tokio::time::advance(Duration::from_millis(5_000)).await;
+    let answer = play(&tx, &mut a, json!({"heap": 0, "take": 1})).await;
+    // The room sees the flag (its timer or the late move) before the move counts.
+    let ended = if answer["type"] == "event" {
+        answer["event"].clone()
+    } else {
+        assert_eq!(answer["code"], "match_over", "{answer}");
+        a.event().await
+    };
+    assert_eq!(
+        ended["result"],
+        json!({"winner": 1, "reason": "flag"}),
+        "{ended}"
+    );
+}
+
 /// A move read before the flag falls counts, even when the room gets to it
 /// after the flag's timer is due: when the timer and the queued move are
 /// ready together, the room plays what was queued first (whichever its
@@ -165,15 +291,6 @@ async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
 #[tokio::test(start_paused = true)]
 async fn a_move_read_in_time_beats_the_flag_timer() {
     for _ in 0..20 {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(HookedWrites {
-            store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
-            hook: |_: &SqliteStore, _: WriteOp| {
-                let (tx, rx) = oneshot::channel();
-                let _ = tx.send(Ok(()));
-                rx
-            },
-        });
         let clock = Clock {
             initial_ms: 60,
             increment_ms: 0,
@@ -182,7 +299,7 @@ async fn a_move_read_in_time_beats_the_flag_timer() {
             no_show: Duration::from_secs(60),
             ..Config::default()
         };
-        let tx = new_room_in(store, &[5, 5], Some(clock), config).await;
+        let (tx, _dir) = new_room(&[5, 5], Some(clock), config).await;
         let (mut a, _b) = seat_both(&tx).await;
         // Read at 59 ms; the room gets to it at 100 ms, with the flag's timer due.
         tokio::time::advance(Duration::from_millis(59)).await;
@@ -412,7 +529,7 @@ async fn a_refused_end_of_match_is_retried_not_spun() {
     let store = Arc::new(HookedWrites {
         store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
         hook: move |store: &SqliteStore, op: WriteOp| {
-            if !matches!(op, WriteOp::Finish { .. }) {
+            if !op.ops().any(|op| matches!(op, WriteOp::Finish { .. })) {
                 return store.write(op);
             }
             counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

@@ -446,8 +446,8 @@ impl Core {
             None
         };
         if let Some((winner, reason)) = end {
-            // The move and the end it causes are one write: a crash keeps
-            // both or neither.
+            // The move and the end it causes are one decision, recorded in
+            // one write (`WriteOp::All`): a crash keeps both or neither.
             bodies.push(EventBody::Ended {
                 result: MatchResult {
                     winner: Some(winner),
@@ -1026,7 +1026,7 @@ mod tests {
     #[test]
     fn an_empty_room_is_called_off_and_a_timed_match_waits_for_its_clock() {
         let t0 = Instant::now();
-        let mut c = nim(&[3], clock(5_000, 0));
+        let c = nim(&[3], clock(5_000, 0));
         assert_eq!(c.deadline(Some(t0)), Some((t0 + ABANDON, EndReason::Abort)));
         let d = c
             .decide(
@@ -1037,8 +1037,14 @@ mod tests {
             )
             .unwrap();
         assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
-        // Running with a clock: the clock ends it, not the absence.
-        c = started(c, t0);
+        // Running with a clock: the clock ends it, not the absence, even when
+        // the absence would end it sooner.
+        let mut r = rules(false);
+        r.timing.abandon = Duration::from_secs(1);
+        let c = started(
+            core(json!({"game": "nim", "heaps": [3]}), clock(5_000, 0), r),
+            t0,
+        );
         assert_eq!(
             c.deadline(Some(t0)),
             Some((t0 + Duration::from_secs(5), EndReason::Flag))
@@ -1192,6 +1198,17 @@ mod tests {
                         &mut log,
                     );
                 }
+                // The log as the store keeps it: each event as its JSON text.
+                let log: Vec<(Record, Instant)> = log
+                    .into_iter()
+                    .map(|(r, when)| match r {
+                        Record::Event(e) => {
+                            let text = serde_json::to_string(&e).unwrap();
+                            (Record::Event(serde_json::from_str(&text).unwrap()), when)
+                        }
+                        seat => (seat, when),
+                    })
+                    .collect();
                 let mut replayed = core(spec.clone(), clock, rules(false));
                 for (r, when) in &log {
                     replayed.apply(r, *when).unwrap();
@@ -1221,6 +1238,19 @@ mod tests {
                 assert_eq!(restored.game.position, live.game.position, "{what}");
                 assert_eq!(texts(&restored), texts(&live), "{what}");
                 assert_eq!(restored.game.result, live.game.result, "{what}");
+                let last_banks = log.iter().rev().find_map(|(r, _)| match r {
+                    Record::Event(Event {
+                        body: EventBody::Moved { clocks_ms, .. },
+                        ..
+                    }) => Some(*clocks_ms),
+                    _ => None,
+                });
+                let full = clock.map_or(0, |c| c.initial_ms);
+                assert_eq!(
+                    restored.game.banks,
+                    last_banks.unwrap_or([full, full]),
+                    "{what}"
+                );
             }
         }
     }

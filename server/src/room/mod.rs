@@ -668,13 +668,13 @@ impl Room {
                 }
             }
         }
-        if ops.is_empty() {
-            return Ok(None);
-        }
-        let pending: Vec<_> = ops.into_iter().map(|op| self.store.write(op)).collect();
-        for done in pending {
-            committed(done, &self.id).await?;
-        }
+        // One decision, one write: all of its records are durable, or none.
+        let op = match ops.len() {
+            0 => return Ok(None),
+            1 => ops.pop().expect("one op"),
+            _ => WriteOp::All(ops),
+        };
+        committed(self.store.write(op), &self.id).await?;
         let at = now();
         for record in &decision.records {
             if let Err(e) = self.core.apply(record, at) {

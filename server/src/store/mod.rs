@@ -202,9 +202,21 @@ pub enum WriteOp {
         player_token: Option<String>,
         ratings: Vec<RatingRow>,
     },
+    /// Ops that stand or fall together: what one decision of a room records
+    /// (a seat with its events; a move with the end it causes, and the
+    /// result). Committed in one transaction, or not at all.
+    All(Vec<WriteOp>),
 }
 
 impl WriteOp {
+    /// The op itself, or the ops an `All` holds (for hooks that look at kinds).
+    pub fn ops(&self) -> Box<dyn Iterator<Item = &WriteOp> + '_> {
+        match self {
+            WriteOp::All(ops) => Box::new(ops.iter().flat_map(|op| op.ops())),
+            op => Box::new(std::iter::once(op)),
+        }
+    }
+
     /// The op that appends `event` to a room's log.
     pub fn event(room: &str, event: &Event, at_ms: u64) -> Result<WriteOp, StoreError> {
         Ok(WriteOp::Event {
@@ -224,6 +236,7 @@ impl WriteOp {
             | WriteOp::Finish { room, .. } => room,
             WriteOp::CreateTournament { tournament, .. }
             | WriteOp::TournamentEvent { tournament, .. } => tournament,
+            WriteOp::All(ops) => ops.first().map_or("", |op| op.key()),
         }
     }
 }
@@ -826,6 +839,13 @@ fn apply_batch(
 
 fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
     match op {
+        // Inside the batch's transaction or the op's savepoint: a failure
+        // takes back the ops before it too.
+        WriteOp::All(ops) => {
+            for op in ops {
+                apply_op(conn, op)?;
+            }
+        }
         WriteOp::CreateRoom {
             room,
             code,
@@ -1413,6 +1433,38 @@ mod tests {
         let rooms = store.load_unfinished().expect("load");
         let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
         assert_eq!(log, [(1, 1), (2, 3)]);
+    }
+
+    #[test]
+    fn ops_written_as_all_stand_or_fall_together() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("x", 0)).expect("create");
+        put(&store, event("x", 1, EventBody::Started, 1)).expect("event 1");
+        // A batch in which one `All` fails (its second event is a duplicate)
+        // beside one that succeeds: the failing one leaves nothing behind.
+        let release = store.hold();
+        let failing = store.write(WriteOp::All(vec![
+            event("x", 2, moved(0, 0), 2),
+            event("x", 1, EventBody::Started, 2),
+            finish("x", 0, EndReason::Rules),
+        ]));
+        let fine = store.write(WriteOp::All(vec![
+            event("x", 2, moved(0, 1), 3),
+            event("x", 3, moved(1, 2), 3),
+        ]));
+        drop(release);
+        assert_eq!(
+            failing.blocking_recv().expect("answer"),
+            Err(StoreError::DuplicateEvent {
+                room: "x".into(),
+                seq: 1
+            })
+        );
+        assert_eq!(fine.blocking_recv().expect("answer"), Ok(()));
+        let rooms = store.load_unfinished().expect("load: not finished");
+        let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
+        assert_eq!(log, [(1, 1), (2, 3), (3, 3)]);
     }
 
     #[test]
