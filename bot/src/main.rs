@@ -86,8 +86,9 @@ struct TournamentArgs {
     /// Seeds the random starts (and the bots' casual moves).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The time control of every game: seconds, or seconds+increment.
-    #[arg(long, default_value = "60+1")]
+    /// The time control of every game: minutes+seconds a move, e.g. 1+1,
+    /// 1.5+0, 90s+1.
+    #[arg(long, default_value = "1+1")]
     clock: String,
     /// Games do not change ratings.
     #[arg(long)]
@@ -181,23 +182,11 @@ async fn main() -> Result<()> {
     }
 }
 
-/// `60` or `60+1` (seconds) as a clock.
+/// A `--clock` (minutes + seconds, e.g. `1+1`, `90s+1`), read as every
+/// command reads it (`grundy_protocol::time_control`).
 fn parse_clock(text: &str) -> Result<Clock> {
-    let (bank, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let ms = |s: &str| -> Result<u64> {
-        let secs: f64 = s
-            .trim()
-            .parse()
-            .with_context(|| format!("--clock: not seconds: {s:?}"))?;
-        if !(0.0..=86_400.0).contains(&secs) {
-            bail!("--clock: {s} seconds is out of range");
-        }
-        Ok((secs * 1000.0).round() as u64)
-    };
-    Ok(Clock {
-        initial_ms: ms(bank)?,
-        increment_ms: ms(inc)?,
-    })
+    grundy_protocol::time_control::parse_time_control(text)
+        .map_err(|e| anyhow::anyhow!("--clock {text:?}: {e}"))
 }
 
 async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
 use grundy_protocol::wire::{ClientMsg, RandomStart, ServerMsg};
@@ -21,7 +21,7 @@ use crate::render::Paint;
 ///
 /// Examples:
 ///   grundy play --local --game "nim 3 4 5" --bot perfect
-///   grundy play --random kayles --bot 5 --clock 300+2
+///   grundy play --random kayles --bot 5 --clock 5+2
 ///   grundy play --game '{"game": "wythoff", "heaps": [3, 5]}' --open
 ///   grundy play --join ABC234
 #[derive(ClapArgs, Debug)]
@@ -62,7 +62,7 @@ pub struct Args {
     /// The seat token for --resume.
     #[arg(long)]
     token: Option<String>,
-    /// A time control: minutes+increment seconds, e.g. 5+2 or 300s+2.
+    /// A time control: minutes+seconds a move, e.g. 5+2, 1.5+0, 90s+1 or 1h+30.
     #[arg(long)]
     clock: Option<String>,
     /// The seat to take (0 moves first).
@@ -73,34 +73,11 @@ pub struct Args {
     name: String,
 }
 
-/// Reads `5+2` (minutes + seconds), `300s+2`, `90s`.
+/// Reads a `--clock`: minutes + seconds, e.g. `5+2`, `1.5+0`, `90s+1`
+/// (`grundy_protocol::time_control`, the one reading every command shares).
 pub fn parse_clock(text: &str) -> Result<grundy_protocol::wire::Clock> {
-    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let initial_ms = match base.trim().strip_suffix('s') {
-        Some(secs) => secs.parse::<u64>().map(|s| s.saturating_mul(1000)),
-        None => base.trim().parse::<u64>().map(|m| {
-            // Large numbers are seconds ("300+2"), small ones minutes ("5+2").
-            if m >= 60 {
-                m.saturating_mul(1000)
-            } else {
-                m * 60_000
-            }
-        }),
-    }
-    .with_context(|| format!("--clock {text:?}: write minutes+seconds, e.g. 5+2"))?;
-    let increment_ms = inc
-        .trim()
-        .trim_end_matches('s')
-        .parse::<u64>()
-        .with_context(|| format!("--clock {text:?}: the increment must be whole seconds"))?
-        .saturating_mul(1000);
-    if initial_ms == 0 {
-        bail!("--clock {text:?}: the time must be more than 0");
-    }
-    Ok(grundy_protocol::wire::Clock {
-        initial_ms,
-        increment_ms,
-    })
+    grundy_protocol::time_control::parse_time_control(text)
+        .map_err(|e| anyhow::anyhow!("--clock {text:?}: {e}"))
 }
 
 /// Who plays this seat, where.
@@ -701,8 +678,13 @@ mod tests {
     fn clocks() {
         let c = parse_clock("5+2").expect("clock");
         assert_eq!((c.initial_ms, c.increment_ms), (300_000, 2000));
+        // Minutes whatever the number (it used to flip to seconds at 60).
         let c = parse_clock("300+2").expect("clock");
+        assert_eq!((c.initial_ms, c.increment_ms), (18_000_000, 2000));
+        let c = parse_clock("300s+2").expect("clock");
         assert_eq!((c.initial_ms, c.increment_ms), (300_000, 2000));
+        let e = parse_clock("3x+2").unwrap_err().to_string();
+        assert!(e.starts_with("--clock \"3x+2\": the time \"3x\""), "{e}");
         let c = parse_clock("90s").expect("clock");
         assert_eq!((c.initial_ms, c.increment_ms), (90_000, 0));
         assert!(parse_clock("abc").is_err());

@@ -79,8 +79,8 @@ pub struct CreateArgs {
     /// Swiss: the number of rounds (required). Round robin: at most this many.
     #[arg(long)]
     rounds: Option<u32>,
-    /// The time control of every game: minutes+increment seconds, e.g. 2+1 or
-    /// 60+1 (seconds when 60 or more).
+    /// The time control of every game: minutes+seconds a move, e.g. 2+1,
+    /// 1.5+0 or 90s+1.
     #[arg(long)]
     clock: Option<String>,
     /// Registration closes at this many players.

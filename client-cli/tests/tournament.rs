@@ -53,7 +53,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         "--format",
         "round-robin",
         "--clock",
-        "60+1",
+        "1+1",
         "--name",
         "Tiny cup",
         "--server",

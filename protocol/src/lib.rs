@@ -12,6 +12,7 @@
 //!   server and every client read a room's events;
 //! - [`random`]: random start specs, deterministic in a seed;
 //! - [`names`]: the games' names and short descriptions of specs;
+//! - [`time_control`]: `--clock` texts like `5+2` (minutes + seconds);
 //! - [`wire`]: the protocol v1 messages, as they travel;
 //! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
@@ -31,6 +32,7 @@ pub mod position;
 pub mod random;
 pub mod schema;
 pub mod sums;
+pub mod time_control;
 pub mod wire;
 
 pub use analysis::{components, Analysis, Component};

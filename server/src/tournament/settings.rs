@@ -17,9 +17,8 @@ pub const DEFAULT_CLOCK: Clock = Clock {
 const MAX_NAME: usize = 80;
 /// Most rounds a Swiss may ask for (it is cut to what the players allow).
 const MAX_ROUNDS: u32 = 1000;
-/// Longest time control accepted: a day's bank, an hour's increment.
-pub const MAX_BANK_MS: u64 = 24 * 3600 * 1000;
-pub const MAX_INCREMENT_MS: u64 = 3600 * 1000;
+/// The protocol's limits on a clock (docs/protocol.md).
+pub use grundy_protocol::time_control::{MAX_BANK_MS, MAX_INCREMENT_MS};
 /// How many random starts are drawn at creation to check that the family and
 /// size give games that can be played.
 const PROBES: u64 = 4;
