@@ -1,5 +1,6 @@
 //! `grundy-server`: the match server.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,14 +47,24 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<ExitCode> {
-    // Logs go to stderr; stdout carries only the `listening on` line.
+    // Logs go to stderr; stdout carries only the `listening on` line. Colours
+    // only on a terminal: a log file gets plain text.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
     let args = Args::parse();
+    // The address first: a port in use must not leave a new database behind.
+    let listener = match tokio::net::TcpListener::bind(args.listen).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("error: cannot listen on {}: {e}", args.listen);
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let store = match SqliteStore::open(&args.db) {
         Ok(store) => store,
         // The one refusal a person running the command must act on: said
@@ -84,7 +95,7 @@ async fn main() -> anyhow::Result<ExitCode> {
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
     }
-    let server = Server::start(args.listen, Arc::new(store), config).await?;
+    let server = Server::start_on(listener, Arc::new(store), config).await?;
     // The one line on stdout, for scripts and tests that start the server on
     // port 0 (stdout is line-buffered: it is out once printed).
     println!("listening on ws://{}", server.local_addr());

@@ -40,7 +40,19 @@ impl Server {
         store: Arc<dyn MatchStore>,
         config: Config,
     ) -> anyhow::Result<Server> {
-        let listener = TcpListener::bind(listen).await?;
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        Server::start_on(listener, store, config).await
+    }
+
+    /// [`Server::start`] on a listener bound already (the command binds
+    /// before it opens the database, so a taken port leaves no file behind).
+    pub async fn start_on(
+        listener: TcpListener,
+        store: Arc<dyn MatchStore>,
+        config: Config,
+    ) -> anyhow::Result<Server> {
         let addr = listener.local_addr()?;
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
@@ -108,7 +120,6 @@ impl Server {
         for seat in house_seats {
             house.spawn(seat);
         }
-        tracing::info!("listening on ws://{addr}");
         Ok(Server {
             addr,
             shutdown,
