@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string(&analysis)?);
     } else {
-        print!("{}", report(&position, &analysis));
+        print!("{}", report(&position, &analysis, args.limit));
     }
     Ok(())
 }
@@ -75,8 +75,8 @@ fn short_spec(args: &Args) -> Result<Value> {
     crate::spec::build(&args.short, &flags)
 }
 
-/// The person-friendly view.
-fn report(position: &Position, a: &Analysis) -> String {
+/// The person-friendly view (`limit`: how many winning moves were asked for).
+fn report(position: &Position, a: &Analysis, limit: usize) -> String {
     let mut out = String::new();
     let mut line = |s: String| {
         out.push_str(&s);
@@ -95,8 +95,12 @@ fn report(position: &Position, a: &Analysis) -> String {
         Some(n) => n.to_string(),
         None => format!("{} shown, more exist", a.winning_moves.len()),
     };
-    if a.winning_moves.is_empty() {
+    if a.winning_moves.is_empty() && a.winning_move_count == Some(0) {
         line("Winning moves: none".into());
+    } else if a.winning_moves.is_empty() {
+        line(format!(
+            "Winning moves: some, none listed (--limit {limit}); the best move is one"
+        ));
     } else {
         line(format!("Winning moves ({count}):"));
         for m in &a.winning_moves {
@@ -125,4 +129,29 @@ fn report(position: &Position, a: &Analysis) -> String {
         out.push_str(&table);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(spec: Value, limit: usize) -> String {
+        let position = Position::from_spec(&spec).unwrap();
+        report(&position, &Analysis::of(&position, limit), limit)
+    }
+
+    #[test]
+    fn winning_moves_left_unlisted_are_not_called_none() {
+        // An N-position: winning moves exist, --limit 0 lists none of them.
+        let text = view(json!({"game": "nim", "heaps": [3, 4, 5]}), 0);
+        assert!(
+            text.contains("Winning moves: some, none listed (--limit 0)"),
+            "{text}"
+        );
+        // A P-position has none.
+        let text = view(json!({"game": "nim", "heaps": [1, 2, 3]}), 0);
+        assert!(text.contains("Winning moves: none"), "{text}");
+        let text = view(json!({"game": "nim", "heaps": [3, 4, 5]}), 10);
+        assert!(text.contains("Winning moves (1):"), "{text}");
+    }
 }

@@ -52,9 +52,7 @@ pub fn checked(position: &Position, value: &Value) -> Result<Move, String> {
 }
 
 fn num(word: &str) -> Result<u64, String> {
-    word.parse::<u64>().map_err(|_| {
-        format!("{word:?} is not a whole number ≥ 0; type `help` for how to write moves")
-    })
+    crate::spec::whole_number(word).map_err(|e| format!("{e}; type `help` for how to write moves"))
 }
 
 fn nums(words: &[&str]) -> Result<Vec<u64>, String> {
@@ -303,7 +301,7 @@ mod tests {
         assert!(refused(&p, "1").contains("heap"));
         assert!(refused(&p, "1 2 3").contains("heap"));
         assert!(refused(&p, "-1 2").contains("help"));
-        assert!(refused(&p, "99999999999999999999999 1").contains("whole number"));
+        assert!(refused(&p, "99999999999999999999999 1").contains("too large"));
         assert!(refused(&p, "{not json").contains("JSON"));
         assert!(refused(&p, r#"{"cell": 1}"#).contains("not a move of this game"));
     }

@@ -14,6 +14,21 @@ pub struct Flags {
     pub max_take: Option<u64>,
 }
 
+/// A whole number ≥ 0 as a person types it; the error says what is wrong
+/// with it (not a number, negative, or too large).
+pub fn whole_number(word: &str) -> Result<u64, String> {
+    word.parse::<u64>().map_err(|_| {
+        let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        if digits(word) {
+            format!("{word:?} is too large (the largest number is {})", u64::MAX)
+        } else if word.strip_prefix('-').is_some_and(digits) {
+            format!("{word:?} is negative: write a whole number ≥ 0")
+        } else {
+            format!("{word:?} is not a whole number ≥ 0")
+        }
+    })
+}
+
 /// Builds a spec from `GAME ARGS...` and the flags.
 pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
     let Some((game, rest)) = words.split_first() else {
@@ -21,10 +36,7 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
     };
     let numbers = || -> Result<Vec<u64>> {
         rest.iter()
-            .map(|s| {
-                s.parse::<u64>()
-                    .with_context(|| format!("{s:?} is not a whole number ≥ 0"))
-            })
+            .map(|s| whole_number(s).map_err(anyhow::Error::msg))
             .collect()
     };
     let one_number = || -> Result<u64> {
@@ -139,5 +151,18 @@ mod tests {
         assert!(parse("nim x").is_err());
         assert!(parse("chess 1").is_err());
         assert!(parse("bash --k").is_err());
+    }
+
+    #[test]
+    fn a_number_that_is_not_one_is_named_for_what_is_wrong() {
+        let said = |text: &str| parse(text).unwrap_err().to_string();
+        assert!(
+            said("nim 99999999999999999999999").contains("too large"),
+            "{}",
+            said("nim 99999999999999999999999")
+        );
+        assert!(said("nim -3").contains("negative"));
+        assert!(said("nim x").contains("not a whole number"));
+        assert_eq!(whole_number("18446744073709551615"), Ok(u64::MAX));
     }
 }
