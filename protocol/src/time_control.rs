@@ -38,23 +38,6 @@ pub fn parse_time_control(text: &str) -> Result<Clock, String> {
     })
 }
 
-/// `clock` as [`parse_time_control`] reads it back, e.g. `5+2` or `90s+1`.
-pub fn time_control_text(clock: &Clock) -> String {
-    let base = if clock.initial_ms.is_multiple_of(60_000) {
-        format!("{}", clock.initial_ms / 60_000)
-    } else if clock.initial_ms.is_multiple_of(1_000) {
-        format!("{}s", clock.initial_ms / 1_000)
-    } else {
-        format!("{}s", clock.initial_ms as f64 / 1_000.0)
-    };
-    let increment = if clock.increment_ms.is_multiple_of(1_000) {
-        format!("{}", clock.increment_ms / 1_000)
-    } else {
-        format!("{}", clock.increment_ms as f64 / 1_000.0)
-    };
-    format!("{base}+{increment}")
-}
-
 /// A number with an optional unit (`s`, `m`, `h`), `unit_ms` when there is
 /// none, in milliseconds.
 fn duration_ms(text: &str, unit_ms: u64) -> Result<u64, String> {
@@ -129,16 +112,5 @@ mod tests {
             let e = parse_time_control(text).unwrap_err();
             assert!(e.contains(says), "{text:?}: {e}");
         }
-    }
-
-    #[test]
-    fn the_text_reads_back_as_the_same_clock() {
-        for text in ["5+2", "1.5+0", "90s+1", "1h+30", "0.5s+0.25", "24h+0"] {
-            let clock = parse_time_control(text).unwrap();
-            let again = parse_time_control(&time_control_text(&clock)).unwrap();
-            assert_eq!(again, clock, "{text} -> {}", time_control_text(&clock));
-        }
-        let c = parse_time_control("5+2").unwrap();
-        assert_eq!(time_control_text(&c), "5+2");
     }
 }
