@@ -17,15 +17,21 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::Router;
+
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::drain::drain;
+use crate::http::{self, api::error_response};
+use crate::metrics::METRICS;
 
 /// The longest a refused connection may take over its WebSocket handshake
 /// (`hello_timeout_ms` if that is shorter): a refusal must not hold a socket
@@ -96,6 +102,7 @@ pub struct Place {
 
 impl Drop for Place {
     fn drop(&mut self) {
+        METRICS.connections.dec();
         let mut counts = self.caps.counts();
         counts.total = counts.total.saturating_sub(1);
         if let Some(address) = self.address {
@@ -161,6 +168,7 @@ impl Caps {
         if let Some(address) = address {
             *counts.by_address.entry(address).or_insert(0) += 1;
         }
+        METRICS.connections.inc();
         Ok(Place {
             caps: self.clone(),
             address,
@@ -205,8 +213,10 @@ fn address_key(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// Completes the handshake (within `handshake`), sends the close frame and
-/// ends the connection without reading a message.
+/// Answers the connection's first request within `handshake` and ends it
+/// without reading a message: a WebSocket gets its handshake and the close
+/// frame, any other request a JSON refusal (503 when the server is full, 429
+/// for the address's share).
 async fn refuse(stream: TcpStream, refusal: TurnedAway, handshake: Duration) {
     // Nothing is read after the handshake: the smallest buffers will do.
     let config = WebSocketConfig::default()
@@ -214,15 +224,24 @@ async fn refuse(stream: TcpStream, refusal: TurnedAway, handshake: Duration) {
         .write_buffer_size(0)
         .max_message_size(Some(1024))
         .max_frame_size(Some(1024));
-    let accepted = tokio::time::timeout(
-        handshake,
-        tokio_tungstenite::accept_async_with_config(stream, Some(config)),
-    )
-    .await;
-    let mut ws = match accepted {
-        Ok(Ok(ws)) => ws,
-        Ok(Err(e)) => return tracing::debug!("refused connection's handshake failed: {e}"),
-        Err(_) => return tracing::debug!("refused connection's handshake timed out"),
+    let (status, code) = match refusal {
+        TurnedAway::Full { .. } => (StatusCode::SERVICE_UNAVAILABLE, "server_full"),
+        TurnedAway::PerAddress { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_connections"),
+    };
+    let refused = Router::new().fallback(move || async move {
+        let mut response = error_response(status, code, refusal.reason());
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response
+    });
+    let timing = http::Timing {
+        head: handshake,
+        keep_alive: handshake,
+    };
+    let never = CancellationToken::new();
+    let Some(mut ws) = http::serve(stream, refused, timing, config, &never).await else {
+        return;
     };
     tracing::debug!("connection refused: {}", refusal.reason());
     let frame = CloseFrame {

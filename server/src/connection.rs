@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::drain::drain;
 use crate::house::{self, House, HouseSeat};
+use crate::http;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{Memberships, Outbox};
 use crate::ratings::Ratings;
@@ -131,33 +132,29 @@ struct Conn {
     received: Instant,
 }
 
-/// Serves one connection; `place` (its count against the connection caps) is
-/// held until it ends.
+/// Serves one connection: its HTTP requests with `router`, and the protocol
+/// once it asks for a WebSocket; `place` (its count against the connection
+/// caps) is held until it ends.
 pub async fn serve(
     stream: TcpStream,
     shared: Arc<Shared>,
     shutdown: CancellationToken,
     place: crate::caps::Place,
+    router: axum::Router,
 ) {
     let _place = place;
     let _ = stream.set_nodelay(true);
     let config = shared.config.clone();
     let hello_timeout = Duration::from_millis(config.limits.hello_timeout_ms);
-    let ws = match tokio::time::timeout(
-        hello_timeout,
-        tokio_tungstenite::accept_async_with_config(stream, Some(ws_config(&config))),
-    )
-    .await
-    {
-        Ok(Ok(ws)) => ws,
-        Ok(Err(e)) => {
-            tracing::debug!("handshake failed: {e}");
-            return;
-        }
-        Err(_) => {
-            tracing::debug!("handshake timed out");
-            return;
-        }
+    let timing = http::Timing {
+        head: hello_timeout,
+        keep_alive: Duration::from_millis(config.limits.idle_timeout_ms),
+    };
+    // Boxed: once the connection is a WebSocket, its task no longer holds
+    // the HTTP phase's state.
+    let http = http::serve(stream, router, timing, ws_config(&config), &shutdown);
+    let Some(ws) = Box::pin(http).await else {
+        return;
     };
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = ws.split();
@@ -326,6 +323,28 @@ pub async fn serve(
             drain(ws.get_mut()).await;
         }
     }
+}
+
+/// Answers one query (`list_rooms`, `get_match`, `list_tournaments`,
+/// `get_tournament`, `get_ratings`) exactly as a connection would, for the
+/// HTTP API: the answer's text, or None if nobody answered in time.
+pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
+    let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (outbox, mut answers) = Outbox::new(id, 4, usize::MAX);
+    let mut conn = Conn {
+        shared: shared.clone(),
+        outbox: outbox.with_max_message(shared.config.limits.max_message_bytes),
+        name: None,
+        hello: true,
+        bucket: Bucket::new(1, 1),
+        refused_in_a_row: 0,
+        received: Instant::now(),
+    };
+    Box::pin(conn.dispatch(msg)).await;
+    drop(conn);
+    // A tournament answers from its own task.
+    let frames = tokio::time::timeout(Duration::from_secs(10), answers.recv()).await;
+    frames.ok()??.into_iter().next()
 }
 
 impl Conn {

@@ -3,7 +3,11 @@
 //!
 //! - [`server`]: the listener and graceful shutdown;
 //! - [`caps`]: the connection caps, in all and per client address;
+//! - [`http`]: HTTP beside the WebSocket on one port: the web page, the
+//!   JSON API, `/healthz`, `/metrics`; a WebSocket upgrade becomes a
+//!   [`connection`];
 //! - [`connection`]: one task per socket (reader) plus a writer task;
+//! - [`metrics`]: the Prometheus metrics;
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match (its rules: `room::core`);
 //! - [`refusal`]: a refused command's code and message;
@@ -23,7 +27,9 @@ pub mod connection;
 pub mod directory;
 pub mod drain;
 pub mod house;
+pub mod http;
 pub mod lobby;
+pub mod metrics;
 pub mod outbox;
 pub mod ratings;
 pub mod refusal;

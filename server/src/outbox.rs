@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
+
+use crate::metrics::METRICS;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
@@ -196,6 +198,9 @@ impl Outbox {
     /// `too_large` error answering the same request, so that a client never
     /// meets a frame it must refuse (and the request never goes unanswered).
     pub fn send(&self, msg: &ServerMsg) -> bool {
+        if let ServerMsg::Error { code, .. } = msg {
+            METRICS.refused(*code);
+        }
         let frame = encode(msg);
         if frame.len() <= self.max_message {
             return self.send_frame(frame);

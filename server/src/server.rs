@@ -14,6 +14,7 @@ use crate::caps::Caps;
 use crate::config::Config;
 use crate::connection;
 use crate::house::{self, House, HouseBots};
+use crate::http;
 use crate::lobby::Lobby;
 use crate::ratings::Ratings;
 use crate::store::MatchStore;
@@ -107,13 +108,14 @@ impl Server {
             store.clone(),
             config,
         );
+        let router = http::api::router(http::api::Api::new(shared.clone(), shutdown.clone()));
         let connections = TaskTracker::new();
         {
             let shutdown = shutdown.clone();
             let connections = connections.clone();
             let caps = Caps::new(&shared.config);
             tokio::spawn(async move {
-                accept_loop(listener, shared, caps, shutdown, connections).await;
+                accept_loop(listener, shared, router, caps, shutdown, connections).await;
             });
         }
         // Once the server accepts: the bots connect like any client.
@@ -188,6 +190,7 @@ impl Server {
 async fn accept_loop(
     listener: TcpListener,
     shared: Arc<connection::Shared>,
+    router: axum::Router,
     caps: Arc<Caps>,
     shutdown: CancellationToken,
     connections: TaskTracker,
@@ -211,6 +214,7 @@ async fn accept_loop(
                                 shared.clone(),
                                 shutdown.clone(),
                                 place,
+                                router.clone(),
                             ));
                         }
                         Err(refusal) => caps.turn_away(stream, refusal, &connections),

@@ -29,6 +29,7 @@ use self::answer::{event_frame, SnapshotView};
 use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
+use crate::metrics::{RoomState, METRICS};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
@@ -147,6 +148,8 @@ pub struct Room {
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
     summary: Arc<Mutex<RoomSummary>>,
+    /// This room's place in `grundy_rooms{state}`.
+    counted: RoomState,
 }
 
 /// Where to acknowledge a command: the sender's outbox and its request id.
@@ -190,6 +193,7 @@ impl Room {
                 ratings: [None, None],
                 tournament: None,
             })),
+            counted: RoomState::new(),
         };
         room.update_summary();
         room
@@ -388,9 +392,9 @@ impl Room {
                     mv: &mv,
                     received: received.into_std(),
                 };
-                let result = self.act(intent, (&outbox, &id)).await;
-                if let Err(refusal) = result {
-                    self.refuse(&outbox, id, refusal);
+                match self.act(intent, (&outbox, &id)).await {
+                    Ok(()) => METRICS.observe_move(received.elapsed()),
+                    Err(refusal) => self.refuse(&outbox, id, refusal),
                 }
             }
             RoomCmd::Resign { outbox, id, token } => {
@@ -767,6 +771,7 @@ impl Room {
         if let Ok(mut s) = self.summary.lock() {
             *s = summary;
         }
+        self.counted.set(state);
     }
 }
 

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use grundy_protocol::wire::{
     Clock, Event, EventBody, MatchRecord, MatchResult, RecordedMove, TournamentEvent,
@@ -54,6 +54,8 @@ use grundy_protocol::wire::{
 use rusqlite::{ffi, params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 use tokio::sync::oneshot;
+
+use crate::metrics::METRICS;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = 4;
@@ -98,6 +100,10 @@ CREATE TABLE IF NOT EXISTS events (
     at_ms   INTEGER NOT NULL,
     body    TEXT    NOT NULL,
     PRIMARY KEY (room_no, seq)
+);
+CREATE TABLE IF NOT EXISTS health (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    at_ms INTEGER NOT NULL
 );
 ";
 
@@ -206,6 +212,9 @@ pub enum WriteOp {
     /// (a seat with its events; a move with the end it causes, and the
     /// result). Committed in one transaction, or not at all.
     All(Vec<WriteOp>),
+    /// A write that records nothing of a match (one row, overwritten): the
+    /// health check's proof that the store still commits.
+    Probe { at_ms: u64 },
 }
 
 impl WriteOp {
@@ -237,6 +246,7 @@ impl WriteOp {
             WriteOp::CreateTournament { tournament, .. }
             | WriteOp::TournamentEvent { tournament, .. } => tournament,
             WriteOp::All(ops) => ops.first().map_or("", |op| op.key()),
+            WriteOp::Probe { .. } => "",
         }
     }
 }
@@ -783,7 +793,12 @@ fn accept(msg: Msg, batch: &mut Vec<(WriteOp, Done)>) -> Option<mpsc::Receiver<(
 
 /// Writes the batch in one transaction, then resolves every op.
 fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transactions: &AtomicU64) {
-    match apply_batch(conn, batch) {
+    let started = Instant::now();
+    let applied = apply_batch(conn, batch);
+    METRICS
+        .store_commit
+        .observe(started.elapsed().as_secs_f64());
+    match applied {
         Ok(outcomes) => {
             transactions.fetch_add(1, Ordering::Relaxed);
             for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
@@ -845,6 +860,10 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             for op in ops {
                 apply_op(conn, op)?;
             }
+        }
+        WriteOp::Probe { at_ms } => {
+            conn.prepare_cached("INSERT OR REPLACE INTO health (id, at_ms) VALUES (1, ?1)")?
+                .execute([*at_ms as i64])?;
         }
         WriteOp::CreateRoom {
             room,

@@ -1,0 +1,585 @@
+//! The read-only HTTP API (docs/http.md): JSON answers for people's tools
+//! and for the web page. Every query a connection can make over the
+//! WebSocket is answered by the very same code (`connection::ask`); what the
+//! WebSocket has no message for (an analysis, a match's review) is computed
+//! on the spec-build pool, bounded like every spec build.
+//!
+//! Every refusal is a 4xx (a busy pool or a failing store a 503) with a JSON
+//! body `{"code", "message"}` that names what is wrong.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
+use grundy_protocol::{components, Analysis, Position, Rules};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+
+use crate::connection::{self, Shared};
+use crate::metrics::{self, Gauges};
+use crate::store::{now_ms, WriteOp};
+use crate::work::Refused;
+
+/// The most winning moves an analysis lists (`limit`'s default and cap).
+pub const MAX_LISTED_MOVES: usize = 1000;
+/// Winning moves a review shows for each mistake.
+const REVIEW_MOVES: usize = 5;
+/// A review leaves out the positions (the page's boards) past this many
+/// bytes of them: a game for people is far below.
+const REVIEW_POSITION_BYTES: usize = 512 * 1024;
+/// How long a health check's answer is reused: a stream of `/healthz`
+/// requests costs one store write a second at most.
+const HEALTH_FRESH: Duration = Duration::from_secs(1);
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct Api {
+    pub shared: Arc<Shared>,
+    /// The server stops accepting when this is cancelled.
+    pub shutdown: tokio_util::sync::CancellationToken,
+    health: Arc<Mutex<Option<(Instant, bool)>>>,
+}
+
+impl Api {
+    pub fn new(shared: Arc<Shared>, shutdown: tokio_util::sync::CancellationToken) -> Api {
+        Api {
+            shared,
+            shutdown,
+            health: Arc::default(),
+        }
+    }
+}
+
+/// The routes: the page, the API, the health check and the metrics.
+pub fn router(api: Api) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/api/analyze", get(analyze))
+        .route("/api/rooms", get(rooms))
+        .route("/api/matches/{id}", get(match_record))
+        .route("/api/matches/{id}/review", get(review))
+        .route("/api/tournaments", get(tournaments))
+        .route("/api/tournaments/{id}", get(tournament))
+        .route("/api/ratings", get(ratings))
+        .route("/api", get(not_found))
+        .route("/api/{*rest}", get(not_found))
+        .fallback(super::page::asset)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(api)
+}
+
+/// A refusal: its status and the JSON body that names what is wrong.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: String,
+    message: String,
+    retry_after_ms: Option<u64>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code: code.into(),
+            message: message.into(),
+            retry_after_ms: None,
+        }
+    }
+
+    fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    fn refused(refused: Refused) -> ApiError {
+        match refused {
+            Refused::Busy { pool } => ApiError {
+                retry_after_ms: Some(1000),
+                ..ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "busy",
+                    format!("the server has as much of this work queued as it takes ({pool}); retry in a second"),
+                )
+            },
+            Refused::Failed => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the server failed at it",
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({"code": self.code, "message": self.message});
+        if let Some(ms) = self.retry_after_ms {
+            body["retry_after_ms"] = ms.into();
+        }
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if let Some(ms) = self.retry_after_ms {
+            let seconds = ms.div_ceil(1000).to_string();
+            if let Ok(value) = HeaderValue::from_str(&seconds) {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+        }
+        response
+    }
+}
+
+/// A JSON error answer outside a handler (a refused WebSocket handshake).
+pub fn error_response(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    ApiError::new(status, code, message).into_response()
+}
+
+type Answer = Result<Response, ApiError>;
+
+/// The query string read into `T`; a bad one is a 400 naming the problem.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or("");
+        let fields = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(fields)
+            .map(Query)
+            .map_err(|e| match e.path().to_string().as_str() {
+                "." => ApiError::bad_request(format!("query: {}", e.inner())),
+                field => ApiError::bad_request(format!("{field}: {}", e.inner())),
+            })
+    }
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no such endpoint: {} (see docs/http.md)", uri.path()),
+    )
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} {}: this endpoint only answers GET", method, uri.path()),
+    )
+}
+
+/// 200 while the server accepts connections and its store commits a write;
+/// 503 otherwise.
+async fn healthz(State(api): State<Api>) -> Response {
+    if api.shutdown.is_cancelled() {
+        return health(false, "shutting down");
+    }
+    let mut last = api.health.lock().await;
+    let ok = match *last {
+        Some((at, ok)) if at.elapsed() < HEALTH_FRESH => ok,
+        _ => {
+            let write = api.shared.store.write(WriteOp::Probe { at_ms: now_ms() });
+            let ok = matches!(
+                tokio::time::timeout(Duration::from_secs(5), write).await,
+                Ok(Ok(Ok(())))
+            );
+            *last = Some((Instant::now(), ok));
+            ok
+        }
+    };
+    if ok {
+        health(true, "accepting; the store commits")
+    } else {
+        health(false, "the store does not commit writes")
+    }
+}
+
+fn health(ok: bool, message: &str) -> Response {
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = json!({"status": if ok { "ok" } else { "unavailable" }, "message": message});
+    (status, axum::Json(body)).into_response()
+}
+
+async fn metrics(State(api): State<Api>) -> Response {
+    let shared = &api.shared;
+    let gauges = Gauges::default();
+    gauges
+        .tournaments
+        .set(shared.tournaments.list().len() as i64);
+    gauges.house_bots.set(shared.house.bots().running() as i64);
+    let text = metrics::render(gauges);
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyzeQuery {
+    spec: String,
+    limit: Option<usize>,
+}
+
+/// `grundy analyze --json` over HTTP.
+async fn analyze(State(api): State<Api>, Query(q): Query<AnalyzeQuery>) -> Answer {
+    let limit = listing_limit(q.limit)?;
+    let spec: Value = serde_json::from_str(&q.spec).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_spec",
+            format!("spec: not JSON: {e}"),
+        )
+    })?;
+    let analysis = api
+        .shared
+        .spec_builds
+        .run(move || {
+            let position = Position::from_spec(&spec)?;
+            Ok::<_, grundy_protocol::SpecError>(Analysis::of(&position, limit))
+        })
+        .await
+        .map_err(ApiError::refused)?
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_spec",
+                format!("spec refused: {e}"),
+            )
+        })?;
+    Ok(axum::Json(analysis).into_response())
+}
+
+fn listing_limit(limit: Option<usize>) -> Result<usize, ApiError> {
+    match limit.unwrap_or(MAX_LISTED_MOVES) {
+        n @ 0..=MAX_LISTED_MOVES => Ok(n),
+        n => Err(ApiError::bad_request(format!(
+            "limit: must be 0 to {MAX_LISTED_MOVES}, got {n}"
+        ))),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoomsQuery {
+    limit: Option<u32>,
+    offset: Option<u64>,
+}
+
+async fn rooms(State(api): State<Api>, Query(q): Query<RoomsQuery>) -> Answer {
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=MAX_LISTED_ROOMS).contains(&limit) {
+        return Err(ApiError::bad_request(format!(
+            "limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"
+        )));
+    }
+    let msg = ClientMsg::ListRooms {
+        id: None,
+        limit: Some(limit),
+        offset: q.offset,
+    };
+    let answer = ask(&api, msg).await?;
+    Ok(json_body(without_envelope(answer)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatchQuery {
+    download: Option<bool>,
+}
+
+async fn match_record(
+    State(api): State<Api>,
+    Path(key): Path<String>,
+    Query(q): Query<MatchQuery>,
+) -> Answer {
+    let mut answer = ask(
+        &api,
+        ClientMsg::GetMatch {
+            id: None,
+            room: key,
+        },
+    )
+    .await?;
+    let record = answer["record"].take();
+    let room = record["room"].as_str().unwrap_or("match").to_string();
+    let mut response = json_body(record);
+    if q.download == Some(true) {
+        // Ids are hexadecimal digits: safe in a header as they are.
+        let disposition = format!("attachment; filename=\"grundy-{room}.json\"");
+        if let Ok(value) = HeaderValue::from_str(&disposition) {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_DISPOSITION, value);
+        }
+    }
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewQuery {}
+
+/// A match replayed by the engine: the position before each move, who was
+/// winning it, and each move that gave a won position away (with what would
+/// have won).
+async fn review(
+    State(api): State<Api>,
+    Path(key): Path<String>,
+    Query(_): Query<ReviewQuery>,
+) -> Answer {
+    let mut answer = ask(
+        &api,
+        ClientMsg::GetMatch {
+            id: None,
+            room: key,
+        },
+    )
+    .await?;
+    let record: MatchRecord = serde_json::from_value(answer["record"].take()).map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the record did not read back: {e}"),
+        )
+    })?;
+    let review = api
+        .shared
+        .spec_builds
+        .run(move || Review::of(&record))
+        .await
+        .map_err(ApiError::refused)?
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e))?;
+    Ok(axum::Json(review).into_response())
+}
+
+/// What `/api/matches/{id}/review` answers (docs/http.md).
+#[derive(Serialize)]
+pub struct Review {
+    pub room: String,
+    pub spec: Value,
+    pub players: [Option<String>; 2],
+    pub result: Option<grundy_protocol::wire::MatchResult>,
+    /// Before each move and after the last: the position and its analysis.
+    pub steps: Vec<Step>,
+    /// One per move.
+    pub moves: Vec<ReviewedMove>,
+    /// False when the positions were left out (too large): the moves are
+    /// still reviewed.
+    pub positions_included: bool,
+}
+
+#[derive(Serialize)]
+pub struct Step {
+    /// The game's JSON view of the position (null when left out).
+    pub position: Option<Value>,
+    /// "N" or "P" for the player to move; null once the game is over.
+    pub outcome: Option<grundy_protocol::Outcome>,
+    pub grundy: Option<u64>,
+    /// The parts whose values xor to the position's (the binary table).
+    pub components: Option<Vec<grundy_protocol::Component>>,
+    /// At most five winning moves (more exist when `winning_move_count`
+    /// says so, or is null).
+    pub winning_moves: Vec<grundy_protocol::Move>,
+    pub winning_move_count: Option<usize>,
+    pub best_move: Option<grundy_protocol::Move>,
+}
+
+#[derive(Serialize)]
+pub struct ReviewedMove {
+    pub seat: u8,
+    pub r#move: Value,
+    pub at_ms: u64,
+    /// The mover had a win before this move and not after it.
+    pub mistake: bool,
+}
+
+impl Review {
+    pub fn of(record: &MatchRecord) -> Result<Review, String> {
+        let mut position =
+            Position::from_spec(&record.spec).map_err(|e| format!("stored spec refused: {e}"))?;
+        let mut steps = Vec::with_capacity(record.moves.len() + 1);
+        let mut moves = Vec::with_capacity(record.moves.len());
+        let mut position_bytes = 0usize;
+        let mut positions_included = true;
+        steps.push(step(
+            &position,
+            &mut position_bytes,
+            &mut positions_included,
+        ));
+        for (ply, recorded) in record.moves.iter().enumerate() {
+            let mv = position
+                .parse_move(&recorded.mv)
+                .and_then(|mv| position.play(&mv))
+                .map_err(|e| format!("stored move {ply} refused: {e}"));
+            mv?;
+            let before = steps[ply].outcome;
+            let after = step(&position, &mut position_bytes, &mut positions_included);
+            moves.push(ReviewedMove {
+                seat: recorded.seat,
+                r#move: recorded.mv.clone(),
+                at_ms: recorded.at_ms,
+                mistake: before == Some(grundy_protocol::Outcome::N)
+                    && after.outcome == Some(grundy_protocol::Outcome::N),
+            });
+            steps.push(after);
+        }
+        if !positions_included {
+            for s in &mut steps {
+                s.position = None;
+            }
+        }
+        Ok(Review {
+            room: record.room.clone(),
+            spec: record.spec.clone(),
+            players: record.players.clone(),
+            result: record.result,
+            steps,
+            moves,
+            positions_included,
+        })
+    }
+}
+
+fn step(position: &Position, bytes: &mut usize, included: &mut bool) -> Step {
+    let view = position.to_json();
+    *bytes += serde_json::to_string(&view).map_or(0, |t| t.len());
+    if *bytes > REVIEW_POSITION_BYTES {
+        *included = false;
+    }
+    let over = matches!(position.status(), grundy_protocol::Status::Over { .. });
+    if over {
+        return Step {
+            position: Some(view),
+            outcome: None,
+            grundy: None,
+            components: None,
+            winning_moves: Vec::new(),
+            winning_move_count: Some(0),
+            best_move: None,
+        };
+    }
+    let analysis = Analysis::of(position, REVIEW_MOVES);
+    Step {
+        position: Some(view),
+        outcome: Some(analysis.outcome),
+        grundy: analysis.grundy,
+        components: components(position),
+        winning_moves: analysis.winning_moves,
+        winning_move_count: analysis.winning_move_count,
+        best_move: analysis.best_move,
+    }
+}
+
+async fn tournaments(State(api): State<Api>, Query(_): Query<ReviewQuery>) -> Answer {
+    let answer = ask(&api, ClientMsg::ListTournaments { id: None }).await?;
+    Ok(json_body(without_envelope(answer)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TournamentQuery {
+    round: Option<u32>,
+}
+
+async fn tournament(
+    State(api): State<Api>,
+    Path(key): Path<String>,
+    Query(q): Query<TournamentQuery>,
+) -> Answer {
+    let msg = ClientMsg::GetTournament {
+        id: None,
+        tournament: key,
+        round: q.round,
+    };
+    let mut answer = ask(&api, msg).await?;
+    Ok(json_body(answer["state"].take()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RatingsQuery {
+    family: String,
+    limit: Option<u32>,
+}
+
+async fn ratings(State(api): State<Api>, Query(q): Query<RatingsQuery>) -> Answer {
+    // Over the WebSocket an unknown family has no ratings; here it is a
+    // typo worth naming.
+    if grundy_protocol::random::random_spec(&q.family, 0, None).is_err() {
+        return Err(ApiError::bad_request(format!(
+            "family: unknown game {:?} (see docs/games.md)",
+            q.family
+        )));
+    }
+    let msg = ClientMsg::GetRatings {
+        id: None,
+        family: q.family,
+        limit: q.limit,
+    };
+    let answer = ask(&api, msg).await?;
+    Ok(json_body(without_envelope(answer)))
+}
+
+/// Asks as a connection would; an `error` answer becomes the HTTP refusal.
+async fn ask(api: &Api, msg: ClientMsg) -> Result<Value, ApiError> {
+    let text = connection::ask(&api.shared, msg).await.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "no answer in time; retry",
+        )
+    })?;
+    let answer: Value = serde_json::from_str(&text)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    if answer["type"] != "error" {
+        return Ok(answer);
+    }
+    let code = answer["code"].as_str().unwrap_or("internal");
+    let status = match code {
+        "unknown_room" | "unknown_tournament" => StatusCode::NOT_FOUND,
+        "busy" | "shutting_down" => StatusCode::SERVICE_UNAVAILABLE,
+        "internal" => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    Err(ApiError {
+        retry_after_ms: answer["retry_after_ms"].as_u64(),
+        ..ApiError::new(status, code, answer["message"].as_str().unwrap_or(""))
+    })
+}
+
+/// The answer without the WebSocket envelope (`type`, `id`).
+fn without_envelope(mut answer: Value) -> Value {
+    if let Some(fields) = answer.as_object_mut() {
+        fields.remove("type");
+        fields.remove("id");
+    }
+    answer
+}
+
+fn json_body(value: Value) -> Response {
+    let mut response = Response::new(Body::from(value.to_string()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

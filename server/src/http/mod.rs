@@ -1,0 +1,222 @@
+//! HTTP beside the WebSocket, on one port. hyper reads each connection's
+//! requests: a WebSocket upgrade (on any path, as before) hands the TCP
+//! stream itself to the protocol connection (`connection.rs`), with the same
+//! limits as ever; any other request goes to the axum router: the web page
+//! (`page.rs`), the read-only JSON API (`api.rs`), `/healthz` and `/metrics`.
+//!
+//! Plain HTTP connections are bounded like WebSocket ones: the request head
+//! must come within `hello_timeout_ms`, and a keep-alive connection is closed
+//! after `idle_timeout_ms` (browsers open a new one when they need it).
+
+pub mod api;
+pub mod page;
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::upgrade::OnUpgrade;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::WebSocketStream;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use crate::metrics::METRICS;
+
+/// The longest request head (request line and headers) read: a spec in the
+/// query of `/api/analyze` (at most `max_frame_bytes` of JSON, escaped)
+/// fits; hyper answers a longer one with 431.
+const MAX_HEAD_BYTES: usize = 256 * 1024;
+
+/// How a connection's HTTP phase is bounded.
+#[derive(Clone, Copy)]
+pub struct Timing {
+    /// For the request head (and so for the WebSocket handshake).
+    pub head: Duration,
+    /// The longest a plain HTTP connection stays open.
+    pub keep_alive: Duration,
+}
+
+/// Serves `stream`'s HTTP requests with `router` until it closes, or until a
+/// request upgrades it to a WebSocket: then the stream is returned as one,
+/// with `ws_config` (and any bytes the client sent after its handshake).
+pub async fn serve(
+    stream: TcpStream,
+    router: Router,
+    timing: Timing,
+    ws_config: WebSocketConfig,
+    shutdown: &CancellationToken,
+) -> Option<WebSocketStream<TcpStream>> {
+    let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
+    let service = {
+        let upgrade = upgrade.clone();
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            let router = router.clone();
+            let upgrade = upgrade.clone();
+            async move {
+                if !wants_websocket(request.headers()) {
+                    let response = router.oneshot(request.map(Body::new)).await;
+                    if let Ok(response) = &response {
+                        count(response.status());
+                    }
+                    return response;
+                }
+                Ok::<_, Infallible>(match accept_key(&request) {
+                    Ok(accept) => {
+                        *upgrade.lock().unwrap_or_else(PoisonError::into_inner) =
+                            Some(hyper::upgrade::on(&mut request));
+                        switching_protocols(&accept)
+                    }
+                    Err(why) => api::error_response(StatusCode::BAD_REQUEST, "bad_request", why),
+                })
+            }
+        })
+    };
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(timing.head)
+        .max_buf_size(MAX_HEAD_BYTES)
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
+    tokio::pin!(connection);
+    let stop = async {
+        tokio::select! {
+            _ = tokio::time::sleep(timing.keep_alive) => {}
+            _ = shutdown.cancelled() => {}
+        }
+    };
+    let served = tokio::select! {
+        served = connection.as_mut() => served,
+        _ = stop => {
+            // The request under way may finish (bounded); then it closes.
+            connection.as_mut().graceful_shutdown();
+            tokio::time::timeout(Duration::from_secs(5), connection.as_mut())
+                .await
+                .unwrap_or(Ok(()))
+        }
+    };
+    if let Err(e) = served {
+        tracing::debug!("http connection: {e}");
+    }
+    let upgrade = upgrade
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()?;
+    let upgraded = upgrade.await.ok()?;
+    // The very TCP stream, so the protocol connection costs what it did
+    // before HTTP came beside it; what hyper read past the handshake (a
+    // client's first frames) is handed over with it.
+    let parts = upgraded.downcast::<TokioIo<TcpStream>>().ok()?;
+    let tcp = parts.io.into_inner();
+    Some(
+        WebSocketStream::from_partially_read(
+            tcp,
+            parts.read_buf.to_vec(),
+            Role::Server,
+            Some(ws_config),
+        )
+        .await,
+    )
+}
+
+fn count(status: StatusCode) {
+    METRICS
+        .http_requests
+        .get_or_create(&crate::metrics::CodeLabel {
+            code: status.as_str().to_string(),
+        })
+        .inc();
+}
+
+/// A request that asks for a WebSocket (RFC 6455: `Upgrade: websocket`).
+fn wants_websocket(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::UPGRADE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|v| v.trim().eq_ignore_ascii_case("websocket"))
+}
+
+/// The `Sec-WebSocket-Accept` for a valid opening handshake, or what is wrong.
+fn accept_key<B>(request: &Request<B>) -> Result<String, String> {
+    if request.method() != Method::GET {
+        return Err(format!(
+            "a WebSocket handshake must be a GET, not {}",
+            request.method()
+        ));
+    }
+    let headers = request.headers();
+    let connection_upgrade = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|v| v.trim().eq_ignore_ascii_case("upgrade"));
+    if !connection_upgrade {
+        return Err("a WebSocket handshake needs `Connection: Upgrade`".into());
+    }
+    if headers.get(header::SEC_WEBSOCKET_VERSION) != Some(&HeaderValue::from_static("13")) {
+        return Err("a WebSocket handshake needs `Sec-WebSocket-Version: 13`".into());
+    }
+    let key = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .ok_or("a WebSocket handshake needs `Sec-WebSocket-Key`")?;
+    Ok(derive_accept_key(key.as_bytes()))
+}
+
+fn switching_protocols(accept: &str) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
+    if let Ok(accept) = HeaderValue::from_str(accept) {
+        headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn handshake(version: &str) -> Request<()> {
+        Request::get("/")
+            .header(header::UPGRADE, "websocket")
+            .header(header::CONNECTION, "keep-alive, Upgrade")
+            .header(header::SEC_WEBSOCKET_VERSION, version)
+            .header(header::SEC_WEBSOCKET_KEY, "dGhlIHNhbXBsZSBub25jZQ==")
+            .body(())
+            .expect("request")
+    }
+
+    #[test]
+    fn the_accept_key_is_rfc_6455s() {
+        // The example of RFC 6455, section 1.3.
+        assert_eq!(
+            accept_key(&handshake("13")).as_deref(),
+            Ok("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        );
+        assert!(wants_websocket(handshake("13").headers()));
+    }
+
+    #[test]
+    fn a_bad_handshake_is_named() {
+        let err = accept_key(&handshake("8")).expect_err("version 8");
+        assert!(err.contains("Sec-WebSocket-Version: 13"), "{err}");
+        let mut no_connection = handshake("13");
+        no_connection.headers_mut().remove(header::CONNECTION);
+        let err = accept_key(&no_connection).expect_err("no Connection");
+        assert!(err.contains("Connection: Upgrade"), "{err}");
+        let post = Request::post("/").body(()).expect("request");
+        assert!(accept_key(&post).expect_err("post").contains("GET"));
+    }
+}

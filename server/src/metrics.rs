@@ -1,0 +1,184 @@
+//! The server's Prometheus metrics (`GET /metrics`), kept with
+//! `prometheus-client`.
+//!
+//! The counters and histograms are process-wide, like the `metrics` crate's
+//! recorder: the room actors, the connections and the store's writer thread
+//! record into them without a handle passed down every path. A process runs
+//! one server (tests that start several read differences). The gauges are
+//! read from the server's own state when `/metrics` is asked for.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use grundy_protocol::wire::ErrorCode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CodeLabel {
+    pub code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StateLabel {
+    pub state: &'static str,
+}
+
+/// Everything recorded as it happens.
+pub struct Metrics {
+    pub moves: Counter,
+    /// Seconds from reading a move off the socket to queueing its `ack`.
+    pub move_to_ack: Histogram,
+    /// Seconds the store's writer takes over one group commit.
+    pub store_commit: Histogram,
+    pub refusals: Family<CodeLabel, Counter>,
+    pub http_requests: Family<CodeLabel, Counter>,
+    /// Open TCP connections (kept by the caps' places).
+    pub connections: Gauge,
+    /// Rooms in memory by state (kept by each room's [`RoomState`]).
+    pub rooms: Family<StateLabel, Gauge>,
+}
+
+/// Read from the server when asked for.
+#[derive(Default)]
+pub struct Gauges {
+    pub tournaments: Gauge,
+    pub house_bots: Gauge,
+}
+
+pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let metrics = Metrics {
+        moves: Counter::default(),
+        // 50 µs to about 1.6 s.
+        move_to_ack: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
+        // 100 µs to about 3.3 s.
+        store_commit: Histogram::new(exponential_buckets(0.000_1, 2.0, 16)),
+        refusals: Family::default(),
+        http_requests: Family::default(),
+        connections: Gauge::default(),
+        rooms: Family::default(),
+    };
+    // Every state is shown, at 0 too.
+    for state in ROOM_STATES {
+        drop(metrics.rooms.get_or_create(&StateLabel { state }));
+    }
+    metrics
+});
+
+impl Metrics {
+    pub fn refused(&self, code: ErrorCode) {
+        // The wire's own name of the code (refusals are not the hot path).
+        let code = match serde_json::to_value(code) {
+            Ok(serde_json::Value::String(code)) => code,
+            _ => return,
+        };
+        self.refusals.get_or_create(&CodeLabel { code }).inc();
+    }
+
+    pub fn observe_move(&self, from_read: Duration) {
+        self.moves.inc();
+        self.move_to_ack.observe(from_read.as_secs_f64());
+    }
+}
+
+/// What one room adds to `grundy_rooms{state}`: moved from state to state
+/// as the room's match goes on, taken off when the room leaves memory.
+pub struct RoomState(AtomicU8);
+
+const ROOM_STATES: [&str; 3] = ["open", "playing", "finished"];
+const NO_STATE: u8 = u8::MAX;
+
+impl RoomState {
+    pub fn new() -> RoomState {
+        RoomState(AtomicU8::new(NO_STATE))
+    }
+
+    /// `state` is one of "open", "playing", "finished".
+    pub fn set(&self, state: &str) {
+        let Some(new) = ROOM_STATES.iter().position(|s| *s == state) else {
+            return;
+        };
+        let old = self.0.swap(new as u8, Ordering::Relaxed);
+        if old != new as u8 {
+            room_gauge(old, -1);
+            room_gauge(new as u8, 1);
+        }
+    }
+}
+
+impl Default for RoomState {
+    fn default() -> Self {
+        RoomState::new()
+    }
+}
+
+impl Drop for RoomState {
+    fn drop(&mut self) {
+        room_gauge(*self.0.get_mut(), -1);
+    }
+}
+
+fn room_gauge(state: u8, by: i64) {
+    if let Some(&state) = ROOM_STATES.get(state as usize) {
+        METRICS
+            .rooms
+            .get_or_create(&StateLabel { state })
+            .inc_by(by);
+    }
+}
+
+/// The exposition text of every metric, with `gauges` read just now.
+pub fn render(gauges: Gauges) -> String {
+    let m = &*METRICS;
+    let mut registry = Registry::with_prefix("grundy");
+    registry.register(
+        "connections",
+        "Open TCP connections (WebSocket and HTTP), counted against the caps",
+        m.connections.clone(),
+    );
+    registry.register(
+        "rooms",
+        "Rooms in memory by state (open: a seat free; playing; finished)",
+        m.rooms.clone(),
+    );
+    registry.register(
+        "tournaments",
+        "Tournaments registering or running",
+        gauges.tournaments,
+    );
+    registry.register(
+        "house_bots",
+        "House bots running (one per seat they play)",
+        gauges.house_bots,
+    );
+    registry.register("moves", "Moves accepted", m.moves.clone());
+    registry.register(
+        "move_to_ack_seconds",
+        "Time from reading a move to queueing its ack",
+        m.move_to_ack.clone(),
+    );
+    registry.register(
+        "store_commit_seconds",
+        "Time of one group commit of the match store",
+        m.store_commit.clone(),
+    );
+    registry.register(
+        "refusals",
+        "Commands refused, by error code",
+        m.refusals.clone(),
+    );
+    registry.register(
+        "http_requests",
+        "HTTP requests answered, by status code",
+        m.http_requests.clone(),
+    );
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
+    text
+}

@@ -1,0 +1,629 @@
+// The Grundy web app: one more client of the documented protocol
+// (docs/protocol.md) and of the HTTP API (docs/http.md). Views by the
+// address's hash: the lobby (#/), a room to play or watch (#/room/ID),
+// a replay with its review (#/replay/ID), tournaments (#/tournaments,
+// #/tournament/ID) and the analysis board (#/analyze).
+
+import { Connection, api, store } from "./net.js";
+import { h, clear } from "./dom.js";
+import { board } from "./boards.js";
+import {
+  GAMES, specName, moveWords, parseTyped, typingHelp, formatClock, clockWords, resultWords,
+} from "./words.js";
+
+const app = document.getElementById("app");
+
+function guestName() {
+  const name = `guest-${Math.floor(Math.random() * 9000 + 1000)}`;
+  store.setName(name);
+  return name;
+}
+
+const conn = new Connection(store.name() || guestName());
+
+// ---- the frame: navigation, the name, the connection's state ----
+
+const status = h("span", { class: "status", id: "status" }, "connecting…");
+conn.onStatus = (state, detail) => {
+  status.textContent = state === "connected" ? "connected" : `${state}${detail ? `: ${detail}` : ""}`;
+  status.className = `status ${state}`;
+};
+const nameInput = h("input", { id: "name", value: conn.name, maxlength: 40, "aria-label": "your name",
+  onchange: () => { store.setName(nameInput.value.trim()); conn.rename(nameInput.value.trim()); } });
+const view = h("div", { id: "view" });
+clear(app,
+  h("header", {},
+    h("a", { href: "#/", class: "brand" }, "Grundy"),
+    h("nav", {}, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/tournaments" }, "Tournaments"),
+      h("a", { href: "#/analyze" }, "Analyze")),
+    h("label", { class: "who" }, "Name ", nameInput), status),
+  banner,
+  view);
+
+// Tournaments this page plays in: their `your_game` messages come to any
+// view, and a reconnect registers the connection again.
+const playing = new Set();
+async function rejoin(id) {
+  const entry = store.entry(id);
+  if (!entry || !entry.token) return null;
+  playing.add(id);
+  return conn.send({ type: "rejoin", tournament: id, token: entry.token });
+}
+conn.onReconnect(async () => { for (const id of playing) await rejoin(id).catch(() => {}); });
+const banner = h("p", { class: "banner", id: "banner", hidden: true });
+conn.listen((msg) => {
+  if (msg.type !== "your_game") return;
+  store.setSeat(msg.room, { token: msg.token, seat: msg.seat, tournament: msg.tournament });
+  // Straight to the game, unless the person is in the middle of another.
+  if (current && current.busy && current.busy()) {
+    clear(banner, h("a", { href: `#/room/${msg.room}` }, `Your game of round ${msg.round} against ${msg.opponent} is ready →`));
+    banner.hidden = false;
+  } else {
+    location.hash = `#/room/${msg.room}`;
+  }
+});
+
+let current = null;
+function route() {
+  banner.hidden = true;
+  if (current && current.dispose) current.dispose();
+  const [, kind, id] = (location.hash || "#/").split("/");
+  const views = { "": lobby, room, replay, tournaments, tournament, analyze };
+  current = (views[kind] || lobby)(decodeURIComponent(id || ""));
+  clear(view, current.el);
+  window.scrollTo(0, 0);
+}
+window.addEventListener("hashchange", route);
+
+function errorLine() {
+  const el = h("p", { class: "error", role: "alert" });
+  el.show = (e) => { el.textContent = e ? (e.message || String(e)) : ""; };
+  return el;
+}
+
+// ---- the lobby ----
+
+function lobby() {
+  const rooms = h("tbody");
+  const total = h("span");
+  const problem = errorLine();
+  const refresh = async () => {
+    try {
+      const answer = await conn.send({ type: "list_rooms", limit: 100 });
+      total.textContent = answer.total > answer.rooms.length ? `(${answer.rooms.length} of ${answer.total})` : "";
+      clear(rooms, answer.rooms.length ? answer.rooms.map(roomRow) : h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No open rooms: create one.")));
+    } catch (e) { problem.show(e); }
+  };
+  const roomRow = (r) => {
+    const seated = store.seat(r.room);
+    const players = r.seats.map((s, i) => h("span", { class: "player" },
+      s.name ? s.name : h("em", {}, "free"), r.ratings && r.ratings[i] ? ` (${Math.round(r.ratings[i])})` : ""));
+    return h("tr", { dataset: { code: r.code } },
+      h("td", {}, h("strong", {}, r.name), h("div", { class: "muted small" }, r.description)),
+      h("td", {}, players[0], " vs ", players[1]),
+      h("td", {}, r.state, r.tournament ? " · tournament" : ""),
+      h("td", {}, clockWords(r.clock)),
+      h("td", { class: "code" }, r.code),
+      h("td", {},
+        seated ? h("a", { href: `#/room/${r.room}`, class: "button" }, "Back to my seat")
+          : r.state === "open" && !r.tournament ? h("button", { type: "button", onclick: () => join(r.code, problem) }, "Join") : "",
+        " ", h("a", { href: `#/room/${r.room}`, class: "button secondary" }, "Watch")));
+  };
+  refresh();
+  const timer = setInterval(refresh, 2000);
+
+  const code = h("input", { id: "join-code", placeholder: "ABC234", maxlength: 32, "aria-label": "room code" });
+  const joinForm = h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); join(code.value.trim(), problem); } },
+    code, h("button", { type: "submit" }, "Join"),
+    h("button", { type: "button", class: "secondary", onclick: () => { location.hash = `#/room/${code.value.trim()}`; } }, "Watch"));
+
+  return {
+    el: h("section", { class: "lobby" },
+      h("div", { class: "panels" },
+        h("div", { class: "panel" }, h("h2", {}, "New game"), createForm(problem)),
+        h("div", { class: "panel" }, h("h2", {}, "Join by code"), joinForm,
+          h("p", { class: "muted small" }, "A friend's room code, or a room's id."))),
+      problem,
+      h("h2", {}, "Rooms ", total),
+      h("table", { class: "rooms" }, h("thead", {}, h("tr", {}, ["Game", "Players", "State", "Clock", "Code", ""].map((t) => h("th", {}, t)))), rooms)),
+    dispose: () => clearInterval(timer),
+  };
+}
+
+async function join(code, problem) {
+  if (!code) return problem.show("type a room code");
+  try {
+    const seated = await conn.send({ type: "join", room: code });
+    store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });
+    location.hash = `#/room/${seated.room}`;
+  } catch (e) { problem.show(e); }
+}
+
+function option(value, text, selected) {
+  return h("option", { value, selected: selected || null }, text);
+}
+
+function createForm(problem) {
+  const game = h("select", { id: "game", "aria-label": "game" }, GAMES.map(([id, name]) => option(id, name, id === "nim")));
+  const size = h("input", { id: "size", type: "number", min: 1, placeholder: "size (optional)", "aria-label": "size" });
+  const start = h("select", { id: "start", "aria-label": "start" }, option("random", "random start", true), option("spec", "this position:"));
+  const spec = h("textarea", { id: "spec", rows: 2, placeholder: '{"game": "nim", "heaps": [3, 4, 5]}', "aria-label": "spec", hidden: true });
+  start.addEventListener("change", () => { spec.hidden = start.value !== "spec"; size.hidden = start.value === "spec"; game.disabled = start.value === "spec"; });
+  const opponent = h("select", { id: "opponent", "aria-label": "opponent" },
+    option("perfect", "house bot: perfect", true),
+    [9, 7, 5, 3, 1].map((n) => option(String(n), `house bot: level ${n}`)),
+    option("random", "house bot: random moves"),
+    option("", "a person (open room)"));
+  const clock = h("select", { id: "clock", "aria-label": "clock" },
+    option("", "untimed", true), option("60000+0", "1+0"), option("180000+2000", "3+2"),
+    option("300000+3000", "5+3"), option("600000+5000", "10+5"), option("1800000+0", "30+0"));
+  const seat = h("select", { id: "seat", "aria-label": "seat" }, option("0", "I move first", true), option("1", "I move second"), option("any", "either (random)"));
+  const listed = h("input", { type: "checkbox", id: "listed", checked: true });
+  return h("form", { class: "create", id: "create", onsubmit: async (e) => {
+    e.preventDefault();
+    problem.show(null);
+    const msg = { type: "create_room", listed: listed.checked };
+    if (start.value === "spec") {
+      try { msg.spec = JSON.parse(spec.value); } catch (err) { return problem.show(`the position is not valid JSON: ${err.message}`); }
+    } else {
+      msg.random = { family: game.value, seed: Math.floor(Math.random() * 2 ** 52) };
+      if (size.value) msg.random.size = Number(size.value);
+    }
+    if (clock.value) {
+      const [initial, increment] = clock.value.split("+").map(Number);
+      msg.clock = { initial_ms: initial, increment_ms: increment };
+    }
+    msg.seat = seat.value === "any" ? Math.round(Math.random()) : Number(seat.value);
+    if (opponent.value) msg.bot = opponent.value;
+    try {
+      const seated = await conn.send(msg);
+      store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });
+      location.hash = `#/room/${seated.room}`;
+    } catch (err) { problem.show(err); }
+  } },
+  h("label", {}, "Game ", game), h("label", {}, "Start ", start, size), spec,
+  h("label", {}, "Opponent ", opponent), h("label", {}, "Clock ", clock), h("label", {}, "Seat ", seat),
+  h("label", { class: "check" }, listed, " shown in the lobby"),
+  h("button", { type: "submit", class: "primary", id: "create-button" }, "Create"));
+}
+
+// ---- a room: play, watch, resume ----
+
+function isHouse(name) { return !!name && name.startsWith("house-bot ("); }
+
+function room(key) {
+  const s = { room: null, code: key, seat: null, token: null, seq: 0, snapshot: null, receivedAt: performance.now(), last: null, review: null };
+  const el = h("section", { class: "room" });
+  const problem = errorLine();
+  const note = h("p", { class: "note", role: "status" });
+  let hintOpen = false;
+  let hint = null; // the review step of the current position, when asked
+
+  const mine = store.seat(key) || store.seatByCode(key);
+  if (mine) { s.seat = mine.seat; s.token = mine.token; s.room = mine.room || key; }
+
+  const subscribe = async (since) => {
+    const room = s.room || key;
+    const msg = s.token
+      ? { type: "resume", room, token: s.token }
+      : { type: "watch", room };
+    if (since != null) msg.since = since;
+    try {
+      const answer = await conn.send(msg);
+      problem.show(null);
+      s.room = answer.room;
+      if (answer.snapshot) take(answer.snapshot);
+      for (const event of answer.events) apply(event);
+      render();
+    } catch (e) {
+      if (e.code === "unauthorized" && s.token) { s.token = null; s.seat = null; return subscribe(); }
+      if (e.code === "unknown_room") return showGone(e);
+      problem.show(e);
+    }
+  };
+
+  const showGone = (e) => {
+    clear(el, h("h2", {}, "Room ", key), h("p", {}, e.message),
+      h("p", {}, "A finished match stays in memory for a few minutes; its record is kept: ",
+        h("a", { href: `#/replay/${s.room || key}` }, "replay it"), "."));
+  };
+
+  const take = (snap) => {
+    s.snapshot = structuredClone(snap);
+    s.code = snap.code;
+    s.seq = snap.seq;
+    s.receivedAt = performance.now();
+    s.last = snap.moves.length ? snap.moves[snap.moves.length - 1] : null;
+    if (s.token) store.setSeat(snap.room, { token: s.token, seat: s.seat, code: snap.code });
+  };
+
+  const apply = (event) => {
+    const snap = s.snapshot;
+    if (!snap || event.seq <= s.seq) return;
+    if (event.seq > s.seq + 1) { subscribe(s.seq); return; }
+    s.seq = event.seq;
+    snap.seq = event.seq;
+    switch (event.kind) {
+      case "seated": snap.seats[event.seat] = { name: event.name, connected: true }; break;
+      case "started": snap.to_move = 0; s.receivedAt = performance.now(); break;
+      case "moved":
+        snap.moves.push(event.move);
+        s.last = event.move;
+        snap.clocks_ms = event.clocks_ms;
+        s.receivedAt = performance.now();
+        snap.to_move = 1 - event.seat;
+        hint = null;
+        if (event.position) snap.position = event.position;
+        else subscribe(); // too large to send: a fresh snapshot has it
+        break;
+      case "presence": snap.seats[event.seat].connected = event.connected; break;
+      case "ended": snap.result = event.result; snap.to_move = null; break;
+    }
+  };
+
+  const stopListening = conn.listen((msg) => {
+    if (msg.type === "event" && s.room && msg.room === s.room) {
+      apply(msg.event);
+      render();
+    }
+  });
+  const stopResuming = conn.onReconnect(() => subscribe(s.snapshot ? s.seq : undefined));
+
+  const send = async (msg) => {
+    problem.show(null);
+    try { return await conn.send({ ...msg, room: s.room, token: s.token }); } catch (e) { problem.show(e); return null; }
+  };
+  const move = (mv) => send({ type: "move", move: mv });
+
+  const clocks = [h("span", { class: "clock" }), h("span", { class: "clock" })];
+  const bankNow = (seat) => {
+    const snap = s.snapshot;
+    let ms = snap.clocks_ms[seat];
+    if (snap.clock && snap.to_move === seat && !snap.result) ms -= performance.now() - s.receivedAt;
+    return ms;
+  };
+  const tick = () => {
+    if (!s.snapshot || !s.snapshot.clock) return;
+    for (const seat of [0, 1]) {
+      const ms = bankNow(seat);
+      clocks[seat].textContent = formatClock(ms);
+      clocks[seat].classList.toggle("low", ms < 10000);
+      clocks[seat].classList.toggle("running", s.snapshot.to_move === seat && !s.snapshot.result);
+    }
+  };
+  const timer = setInterval(tick, 100);
+
+  const casual = () => {
+    const snap = s.snapshot;
+    return snap.seats.some((seat) => isHouse(seat.name)) || !!snap.result || s.seat == null;
+  };
+
+  const render = () => {
+    const snap = s.snapshot;
+    if (!snap) return;
+    const over = !!snap.result;
+    const myTurn = s.seat != null && snap.to_move === s.seat && !over;
+    const players = snap.seats.map((seat) => seat.name);
+    const playerBox = (seat) => h("div", { class: `player-box${snap.to_move === seat && !over ? " to-move" : ""}`, dataset: { seat } },
+      h("span", { class: `dot${snap.seats[seat].connected ? " on" : ""}`, title: snap.seats[seat].connected ? "connected" : "away" }),
+      h("span", { class: "pname" }, snap.seats[seat].name || h("em", {}, "waiting for a player"),
+        s.seat === seat ? " (you)" : ""),
+      h("span", { class: "muted small" }, seat === 0 ? " moves first" : ""),
+      snap.clock ? clocks[seat] : "");
+    let line;
+    if (over) line = resultWords(snap.result, players, s.seat);
+    else if (snap.to_move == null) line = `Waiting for a second player: share the code ${snap.code}.`;
+    else if (myTurn) line = "Your move.";
+    else if (s.seat != null) line = `${players[snap.to_move] || "Your opponent"} to move…`;
+    else line = `${players[snap.to_move] || `Seat ${snap.to_move}`} to move.`;
+
+    const typed = h("input", { id: "typed", placeholder: typingHelp(snap.position), "aria-label": "type a move", autocomplete: "off" });
+    const typedForm = myTurn ? h("form", { class: "row typed", onsubmit: (e) => {
+      e.preventDefault();
+      try { move(parseTyped(typed.value, snap.position)); typed.value = ""; } catch (err) { problem.show(err); }
+    } }, typed, h("button", { type: "submit" }, "Play")) : "";
+
+    const movesList = h("ol", { class: "moves", id: "moves" }, snap.moves.map((m, i) => {
+      const reviewed = s.review && s.review.moves[i];
+      const mistake = reviewed && reviewed.mistake;
+      const better = mistake && s.review.steps[i].best_move;
+      return h("li", { class: mistake ? "mistake" : "", title: mistake ? `gave the win away; ${moveWords(better, snap.position)} would have won` : null },
+        moveWords(m, snap.position), mistake ? h("span", { class: "mark" }, " ✗ gave the win away") : "");
+    }));
+
+    const myMoves = snap.moves.filter((_, i) => i % 2 === (s.seat ?? -1)).length;
+    const actions = [];
+    if (s.seat != null && !over) {
+      const canAbort = snap.to_move == null || myMoves === 0;
+      if (canAbort) actions.push(h("button", { type: "button", id: "abort", class: "secondary", onclick: () => send({ type: "abort" }) }, "Abort"));
+      if (snap.to_move != null) actions.push(h("button", { type: "button", id: "resign", class: "danger", onclick: () => { if (confirm("Resign this game?")) send({ type: "resign" }); } }, "Resign"));
+    }
+    if (over && s.seat != null && !(store.seat(s.room) || {}).tournament) {
+      actions.push(h("button", { type: "button", id: "rematch", onclick: rematch }, "Rematch (seats swapped)"));
+    }
+    if (over) actions.push(h("a", { href: `#/replay/${snap.room}`, class: "button secondary", id: "replay-link" }, "Replay and review"));
+    if (casual() && !over) actions.push(h("button", { type: "button", id: "hint", class: "secondary", onclick: () => { hintOpen = !hintOpen; render(); } }, hintOpen ? "Hide hint" : "Hint"));
+
+    clear(el,
+      h("div", { class: "room-head" },
+        h("h2", {}, specName(snap.spec) || snap.spec.game),
+        h("span", { class: "muted" }, " code ", h("strong", { class: "code", id: "room-code" }, snap.code), " · ", clockWords(snap.clock))),
+      h("div", { class: "players" }, playerBox(0), playerBox(1)),
+      h("p", { class: `turn${myTurn ? " mine" : ""}${over ? " over" : ""}`, id: "turn" }, line),
+      problem, note,
+      h("div", { class: "play" },
+        h("div", { class: "board-wrap" }, board(snap.position, { interactive: myTurn, onMove: move, last: s.last }), typedForm),
+        h("aside", {},
+          h("div", { class: "actions" }, actions),
+          hintOpen && casual() && !over ? hintPanel() : "",
+          h("h3", {}, "Moves"), snap.moves.length ? movesList : h("p", { class: "muted" }, "none yet"))));
+    tick();
+    if (hintOpen && !hint && !over) loadHint();
+    if (over && !s.review) loadReview();
+  };
+
+  const hintPanel = () => h("div", { class: "hint", id: "hint-panel" },
+    hint ? analysisView(hint, s.snapshot.position) : h("p", { class: "muted" }, "Thinking…"));
+
+  const loadHint = async () => {
+    try {
+      const review = await api(`/api/matches/${s.room}/review`);
+      hint = review.steps[review.steps.length - 1];
+      render();
+    } catch (e) { problem.show(e); }
+  };
+
+  const loadReview = async () => {
+    s.review = { moves: [], steps: [] }; // asked once
+    try { s.review = await api(`/api/matches/${s.room}/review`); render(); } catch { /* the move list stays unmarked */ }
+  };
+
+  const rematch = async () => {
+    const snap = s.snapshot;
+    const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true };
+    if (snap.clock) msg.clock = snap.clock;
+    const bot = snap.seats.map((seat) => seat.name).find(isHouse);
+    if (bot) msg.bot = bot.slice("house-bot (".length, -1);
+    try {
+      const seated = await conn.send(msg);
+      store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });
+      location.hash = `#/room/${seated.room}`;
+    } catch (e) { problem.show(e); }
+  };
+
+  subscribe();
+  return {
+    el,
+    busy: () => s.seat != null && s.snapshot && !s.snapshot.result,
+    dispose: () => {
+      clearInterval(timer);
+      stopListening();
+      stopResuming();
+      if (s.room) conn.send({ type: "leave", room: s.room }).catch(() => {});
+    },
+  };
+}
+
+// ---- learning: the analysis of a position ----
+
+function analysisView(step, view) {
+  if (!step || step.outcome == null) return h("p", {}, "The game is over.");
+  const win = step.outcome === "N";
+  const parts = [
+    h("p", { class: `outcome ${win ? "n" : "p"}` }, win
+      ? "N-position: the player to move wins with perfect play."
+      : "P-position: the player to move loses against perfect play."),
+    step.grundy != null ? h("p", {}, "Grundy value ", h("strong", { class: "grundy" }, step.grundy)) : "",
+  ];
+  if (step.components && step.components.length) parts.push(binaryTable(step.components));
+  if (win) {
+    const more = step.winning_move_count == null || step.winning_move_count > step.winning_moves.length;
+    parts.push(h("p", {}, "Winning moves:"), h("ul", { class: "winning" },
+      step.winning_moves.map((m) => h("li", {}, moveWords(m, view))), more ? h("li", { class: "muted" }, "…and more") : ""));
+  } else if (step.best_move) {
+    parts.push(h("p", {}, "Every move loses; the longest fight: ", moveWords(step.best_move, view), "."));
+  }
+  return h("div", { class: "analysis" }, parts);
+}
+
+/// The binary table: each part's value in binary, the nim-sum row, and the
+/// columns with an odd number of ones (the ones a winning move must fix).
+function binaryTable(components) {
+  const values = components.map((c) => BigInt(c.value));
+  const sum = values.reduce((a, b) => a ^ b, 0n);
+  const width = Math.max(1, ...[...values, sum].map((v) => v.toString(2).length));
+  const bits = (v) => v.toString(2).padStart(width, "0").split("");
+  const odd = bits(sum).map((b) => b === "1");
+  const row = (label, v, cls) => h("tr", { class: cls || "" }, h("th", {}, label), h("td", { class: "dec" }, v.toString()),
+    bits(v).map((b, i) => h("td", { class: odd[i] ? "odd" : "" }, b)));
+  return h("table", { class: "binary", id: "binary-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "value"), bits(0n).map((_, i) => h("th", {}, 2 ** (width - 1 - i))))),
+    h("tbody", {}, components.map((c, i) => row(c.label, values[i])), row("nim-sum", sum, "sum")));
+}
+
+// ---- replay and review ----
+
+function replay(id) {
+  const el = h("section", { class: "replay" }, h("p", {}, "Loading the record…"));
+  let at = 0;
+  let review = null;
+  const show = () => {
+    const r = review;
+    const step = r.steps[at];
+    const view = step.position || r.spec;
+    const last = at > 0 ? r.moves[at - 1].move : null;
+    const go = (i) => { at = Math.max(0, Math.min(r.moves.length, i)); show(); };
+    const mistakes = r.moves.filter((m) => m.mistake).length;
+    clear(el,
+      h("div", { class: "room-head" }, h("h2", {}, "Replay: ", specName(r.spec)),
+        h("span", { class: "muted" }, ` ${r.players[0] || "?"} vs ${r.players[1] || "?"} · `,
+          r.result ? resultWords(r.result, r.players, null) : "still playing")),
+      h("div", { class: "stepper" },
+        h("button", { type: "button", id: "first", onclick: () => go(0) }, "⏮"),
+        h("button", { type: "button", id: "back", onclick: () => go(at - 1) }, "◀"),
+        h("span", { id: "ply" }, `move ${at} of ${r.moves.length}`),
+        h("button", { type: "button", id: "forward", onclick: () => go(at + 1) }, "▶"),
+        h("button", { type: "button", id: "last", onclick: () => go(r.moves.length) }, "⏭"),
+        h("a", { class: "button secondary", href: `/api/matches/${r.room}?download=true` }, "Download")),
+      h("p", { class: "muted" }, mistakes ? `${mistakes} move${mistakes > 1 ? "s" : ""} gave a won position away (✗).` : "No move gave a won position away."),
+      h("div", { class: "play" },
+        h("div", { class: "board-wrap" }, step.position ? board(view, { last }) : h("p", {}, "This position is too large to draw.")),
+        h("aside", {},
+          at > 0 && r.moves[at - 1].mistake ? h("p", { class: "mistake", id: "mistake-note" },
+            `✗ ${moveWords(r.moves[at - 1].move, view)} gave the win away; ${moveWords(r.steps[at - 1].best_move, view)} would have won.`) : "",
+          analysisView(step, view),
+          h("h3", {}, "Moves"),
+          h("ol", { class: "moves" }, r.moves.map((m, i) => h("li", {
+            class: `${m.mistake ? "mistake" : ""}${i === at - 1 ? " current" : ""}`,
+            onclick: () => go(i + 1),
+          }, `${r.players[m.seat] || `seat ${m.seat}`}: ${moveWords(m.move, r.steps[i].position || r.spec)}`, m.mistake ? h("span", { class: "mark" }, " ✗") : ""))))));
+  };
+  const keys = (e) => {
+    if (!review || e.target.tagName === "INPUT") return;
+    if (e.key === "ArrowLeft") { at = Math.max(0, at - 1); show(); }
+    if (e.key === "ArrowRight") { at = Math.min(review.moves.length, at + 1); show(); }
+  };
+  document.addEventListener("keydown", keys);
+  api(`/api/matches/${id}/review`).then((r) => { review = r; at = r.moves.length; show(); })
+    .catch((e) => clear(el, h("h2", {}, "Replay"), h("p", { class: "error" }, e.message)));
+  return { el, dispose: () => document.removeEventListener("keydown", keys) };
+}
+
+// ---- the analysis board ----
+
+function analyze() {
+  const spec = h("textarea", { id: "analyze-spec", rows: 3, "aria-label": "position" }, '{"game": "nim", "heaps": [3, 4, 5]}');
+  const out = h("div", { id: "analysis" });
+  const problem = errorLine();
+  const run = async () => {
+    problem.show(null);
+    let value;
+    try { value = JSON.parse(spec.value); } catch (e) { return problem.show(`not valid JSON: ${e.message}`); }
+    try {
+      const a = await api(`/api/analyze?limit=20&spec=${encodeURIComponent(JSON.stringify(value))}`);
+      clear(out, board(value), analysisView({ ...a, winning_moves: a.winning_moves }, value));
+    } catch (e) { problem.show(e); clear(out); }
+  };
+  run();
+  return {
+    el: h("section", {}, h("h2", {}, "Analyze a position"),
+      h("form", { onsubmit: (e) => { e.preventDefault(); run(); } }, spec, h("button", { type: "submit" }, "Analyze")),
+      h("p", { class: "muted small" }, "Any spec of docs/protocol.md, e.g. {\"game\": \"kayles\", \"heaps\": [5, 7]}."),
+      problem, out),
+  };
+}
+
+// ---- tournaments ----
+
+function tournaments() {
+  const list = h("tbody");
+  const problem = errorLine();
+  const refresh = async () => {
+    try {
+      const answer = await conn.send({ type: "list_tournaments" });
+      clear(list, answer.tournaments.length ? answer.tournaments.map((t) => h("tr", {},
+        h("td", {}, h("a", { href: `#/tournament/${t.tournament}` }, t.name || t.code)),
+        h("td", {}, specName({ game: t.game }) || t.game), h("td", {}, t.format.replace("_", " ")),
+        h("td", {}, t.status), h("td", {}, `${t.players}/${t.max_players}`),
+        h("td", {}, t.rounds ? `${t.round}/${t.rounds}` : "–"), h("td", { class: "code" }, t.code)))
+        : h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No tournament is registering or running.")));
+    } catch (e) { problem.show(e); }
+  };
+  refresh();
+  const timer = setInterval(refresh, 3000);
+  const family = h("select", { "aria-label": "game" }, GAMES.map(([id, name]) => option(id, name, id === "nim")));
+  const format = h("select", { "aria-label": "format" }, option("round_robin", "round robin", true), option("swiss", "Swiss"));
+  const rounds = h("input", { type: "number", min: 1, max: 1000, placeholder: "rounds (Swiss)", "aria-label": "rounds" });
+  const name = h("input", { placeholder: "title (optional)", maxlength: 80, "aria-label": "title" });
+  const clock = h("select", { "aria-label": "clock" }, option("60000+1000", "1+1"), option("120000+2000", "2+2", true), option("300000+3000", "5+3"));
+  const create = h("form", { class: "create", onsubmit: async (e) => {
+    e.preventDefault();
+    const [initial, increment] = clock.value.split("+").map(Number);
+    const msg = { type: "create_tournament", format: format.value, family: family.value, clock: { initial_ms: initial, increment_ms: increment } };
+    if (rounds.value) msg.rounds = Number(rounds.value);
+    if (name.value.trim()) msg.name = name.value.trim();
+    try {
+      const made = await conn.send(msg);
+      store.setEntry(made.tournament, { owner: made.owner_token });
+      location.hash = `#/tournament/${made.tournament}`;
+    } catch (err) { problem.show(err); }
+  } }, h("label", {}, "Game ", family), h("label", {}, "Format ", format), rounds, h("label", {}, "Clock ", clock), name,
+  h("button", { type: "submit", class: "primary" }, "Create tournament"));
+  return {
+    el: h("section", {}, h("h2", {}, "Tournaments"), problem,
+      h("table", { class: "rooms" }, h("thead", {}, h("tr", {}, ["Name", "Game", "Format", "Status", "Players", "Round", "Code"].map((t) => h("th", {}, t)))), list),
+      h("div", { class: "panel" }, h("h3", {}, "New tournament"), create)),
+    dispose: () => clearInterval(timer),
+  };
+}
+
+function tournament(key) {
+  const el = h("section", { class: "tournament" }, h("p", {}, "Loading…"));
+  const problem = errorLine();
+  let state = null;
+  let id = key;
+  const entry = () => store.entry(id) || {};
+  const load = async () => {
+    try {
+      const answer = await conn.send({ type: "get_tournament", tournament: id });
+      state = answer.state;
+      id = state.tournament;
+      render();
+    } catch (e) { problem.show(e); clear(el, h("h2", {}, "Tournament"), problem); }
+  };
+  const follow = async () => {
+    const mine = entry();
+    try {
+      if (mine.token) await rejoin(id);
+      else await conn.send({ type: "watch_tournament", tournament: id });
+    } catch (e) { problem.show(e); }
+    load();
+  };
+  const stopListening = conn.listen((msg) => {
+    if (msg.tournament !== id) return;
+    if (msg.type === "tournament_event") load();
+  });
+  // A reconnect rejoins played tournaments (above); a watcher watches again.
+  const stopResuming = conn.onReconnect(() => (entry().token ? load() : follow()));
+  const register = async (name) => {
+    try {
+      const answer = await conn.send({ type: "register", tournament: id, name: name || undefined });
+      store.setEntry(id, { ...entry(), token: answer.token, player: answer.player });
+      playing.add(id);
+      state = answer.state;
+      render();
+    } catch (e) { problem.show(e); }
+  };
+  const render = () => {
+    const t = state;
+    const mine = entry();
+    const name = h("input", { value: store.name(), maxlength: 40, "aria-label": "player name" });
+    const names = Object.fromEntries(t.players.map((p) => [p.player, p.name]));
+    clear(el,
+      h("div", { class: "room-head" }, h("h2", {}, t.settings.name || `Tournament ${t.code}`),
+        h("span", { class: "muted" }, ` ${specName({ game: t.settings.family || (t.settings.spec && t.settings.spec.game) })} · ${t.settings.format.replace("_", " ")} · ${t.status}`,
+          t.rounds ? ` · round ${t.round} of ${t.rounds}` : "", " · code ", h("strong", { class: "code" }, t.code))),
+      problem,
+      t.status === "registering" && mine.token == null ? h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); register(name.value.trim()); } },
+        name, h("button", { type: "submit", class: "primary" }, "Join as a player")) : "",
+      mine.token != null ? h("p", { class: "muted" }, `You play as player ${mine.player}.`) : "",
+      t.status === "registering" && mine.owner ? h("button", { type: "button", class: "primary", onclick: async () => {
+        try { await conn.send({ type: "start_tournament", tournament: id, token: mine.owner }); } catch (e) { problem.show(e); }
+      } }, `Start (${t.players.length} players)`) : "",
+      h("h3", {}, "Standings"),
+      h("table", { class: "standings" }, h("thead", {}, h("tr", {}, ["#", "Player", "Score", "Games", "W", "L", "Byes", "Buchholz", "SB", "Rating"].map((x) => h("th", {}, x)))),
+        h("tbody", {}, (t.standings.length ? t.standings : t.players.map((p) => ({ rank: "", player: p.player, name: p.name, score: 0, games: 0, wins: 0, losses: 0, byes: 0, buchholz: 0, sonneborn_berger: 0, rating: null, withdrawn: p.withdrawn })))
+          .map((r) => h("tr", { class: r.withdrawn ? "muted" : "" }, [r.rank, r.name, r.score, r.games, r.wins, r.losses, r.byes, r.buchholz, r.sonneborn_berger, r.rating == null ? "–" : Math.round(r.rating)].map((x) => h("td", {}, x)))))),
+      h("h3", {}, "Games"),
+      t.games.length ? h("table", { class: "games" }, h("tbody", {}, [...t.games].reverse().map((g) => h("tr", {},
+        h("td", {}, `round ${g.round}`),
+        h("td", {}, `${names[g.players[0]]} vs ${names[g.players[1]]}`),
+        h("td", {}, g.result ? (g.winner != null ? `${names[g.winner]} won (${g.result.reason})` : g.result.reason) : "playing"),
+        h("td", {}, g.room ? h("a", { href: g.result ? `#/replay/${g.room}` : `#/room/${g.room}` }, g.result ? "replay" : "watch") : "forfeit")))))
+        : h("p", { class: "muted" }, "No game yet."));
+  };
+  follow();
+  return { el, dispose: () => { stopListening(); stopResuming(); } };
+}
+
+route();

@@ -1,0 +1,161 @@
+// The page's one WebSocket to the server (protocol v1, docs/protocol.md):
+// requests answered by id, events handed to whoever listens, and a reconnect
+// with backoff that says `hello` again and lets every view resume.
+
+export class Connection {
+  constructor(name) {
+    this.name = name;
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject}
+    this.listeners = new Set(); // fn(msg) for unsolicited messages
+    this.onStatus = () => {};
+    this.reconnectHooks = new Set(); // async fn() after each new hello
+    this.backoff = 500;
+    this.ready = null;
+    this.closedByPage = false;
+    this.open();
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}/`;
+  }
+
+  open() {
+    this.status("connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    this.ready = new Promise((resolve) => {
+      ws.onopen = async () => {
+        try {
+          await this.send({ type: "hello", version: 1, name: this.name || undefined }, true);
+          this.backoff = 500;
+          this.status("connected");
+          resolve();
+          for (const hook of this.reconnectHooks) {
+            try { await hook(); } catch (e) { console.warn("resume failed", e); }
+          }
+        } catch (e) {
+          this.status("refused", e.message);
+        }
+      };
+    });
+    ws.onmessage = (m) => this.receive(m.data);
+    ws.onclose = (e) => {
+      for (const { reject } of this.pending.values()) {
+        reject(new ServerError("disconnected", "the connection to the server was lost"));
+      }
+      this.pending.clear();
+      if (this.closedByPage) return;
+      const why = e.reason ? `${e.reason}` : "connection lost";
+      this.status("disconnected", why);
+      const wait = this.backoff;
+      this.backoff = Math.min(this.backoff * 2, 10000);
+      setTimeout(() => this.open(), wait);
+    };
+  }
+
+  status(state, detail) {
+    this.state = state;
+    this.onStatus(state, detail);
+  }
+
+  receive(text) {
+    let msg;
+    try { msg = JSON.parse(text); } catch { return; }
+    if (msg.id != null && this.pending.has(msg.id)) {
+      const { resolve, reject } = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      if (msg.type === "error") reject(new ServerError(msg.code, msg.message));
+      else resolve(msg);
+      return;
+    }
+    if (msg.type === "shutdown") this.status("disconnected", msg.message);
+    for (const fn of this.listeners) fn(msg);
+  }
+
+  /// Sends a request and resolves with its answer (rejects with a
+  /// ServerError carrying the server's code and words).
+  async send(msg, handshake = false) {
+    if (!handshake) await this.ready;
+    if (this.ws.readyState !== WebSocket.OPEN) {
+      throw new ServerError("disconnected", "not connected to the server; retrying");
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...msg, id }));
+    });
+  }
+
+  listen(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  onReconnect(fn) {
+    this.reconnectHooks.add(fn);
+    return () => this.reconnectHooks.delete(fn);
+  }
+
+  rename(name) {
+    this.name = name;
+    if (this.state === "connected") {
+      this.send({ type: "hello", version: 1, name: name || undefined }).catch(() => {});
+    }
+  }
+}
+
+export class ServerError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/// GET a JSON endpoint of the HTTP API; a refusal throws its message.
+export async function api(path) {
+  const response = await fetch(path, { headers: { accept: "application/json" } });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ServerError(body.code || "http", body.message || response.statusText);
+  return body;
+}
+
+// What this browser keeps: the name, and the secret tokens of its seats and
+// tournament entries (so a reload or a reopened tab puts the person back).
+const KEY = "grundy";
+
+function load() {
+  try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; }
+}
+
+function save(data) {
+  try { localStorage.setItem(KEY, JSON.stringify(data)); } catch { /* private mode */ }
+}
+
+export const store = {
+  name() { return load().name || ""; },
+  setName(name) { const d = load(); d.name = name; save(d); },
+  seat(room) { return (load().seats || {})[room] || null; },
+  setSeat(room, seat) {
+    const d = load();
+    d.seats = d.seats || {};
+    d.seats[room] = { ...seat, at: Date.now() };
+    // Keep the newest 200 seats.
+    const ids = Object.keys(d.seats).sort((a, b) => d.seats[b].at - d.seats[a].at);
+    for (const id of ids.slice(200)) delete d.seats[id];
+    save(d);
+  },
+  seatByCode(code) {
+    const seats = load().seats || {};
+    const hit = Object.entries(seats).find(([, s]) => s.code && s.code.toUpperCase() === code.toUpperCase());
+    return hit ? { room: hit[0], ...hit[1] } : null;
+  },
+  entry(tournament) { return (load().entries || {})[tournament] || null; },
+  setEntry(tournament, entry) {
+    const d = load();
+    d.entries = d.entries || {};
+    d.entries[tournament] = { ...entry, at: Date.now() };
+    save(d);
+  },
+};

@@ -1,0 +1,208 @@
+// Names, moves and results in words, and moves typed in the short forms of
+// `grundy play` (the same forms, so a person can switch between the two).
+
+export const GAMES = [
+  ["nim", "Nim"],
+  ["kayles", "Kayles"],
+  ["dawson", "Dawson's Kayles"],
+  ["lasker", "Lasker's Nim"],
+  ["bash", "Bash"],
+  ["subtraction", "Subtraction game"],
+  ["heaps", "Heap game"],
+  ["wythoff", "Wythoff"],
+  ["moore", "Moore's Nim"],
+  ["new-stone", "New Stone Game"],
+  ["staircase", "Staircase Nim"],
+  ["treblecross", "Treblecross"],
+  ["darkraft", "World of Darkraft"],
+  ["twist", "Twist"],
+  ["graph", "Graph game"],
+];
+
+export function gameName(id) {
+  const hit = GAMES.find(([g]) => g === id);
+  return hit ? hit[1] : id;
+}
+
+/// The game a spec or a position view belongs to, as people call it: an
+/// octal rule that is Kayles or Dawson's Kayles is named so.
+export function specName(spec) {
+  if (!spec) return "";
+  if (spec.game === "heaps") {
+    const rule = JSON.stringify(spec.rule || null);
+    if (rule === '{"octal":"0.77"}') return "Kayles";
+    if (rule === '{"octal":"0.07"}') return "Dawson's Kayles";
+    if (rule === '"lasker"') return "Lasker's Nim";
+  }
+  if (spec.game === "nim" && spec.misere) return "Misère Nim";
+  return gameName(spec.game);
+}
+
+export const REASONS = {
+  rules: "by the rules",
+  move_limit: "at the move limit (the theory decided)",
+  resign: "by resignation",
+  flag: "on time",
+  abort: "called off",
+  no_show: "no first move in time",
+};
+
+export function resultWords(result, players, mySeat) {
+  if (!result) return "";
+  if (result.winner == null) return `No winner: ${REASONS[result.reason] || result.reason}.`;
+  const who = mySeat == null
+    ? (players[result.winner] || `Seat ${result.winner}`) + " wins"
+    : result.winner === mySeat ? "You win" : "You lose";
+  return `${who} ${REASONS[result.reason] || result.reason}.`;
+}
+
+/// A move in words, for the move list and the hints.
+export function moveWords(move, view) {
+  if (!move) return "";
+  if (move.split) return `split into ${move.split.join(" + ")}`;
+  if (move.heap != null) {
+    let s = move.take === 0 ? `split heap ${move.heap}` : `take ${move.take} from heap ${move.heap}`;
+    if (move.leave && move.leave.length === 2) s += `, leaving ${move.leave[0]} and ${move.leave[1]}`;
+    if (move.give && move.give.length) s += `, move ${move.give.map(([j, a]) => `${a} to heap ${j}`).join(", ")}`;
+    return s;
+  }
+  if (move.take && view && view.game === "wythoff") {
+    const [x, y] = move.take;
+    if (x && y) return `take ${x} from both`;
+    return x ? `take ${x} from heap A` : `take ${y} from heap B`;
+  }
+  if (Array.isArray(move.take)) return "take " + move.take.map(([h, k]) => `${k} from heap ${h}`).join(", ");
+  if (move.from != null) return `move the piece on ${move.from} to ${move.to}`;
+  if (move.cell != null) return `X on cell ${move.cell}`;
+  if (move.row != null) return `cell (${move.row}, ${move.col})`;
+  if (move.token != null) return `token ${move.token} to vertex ${move.to}`;
+  return JSON.stringify(move);
+}
+
+function nums(words) {
+  return words.map((w) => {
+    if (!/^\d+$/.test(w)) throw new Error(`"${w}" is not a whole number`);
+    return Number(w);
+  });
+}
+
+function pairs(words) {
+  return words.map((w) => {
+    const [a, b] = w.split(":");
+    if (b === undefined) throw new Error(`write heap:amount, e.g. 2:1 (not "${w}")`);
+    return nums([a, b]);
+  });
+}
+
+/// A typed move in the short forms of `grundy play` (or JSON), for the game
+/// of position `view`. Throws an Error whose message says how to write it.
+export function parseTyped(line, view) {
+  line = line.trim();
+  if (line.startsWith("{")) {
+    try { return JSON.parse(line); } catch (e) { throw new Error(`that is not valid JSON: ${e.message}`); }
+  }
+  const words = line.split(/\s+/).filter(Boolean);
+  const game = view.game;
+  const take = () => {
+    const n = nums(words);
+    if (n.length !== 2) throw new Error("write a heap and an amount: `2 3` takes 3 from heap 2");
+    return { heap: n[0], take: n[1] };
+  };
+  switch (game) {
+    case "nim":
+      return take();
+    case "heaps": {
+      if (words[0] === "split") {
+        const n = nums(words.slice(1));
+        if (n.length !== 3) throw new Error("write `split HEAP A B`: split the heap into A and B");
+        return { heap: n[0], take: 0, leave: [n[1], n[2]] };
+      }
+      const n = nums(words);
+      if (n.length === 2) return { heap: n[0], take: n[1] };
+      if (n.length === 4) return { heap: n[0], take: n[1], leave: [n[2], n[3]] };
+      throw new Error("write `HEAP AMOUNT`, or `HEAP AMOUNT A B` to leave two heaps");
+    }
+    case "wythoff": {
+      if (words.length !== 2) throw new Error("write `a 3`, `b 3` or `both 3`");
+      const [k] = nums([words[1]]);
+      const w = words[0].toLowerCase();
+      if (w === "a" || w === "0") return { take: [k, 0] };
+      if (w === "b" || w === "1") return { take: [0, k] };
+      if (w === "both" || w === "ab") return { take: [k, k] };
+      throw new Error("write `a 3`, `b 3` or `both 3`");
+    }
+    case "moore":
+      if (words.every((w) => w.includes(":"))) return { take: pairs(words) };
+      { const n = nums(words);
+        if (n.length === 2) return { take: [[n[0], n[1]]] }; }
+      throw new Error("write heap:amount pairs, e.g. `0:2 3:1`, or `HEAP AMOUNT`");
+    case "new-stone": {
+      if (words.length < 2) throw new Error("write `HEAP AMOUNT`, then heap:amount to move stones, e.g. `0 3 2:1`");
+      const [h, k] = nums(words.slice(0, 2));
+      const give = pairs(words.slice(2));
+      return give.length ? { heap: h, take: k, give } : { heap: h, take: k };
+    }
+    case "staircase": {
+      const n = nums(words);
+      if (n.length !== 2) throw new Error("write `FROM TO`: move the piece on cell FROM to cell TO");
+      return { from: n[0], to: n[1] };
+    }
+    case "treblecross": {
+      const n = nums(words);
+      if (n.length !== 1) throw new Error("write a cell number, e.g. `5`");
+      return { cell: n[0] };
+    }
+    case "darkraft": {
+      const n = nums(words);
+      if (n.length !== 2) throw new Error("write `ROW COL`, e.g. `2 3`");
+      return { row: n[0], col: n[1] };
+    }
+    case "graph": {
+      const n = nums(words);
+      if (n.length !== 2) throw new Error("write `TOKEN VERTEX`: move that token to that vertex");
+      return { token: n[0], to: n[1] };
+    }
+    case "twist": {
+      const parts = (words[0] === "split" ? words.slice(1) : words)
+        .flatMap((w) => w.split("+")).filter(Boolean);
+      return { split: nums(parts) };
+    }
+    default:
+      throw new Error("type the move as JSON, e.g. {\"heap\": 0, \"take\": 1}");
+  }
+}
+
+/// How to type moves of this game (shown beside the input).
+export function typingHelp(view) {
+  switch (view.game) {
+    case "nim": return "`2 3` takes 3 from heap 2";
+    case "heaps": return "`2 3` takes 3 from heap 2; `2 1 3 4` also leaves heaps 3 and 4; `split 2 3 4` (Lasker)";
+    case "wythoff": return "`a 3`, `b 3` or `both 3`";
+    case "moore": return "`0:2 3:1` takes 2 from heap 0 and 1 from heap 3";
+    case "new-stone": return "`0 3 2:1` takes 3 from heap 0 and moves 1 of it to heap 2";
+    case "staircase": return "`6 4` moves the piece on cell 6 to cell 4";
+    case "treblecross": return "`5` puts an X on cell 5";
+    case "darkraft": return "`2 3` chooses row 2, column 3";
+    case "graph": return "`1 7` moves token 1 to vertex 7";
+    case "twist": return "`4+6` splits the stones into 4 and 6";
+    default: return "the move as JSON";
+  }
+}
+
+export function formatClock(ms) {
+  ms = Math.max(0, ms);
+  const s = Math.floor(ms / 1000);
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const pad = (n) => String(n).padStart(2, "0");
+  if (h > 0) return `${h}:${pad(m % 60)}:${pad(s % 60)}`;
+  if (ms < 10000) return `${m}:${pad(s % 60)}.${Math.floor((ms % 1000) / 100)}`;
+  return `${m}:${pad(s % 60)}`;
+}
+
+export function clockWords(clock) {
+  if (!clock) return "untimed";
+  const min = clock.initial_ms / 60000;
+  const inc = (clock.increment_ms || 0) / 1000;
+  return `${Number.isInteger(min) ? min : min.toFixed(1)}+${inc}`;
+}

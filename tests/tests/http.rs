@@ -1,0 +1,404 @@
+//! HTTP beside the WebSocket on one port (docs/http.md): the page, the JSON
+//! API with good and bad input, the health check and the metrics, as a tool
+//! or a browser would ask for them.
+
+use std::time::Duration;
+
+use grundy_protocol::{Analysis, Position};
+use grundy_tests::{http, http_with, two_players, Client, TestServer};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn query(value: &Value) -> String {
+    // The few characters a spec uses that a query must escape.
+    value
+        .to_string()
+        .replace('%', "%25")
+        .replace(' ', "%20")
+        .replace('"', "%22")
+        .replace('{', "%7B")
+        .replace('}', "%7D")
+        .replace('[', "%5B")
+        .replace(']', "%5D")
+        .replace(',', "%2C")
+        .replace(':', "%3A")
+        .replace('+', "%2B")
+}
+
+/// Every refusal is a 4xx (or 503) with `{code, message}`, never a 500.
+fn refused(answer: &grundy_tests::HttpAnswer, status: u16, code: &str) -> String {
+    assert_eq!(answer.status, status, "{answer:?}");
+    assert_eq!(
+        answer.header("content-type"),
+        Some("application/json"),
+        "{answer:?}"
+    );
+    let body = answer.json();
+    assert_eq!(body["code"], code, "{body}");
+    body["message"].as_str().expect("message").to_string()
+}
+
+#[tokio::test]
+async fn the_page_is_served_with_its_modules() {
+    let server = TestServer::start().await;
+    let page = http(server.addr, "GET", "/").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("content-type"), Some("text/html"));
+    assert!(page
+        .body
+        .contains("<script type=\"module\" src=\"/app.js\">"));
+    let csp = page.header("content-security-policy").expect("a policy");
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    for module in ["/app.js", "/net.js", "/boards.js", "/words.js", "/dom.js"] {
+        let js = http(server.addr, "GET", module).await;
+        assert_eq!(js.status, 200, "{module}");
+        assert_eq!(
+            js.header("content-type"),
+            Some("text/javascript"),
+            "{module}"
+        );
+    }
+    // Asked again with its tag: not sent again.
+    let etag = page.header("etag").expect("etag").to_string();
+    let again = http_with(server.addr, "GET", "/", &[("if-none-match", &etag)]).await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    // Nothing outside the page's own files.
+    let msg = refused(
+        &http(server.addr, "GET", "/../Cargo.toml").await,
+        404,
+        "not_found",
+    );
+    assert!(msg.contains("no such page"), "{msg}");
+    refused(
+        &http(server.addr, "GET", "/style.css.bak").await,
+        404,
+        "not_found",
+    );
+    let msg = refused(
+        &http(server.addr, "POST", "/").await,
+        405,
+        "method_not_allowed",
+    );
+    assert!(msg.contains("GET"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_websocket_on_any_path_still_speaks_the_protocol() {
+    let server = TestServer::start().await;
+    for path in ["/", "/play", "/api/rooms"] {
+        let url = format!("ws://{}{path}", server.addr);
+        let mut c = Client::connect(&url, "alice").await;
+        let pong = c.request(json!({"type": "ping"})).await;
+        assert_eq!(pong["type"], "pong", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn analyze_answers_what_grundy_analyze_json_prints() {
+    let server = TestServer::start().await;
+    for spec in [
+        json!({"game": "nim", "heaps": [3, 4, 5]}),
+        json!({"game": "kayles", "heaps": [5, 7]}),
+        json!({"game": "darkraft", "grid": ["RL", "LR"]}),
+        json!({"game": "twist", "stones": 10}),
+    ] {
+        let answer = http(
+            server.addr,
+            "GET",
+            &format!("/api/analyze?spec={}", query(&spec)),
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        let position = Position::from_spec(&spec).expect("spec");
+        let expected = serde_json::to_value(Analysis::of(&position, 1000)).expect("json");
+        assert_eq!(answer.json(), expected, "{spec}");
+    }
+    let spec = json!({"game": "nim", "heaps": [7, 9, 12, 15]});
+    let two = http(
+        server.addr,
+        "GET",
+        &format!("/api/analyze?limit=2&spec={}", query(&spec)),
+    )
+    .await;
+    assert_eq!(
+        two.json()["winning_moves"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(two.json()["winning_move_count"], Value::Null);
+
+    let msg = refused(
+        &http(
+            server.addr,
+            "GET",
+            &format!(
+                "/api/analyze?spec={}",
+                query(&json!({"game": "nim", "heaps": [1, -1]}))
+            ),
+        )
+        .await,
+        400,
+        "bad_spec",
+    );
+    assert!(msg.contains("heaps[1]"), "{msg}");
+    let msg = refused(
+        &http(server.addr, "GET", "/api/analyze?spec=%7Bnope").await,
+        400,
+        "bad_spec",
+    );
+    assert!(msg.contains("not JSON"), "{msg}");
+    let msg = refused(
+        &http(server.addr, "GET", "/api/analyze").await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("spec"), "{msg}");
+    let msg = refused(
+        &http(server.addr, "GET", "/api/analyze?spec=1&limt=3").await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("limt"), "{msg}");
+    let msg = refused(
+        &http(
+            server.addr,
+            "GET",
+            &format!("/api/analyze?limit=1001&spec={}", query(&spec)),
+        )
+        .await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("limit"), "{msg}");
+    let msg = refused(
+        &http(
+            server.addr,
+            "GET",
+            &format!("/api/analyze?limit=-1&spec={}", query(&spec)),
+        )
+        .await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("limit"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_match_is_read_reviewed_and_downloaded() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    // Heaps 1, 2: seat 0 is winning (take 1 from heap 1) and throws it away.
+    let (room, code, t0, t1, mut a, mut b) =
+        two_players(&url, json!({"game": "nim", "heaps": [1, 2]}), None).await;
+    let play = |token: &str, heap: u64, take: u64| json!({"type": "move", "room": room, "token": token, "move": {"heap": heap, "take": take}});
+    assert_eq!(a.request(play(&t0, 1, 2)).await["type"], "ack");
+    assert_eq!(b.request(play(&t1, 0, 1)).await["type"], "ack");
+
+    // The lobby lists nothing finished; the record has every move.
+    for key in [room.as_str(), code.as_str()] {
+        let record = http(server.addr, "GET", &format!("/api/matches/{key}")).await;
+        assert_eq!(record.status, 200, "{record:?}");
+        let record = record.json();
+        assert_eq!(record["room"], room.as_str());
+        assert_eq!(record["players"], json!(["alice", "bob"]));
+        assert_eq!(record["moves"].as_array().map(Vec::len), Some(2));
+        assert_eq!(record["result"]["winner"], 1);
+    }
+    let download = http(
+        server.addr,
+        "GET",
+        &format!("/api/matches/{room}?download=true"),
+    )
+    .await;
+    assert_eq!(
+        download.header("content-disposition"),
+        Some(format!("attachment; filename=\"grundy-{room}.json\"").as_str())
+    );
+
+    let review = http(server.addr, "GET", &format!("/api/matches/{room}/review")).await;
+    assert_eq!(review.status, 200, "{review:?}");
+    let review = review.json();
+    assert_eq!(review["moves"][0]["mistake"], true, "{review}");
+    assert_eq!(review["moves"][1]["mistake"], false, "{review}");
+    assert_eq!(review["steps"][0]["outcome"], "N");
+    assert_eq!(
+        review["steps"][0]["best_move"],
+        json!({"heap": 1, "take": 1})
+    );
+    assert_eq!(review["steps"][0]["grundy"], 3);
+    assert_eq!(
+        review["steps"][0]["components"][1],
+        json!({"label": "heap 1", "value": 2})
+    );
+    assert_eq!(
+        review["steps"][1]["position"],
+        json!({"game": "nim", "heaps": [1, 0]})
+    );
+    assert_eq!(
+        review["steps"][2]["outcome"],
+        Value::Null,
+        "the game is over"
+    );
+
+    let msg = refused(
+        &http(server.addr, "GET", "/api/matches/NOSUCH").await,
+        404,
+        "unknown_room",
+    );
+    assert!(msg.contains("NOSUCH"), "{msg}");
+    refused(
+        &http(server.addr, "GET", "/api/matches/NOSUCH/review").await,
+        404,
+        "unknown_room",
+    );
+    refused(
+        &http(
+            server.addr,
+            "GET",
+            &format!("/api/matches/{room}?download=maybe"),
+        )
+        .await,
+        400,
+        "bad_request",
+    );
+}
+
+#[tokio::test]
+async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
+    let server = TestServer::start().await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    for _ in 0..3 {
+        let seated = a
+            .request(json!({"type": "create_room", "spec": {"game": "kayles", "heaps": [4, 5]}}))
+            .await;
+        assert_eq!(seated["type"], "seated");
+    }
+    let rooms = http(server.addr, "GET", "/api/rooms?limit=2").await.json();
+    assert_eq!(rooms["total"], 3);
+    assert_eq!(rooms["rooms"].as_array().map(Vec::len), Some(2));
+    assert_eq!(rooms["rooms"][0]["name"], "Kayles");
+    let rest = http(server.addr, "GET", "/api/rooms?limit=2&offset=2")
+        .await
+        .json();
+    assert_eq!(rest["rooms"].as_array().map(Vec::len), Some(1));
+    refused(
+        &http(server.addr, "GET", "/api/rooms?limit=0").await,
+        400,
+        "bad_request",
+    );
+    refused(
+        &http(server.addr, "GET", "/api/rooms?limit=x").await,
+        400,
+        "bad_request",
+    );
+
+    let made = a
+        .request(json!({"type": "create_tournament", "format": "round_robin", "family": "nim", "name": "cup"}))
+        .await;
+    let id = made["tournament"].as_str().expect("id");
+    let list = http(server.addr, "GET", "/api/tournaments").await.json();
+    assert_eq!(list["tournaments"][0]["tournament"], id);
+    let state = http(server.addr, "GET", &format!("/api/tournaments/{id}"))
+        .await
+        .json();
+    assert_eq!(state["status"], "registering");
+    assert_eq!(state["settings"]["name"], "cup");
+    refused(
+        &http(server.addr, "GET", "/api/tournaments/TNOPE").await,
+        404,
+        "unknown_tournament",
+    );
+
+    let ratings = http(server.addr, "GET", "/api/ratings?family=kayles")
+        .await
+        .json();
+    assert_eq!(ratings["family"], "heaps");
+    let msg = refused(
+        &http(server.addr, "GET", "/api/ratings?family=chess").await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("chess"), "{msg}");
+    refused(
+        &http(server.addr, "GET", "/api/ratings").await,
+        400,
+        "bad_request",
+    );
+    let msg = refused(
+        &http(server.addr, "GET", "/api/nothing").await,
+        404,
+        "not_found",
+    );
+    assert!(msg.contains("/api/nothing"), "{msg}");
+    refused(
+        &http(server.addr, "DELETE", "/api/rooms").await,
+        405,
+        "method_not_allowed",
+    );
+}
+
+#[tokio::test]
+async fn health_and_metrics_tell_what_the_server_does() {
+    let server = TestServer::start().await;
+    let health = http(server.addr, "GET", "/healthz").await;
+    assert_eq!(health.status, 200, "{health:?}");
+    assert_eq!(health.json()["status"], "ok");
+
+    let (room, _, t0, _, mut a, _b) =
+        two_players(&server.url(), json!({"game": "nim", "heaps": [3, 4]}), None).await;
+    let illegal = a
+        .request(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 0, "take": 9}}))
+        .await;
+    assert_eq!(illegal["code"], "illegal_move");
+    let ok = a
+        .request(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 1, "take": 1}}))
+        .await;
+    assert_eq!(ok["type"], "ack");
+
+    let metrics = http(server.addr, "GET", "/metrics").await;
+    assert_eq!(metrics.status, 200);
+    let text = &metrics.body;
+    let value = |line_start: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(line_start))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {line_start} in\n{text}"))
+    };
+    // Other tests of this process may add to the counters: at least ours.
+    assert!(value("grundy_connections ") >= 3.0);
+    assert!(value("grundy_rooms{state=\"playing\"} ") >= 1.0);
+    assert!(value("grundy_moves_total ") >= 1.0);
+    assert!(value("grundy_move_to_ack_seconds_count ") >= 1.0);
+    assert!(value("grundy_store_commit_seconds_count ") >= 1.0);
+    assert!(value("grundy_refusals_total{code=\"illegal_move\"} ") >= 1.0);
+    assert!(value("grundy_house_bots ") >= 0.0);
+    assert!(text.contains("grundy_move_to_ack_seconds_bucket{le=\"+Inf\"}"));
+}
+
+#[tokio::test]
+async fn http_connections_are_bounded_in_time() {
+    let mut config = grundy_server::Config::default();
+    config.limits.hello_timeout_ms = 300;
+    config.limits.idle_timeout_ms = 600;
+    let server = TestServer::start_with(config).await;
+    // Silent: closed once the head's time is up.
+    let mut silent = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("tcp");
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(5), silent.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");
+    // Kept alive after an answer: closed after `idle_timeout_ms`.
+    let mut kept = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("tcp");
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .expect("write");
+    let mut answer = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), kept.read_to_end(&mut answer)).await;
+    assert!(closed.is_ok(), "the connection stayed open");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
