@@ -21,25 +21,6 @@ function guestName() {
 
 const conn = new Connection(store.name() || guestName());
 
-// ---- the frame: navigation, the name, the connection's state ----
-
-const status = h("span", { class: "status", id: "status" }, "connecting…");
-conn.onStatus = (state, detail) => {
-  status.textContent = state === "connected" ? "connected" : `${state}${detail ? `: ${detail}` : ""}`;
-  status.className = `status ${state}`;
-};
-const nameInput = h("input", { id: "name", value: conn.name, maxlength: 40, "aria-label": "your name",
-  onchange: () => { store.setName(nameInput.value.trim()); conn.rename(nameInput.value.trim()); } });
-const view = h("div", { id: "view" });
-clear(app,
-  h("header", {},
-    h("a", { href: "#/", class: "brand" }, "Grundy"),
-    h("nav", {}, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/tournaments" }, "Tournaments"),
-      h("a", { href: "#/analyze" }, "Analyze")),
-    h("label", { class: "who" }, "Name ", nameInput), status),
-  banner,
-  view);
-
 // Tournaments this page plays in: their `your_game` messages come to any
 // view, and a reconnect registers the connection again.
 const playing = new Set();
@@ -54,14 +35,35 @@ const banner = h("p", { class: "banner", id: "banner", hidden: true });
 conn.listen((msg) => {
   if (msg.type !== "your_game") return;
   store.setSeat(msg.room, { token: msg.token, seat: msg.seat, tournament: msg.tournament });
-  // Straight to the game, unless the person is in the middle of another.
-  if (current && current.busy && current.busy()) {
+  // Straight to the game from any page but a game's: a person playing, or
+  // reading the result of the game just over, follows the banner's link.
+  if (current && current.busy) {
     clear(banner, h("a", { href: `#/room/${msg.room}` }, `Your game of round ${msg.round} against ${msg.opponent} is ready →`));
     banner.hidden = false;
   } else {
     location.hash = `#/room/${msg.room}`;
   }
 });
+
+// ---- the frame: navigation, the name, the connection's state ----
+
+const status = h("span", { class: "status", id: "status" }, "connecting…");
+conn.onStatus((state, detail) => {
+  status.textContent = state === "connected" ? "connected" : `${state}${detail ? `: ${detail}` : ""}`;
+  status.className = `status ${state}`;
+  status.dataset.state = state;
+});
+const nameInput = h("input", { id: "name", value: conn.name, maxlength: 40, "aria-label": "your name",
+  onchange: () => { store.setName(nameInput.value.trim()); conn.rename(nameInput.value.trim()); } });
+const view = h("div", { id: "view" });
+clear(app,
+  h("header", {},
+    h("a", { href: "#/", class: "brand" }, "Grundy"),
+    h("nav", {}, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/tournaments" }, "Tournaments"),
+      h("a", { href: "#/analyze" }, "Analyze")),
+    h("label", { class: "who" }, "Name ", nameInput), status),
+  banner,
+  view);
 
 let current = null;
 function route() {
@@ -269,11 +271,34 @@ function room(key) {
   });
   const stopResuming = conn.onReconnect(() => subscribe(s.snapshot ? s.seq : undefined));
 
+
   const send = async (msg) => {
     problem.show(null);
     try { return await conn.send({ ...msg, room: s.room, token: s.token }); } catch (e) { problem.show(e); return null; }
   };
   const move = (mv) => send({ type: "move", move: mv });
+
+  // The board is drawn anew only when what it shows changes: an event that
+  // changes something else (a presence, a clock) must not swap the stones
+  // under a click in progress.
+  let drawn = { key: null, el: null };
+  const boardFor = (snap, myTurn) => {
+    const key = JSON.stringify([snap.position, myTurn, s.last]);
+    if (drawn.key === key) return null;
+    const typed = h("input", { id: "typed", placeholder: typingHelp(snap.position), "aria-label": "type a move", autocomplete: "off" });
+    const typedForm = myTurn ? h("form", { class: "row typed", onsubmit: (e) => {
+      e.preventDefault();
+      try { move(parseTyped(typed.value, snap.position)); typed.value = ""; } catch (err) { problem.show(err); }
+    } }, typed, h("button", { type: "submit" }, "Play")) : "";
+    drawn = { key, el: [board(snap.position, { interactive: myTurn, onMove: move, last: s.last }), typedForm] };
+    return drawn.el;
+  };
+  // The parts of the page an event redraws; the board stays in the page
+  // while it shows the same thing.
+  const head = h("div");
+  const boardWrap = h("div", { class: "board-wrap" });
+  const aside = h("aside");
+  const layout = [head, problem, note, h("div", { class: "play" }, boardWrap, aside)];
 
   const clocks = [h("span", { class: "clock" }), h("span", { class: "clock" })];
   const bankNow = (seat) => {
@@ -302,7 +327,8 @@ function room(key) {
     const snap = s.snapshot;
     if (!snap) return;
     const over = !!snap.result;
-    const myTurn = s.seat != null && snap.to_move === s.seat && !over;
+    const online = conn.state === "connected";
+    const myTurn = s.seat != null && snap.to_move === s.seat && !over && online;
     const players = snap.seats.map((seat) => seat.name);
     const playerBox = (seat) => h("div", { class: `player-box${snap.to_move === seat && !over ? " to-move" : ""}`, dataset: { seat } },
       h("span", { class: `dot${snap.seats[seat].connected ? " on" : ""}`, title: snap.seats[seat].connected ? "connected" : "away" }),
@@ -311,17 +337,12 @@ function room(key) {
       h("span", { class: "muted small" }, seat === 0 ? " moves first" : ""),
       snap.clock ? clocks[seat] : "");
     let line;
-    if (over) line = resultWords(snap.result, players, s.seat);
+    if (!online) line = `Connection lost: reconnecting…${s.seat != null ? " Your seat is kept." : ""}`;
+    else if (over) line = resultWords(snap.result, players, s.seat);
     else if (snap.to_move == null) line = `Waiting for a second player: share the code ${snap.code}.`;
     else if (myTurn) line = "Your move.";
     else if (s.seat != null) line = `${players[snap.to_move] || "Your opponent"} to move…`;
     else line = `${players[snap.to_move] || `Seat ${snap.to_move}`} to move.`;
-
-    const typed = h("input", { id: "typed", placeholder: typingHelp(snap.position), "aria-label": "type a move", autocomplete: "off" });
-    const typedForm = myTurn ? h("form", { class: "row typed", onsubmit: (e) => {
-      e.preventDefault();
-      try { move(parseTyped(typed.value, snap.position)); typed.value = ""; } catch (err) { problem.show(err); }
-    } }, typed, h("button", { type: "submit" }, "Play")) : "";
 
     const movesList = h("ol", { class: "moves", id: "moves" }, snap.moves.map((m, i) => {
       const reviewed = s.review && s.review.moves[i];
@@ -344,19 +365,19 @@ function room(key) {
     if (over) actions.push(h("a", { href: `#/replay/${snap.room}`, class: "button secondary", id: "replay-link" }, "Replay and review"));
     if (casual() && !over) actions.push(h("button", { type: "button", id: "hint", class: "secondary", onclick: () => { hintOpen = !hintOpen; render(); } }, hintOpen ? "Hide hint" : "Hint"));
 
-    clear(el,
+    if (el.firstChild !== head) clear(el, layout);
+    clear(head,
       h("div", { class: "room-head" },
         h("h2", {}, specName(snap.spec) || snap.spec.game),
         h("span", { class: "muted" }, " code ", h("strong", { class: "code", id: "room-code" }, snap.code), " · ", clockWords(snap.clock))),
       h("div", { class: "players" }, playerBox(0), playerBox(1)),
-      h("p", { class: `turn${myTurn ? " mine" : ""}${over ? " over" : ""}`, id: "turn" }, line),
-      problem, note,
-      h("div", { class: "play" },
-        h("div", { class: "board-wrap" }, board(snap.position, { interactive: myTurn, onMove: move, last: s.last }), typedForm),
-        h("aside", {},
-          h("div", { class: "actions" }, actions),
-          hintOpen && casual() && !over ? hintPanel() : "",
-          h("h3", {}, "Moves"), snap.moves.length ? movesList : h("p", { class: "muted" }, "none yet"))));
+      h("p", { class: `turn${myTurn ? " mine" : ""}${over ? " over" : ""}`, id: "turn" }, line));
+    const redrawn = boardFor(snap, myTurn);
+    if (redrawn) clear(boardWrap, redrawn);
+    clear(aside,
+      h("div", { class: "actions" }, actions),
+      hintOpen && casual() && !over ? hintPanel() : "",
+      h("h3", {}, "Moves"), snap.moves.length ? movesList : h("p", { class: "muted" }, "none yet"));
     tick();
     if (hintOpen && !hint && !over) loadHint();
     if (over && !s.review) loadReview();
@@ -391,14 +412,18 @@ function room(key) {
     } catch (e) { problem.show(e); }
   };
 
+  // While the connection is down the board waits (a click could not reach
+  // the server), and the page says why.
+  const stopStatus = conn.onStatus(() => render());
   subscribe();
   return {
     el,
-    busy: () => s.seat != null && s.snapshot && !s.snapshot.result,
+    busy: true,
     dispose: () => {
       clearInterval(timer);
       stopListening();
       stopResuming();
+      stopStatus();
       if (s.room) conn.send({ type: "leave", room: s.room }).catch(() => {});
     },
   };
@@ -459,11 +484,11 @@ function replay(id) {
         h("span", { class: "muted" }, ` ${r.players[0] || "?"} vs ${r.players[1] || "?"} · `,
           r.result ? resultWords(r.result, r.players, null) : "still playing")),
       h("div", { class: "stepper" },
-        h("button", { type: "button", id: "first", onclick: () => go(0) }, "⏮"),
+        h("button", { type: "button", id: "first", onclick: () => go(0), title: "the start" }, "◀◀"),
         h("button", { type: "button", id: "back", onclick: () => go(at - 1) }, "◀"),
         h("span", { id: "ply" }, `move ${at} of ${r.moves.length}`),
         h("button", { type: "button", id: "forward", onclick: () => go(at + 1) }, "▶"),
-        h("button", { type: "button", id: "last", onclick: () => go(r.moves.length) }, "⏭"),
+        h("button", { type: "button", id: "last", onclick: () => go(r.moves.length), title: "the end" }, "▶▶"),
         h("a", { class: "button secondary", href: `/api/matches/${r.room}?download=true` }, "Download")),
       h("p", { class: "muted" }, mistakes ? `${mistakes} move${mistakes > 1 ? "s" : ""} gave a won position away (✗).` : "No move gave a won position away."),
       h("div", { class: "play" },

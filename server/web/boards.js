@@ -125,7 +125,7 @@ function heapsBoard(view, o) {
       } else {
         row.append(h("div", { class: "big-heap" }, `${size} stones`));
       }
-      if (o.interactive && (size > MAX_STONES || kind !== "take")) row.append(heapForm(i, size, kind, o));
+      if (o.interactive && (size > MAX_STONES || kind === "lasker")) row.append(heapForm(i, size, kind, o));
       el.append(row);
     });
     if (o.interactive && heaps.some(({ rule }) => ruleKind(rule) === "octal")) {

@@ -8,7 +8,7 @@ export class Connection {
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, reject}
     this.listeners = new Set(); // fn(msg) for unsolicited messages
-    this.onStatus = () => {};
+    this.statusListeners = new Set();
     this.reconnectHooks = new Set(); // async fn() after each new hello
     this.backoff = 500;
     this.ready = null;
@@ -32,6 +32,10 @@ export class Connection {
           this.backoff = 500;
           this.status("connected");
           resolve();
+          // The views subscribe by themselves the first time.
+          const again = this.opened;
+          this.opened = true;
+          if (!again) return;
           for (const hook of this.reconnectHooks) {
             try { await hook(); } catch (e) { console.warn("resume failed", e); }
           }
@@ -57,7 +61,15 @@ export class Connection {
 
   status(state, detail) {
     this.state = state;
-    this.onStatus(state, detail);
+    for (const fn of this.statusListeners) fn(state, detail);
+  }
+
+  /// Calls `fn(state, detail)` on every change: connecting, connected,
+  /// disconnected (with why), refused.
+  onStatus(fn) {
+    this.statusListeners.add(fn);
+    if (this.state) fn(this.state);
+    return () => this.statusListeners.delete(fn);
   }
 
   receive(text) {

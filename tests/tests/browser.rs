@@ -1,0 +1,686 @@
+//! The web page in a real headless Chromium (Debian's `chromium`, driven
+//! through `chromedriver` over WebDriver), against a real server on port 0:
+//! people click, as they would.
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (or `CHROMIUM`
+//! and `CHROMEDRIVER`): `apt-get install -y chromium chromium-driver`
+//! (`scripts/test.sh` and `.ci/run` install them when missing). Screenshots
+//! of every family's board land in `target/browser/`.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use grundy_protocol::{Position, Rules, Strategy};
+use grundy_tests::TestServer;
+use serde_json::{json, Value};
+
+/// How long the page may take to show what a test waits for.
+const WAIT: Duration = Duration::from_secs(20);
+
+fn program(var: &str, default: &str) -> String {
+    let path = std::env::var(var).unwrap_or_else(|_| default.to_string());
+    assert!(
+        std::path::Path::new(&path).exists(),
+        "{path} is missing: the browser tests need Debian's chromium and chromedriver \
+         (`apt-get install -y chromium chromium-driver`, which scripts/test.sh does), \
+         or {var} set to where they are"
+    );
+    path
+}
+
+/// One chromedriver for the test; each `browser()` is a fresh Chromium with
+/// its own profile (its own storage: another person).
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Driver {
+    async fn start() -> Driver {
+        let chromedriver = program("CHROMEDRIVER", "/usr/bin/chromedriver");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Driver { child, url }
+    }
+
+    async fn browser(&self) -> Client {
+        self.browser_with(&["--window-size=1100,900"]).await
+    }
+
+    async fn browser_with(&self, extra: &[&str]) -> Client {
+        let chromium = program("CHROMIUM", "/usr/bin/chromium");
+        let mut args = vec![
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+        ];
+        args.extend_from_slice(extra);
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                // No network beyond this machine: nothing in the background.
+                "args": args,
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("a chromium session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn css(selector: &str) -> Locator<'_> {
+    Locator::Css(selector)
+}
+
+async fn click(b: &Client, selector: &str) {
+    let el = b
+        .wait()
+        .at_most(WAIT)
+        .for_element(css(selector))
+        .await
+        .unwrap_or_else(|e| panic!("no {selector}: {e}"));
+    el.click()
+        .await
+        .unwrap_or_else(|e| panic!("click {selector}: {e}"));
+}
+
+async fn text(b: &Client, selector: &str) -> String {
+    match b.find(css(selector)).await {
+        Ok(el) => el.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Waits until `selector`'s text contains `wanted`; returns the text.
+async fn wait_text(b: &Client, selector: &str, wanted: &str) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let t = text(b, selector).await;
+        if t.contains(wanted) {
+            return t;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{selector} never said {wanted:?}; it says {t:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn count(b: &Client, selector: &str) -> usize {
+    b.find_all(css(selector)).await.map_or(0, |v| v.len())
+}
+
+async fn wait_count(b: &Client, selector: &str, at_least: usize) {
+    let deadline = Instant::now() + WAIT;
+    while count(b, selector).await < at_least {
+        assert!(
+            Instant::now() < deadline,
+            "fewer than {at_least} of {selector}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn set_value(b: &Client, selector: &str, value: &str) {
+    let el = b
+        .wait()
+        .at_most(WAIT)
+        .for_element(css(selector))
+        .await
+        .expect("field");
+    el.clear().await.expect("clear");
+    el.send_keys(value).await.expect("type");
+}
+
+async fn select(b: &Client, selector: &str, value: &str) {
+    let el = b.find(css(selector)).await.expect("select");
+    el.select_by_value(value).await.expect("option");
+}
+
+/// Opens a room from the lobby's form: a typed position, an opponent (a
+/// house bot level, or "" for a person), and a seat.
+async fn create_room(b: &Client, base: &str, spec: &Value, opponent: &str, seat: &str) {
+    b.goto(&format!("{base}/#/")).await.expect("lobby");
+    wait_count(b, "#status[data-state=\"connected\"]", 1).await;
+    select(b, "#start", "spec").await;
+    set_value(b, "#spec", &spec.to_string()).await;
+    select(b, "#opponent", opponent).await;
+    select(b, "#seat", seat).await;
+    click(b, "#create-button").await;
+    b.wait()
+        .at_most(WAIT)
+        .for_element(css("#room-code"))
+        .await
+        .expect("the room opens");
+}
+
+async fn room_id(b: &Client) -> String {
+    let url = b.current_url().await.expect("url");
+    url.fragment()
+        .and_then(|f| f.strip_prefix("/room/"))
+        .expect("a room's address")
+        .to_string()
+}
+
+/// The stone to click to take `take` from heap `heap` of size `size`.
+fn stone(heap: u64, size: u64, take: u64) -> String {
+    format!(
+        ".heap-row[data-heap=\"{heap}\"] .stone[data-stone=\"{}\"]",
+        size - take
+    )
+}
+
+fn screenshots() -> PathBuf {
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    let dir = target.join("browser");
+    std::fs::create_dir_all(&dir).expect("screenshot folder");
+    dir
+}
+
+async fn screenshot(b: &Client, name: &str) {
+    let png = b.screenshot().await.expect("screenshot");
+    std::fs::write(screenshots().join(format!("{name}.png")), png).expect("write screenshot");
+}
+
+/// The Nim heaps the page shows now (read from its board).
+async fn heaps_shown(b: &Client) -> Vec<u64> {
+    let sizes = b
+        .execute(
+            "return [...document.querySelectorAll('.heap-row .heap-size')].map(e => Number(e.textContent))",
+            vec![],
+        )
+        .await
+        .expect("script");
+    serde_json::from_value(sizes).expect("sizes")
+}
+
+/// Plays the Nim game on the page perfectly (the engine says which stone to
+/// click): to its end (the result line), or None once `moves` moves are
+/// played and the game goes on.
+async fn play_nim(b: &Client, moves: Option<usize>) -> Option<String> {
+    let mut played = 0;
+    loop {
+        if moves == Some(played) {
+            return None;
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let t = text(b, "#turn").await;
+            if t.contains("Your move") || t.contains("You win") || t.contains("You lose") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not the person's move: {t}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let line = text(b, "#turn").await;
+        if line.contains("You win") || line.contains("You lose") {
+            return Some(line);
+        }
+        let heaps = heaps_shown(b).await;
+        let position = Position::from_spec(&json!({"game": "nim", "heaps": heaps})).expect("spec");
+        let best = serde_json::to_value(position.best_move().expect("a move")).expect("json");
+        let (heap, take) = (
+            best["heap"].as_u64().expect("heap"),
+            best["take"].as_u64().expect("take"),
+        );
+        let plies = count(b, "#moves li").await;
+        click(b, &stone(heap, heaps[heap as usize], take)).await;
+        // Our move and the answer (or the end).
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let t = text(b, "#turn").await;
+            if t.contains("You win") || t.contains("You lose") {
+                return Some(t);
+            }
+            if t.contains("Your move") && count(b, "#moves li").await >= plies + 2 {
+                break;
+            }
+            if Instant::now() > deadline {
+                screenshot(b, "failed-play-nim").await;
+                panic!(
+                    "the game did not go on: {t}; the page says {:?}",
+                    text(b, ".error").await
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        played += 1;
+    }
+}
+
+#[tokio::test]
+async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
+    let mut server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+
+    create_room(
+        &b,
+        &base,
+        &json!({"game": "nim", "heaps": [3, 4, 5]}),
+        "perfect",
+        "0",
+    )
+    .await;
+    wait_text(&b, "#turn", "Your move").await;
+    assert!(text(&b, ".player-box[data-seat=\"1\"]")
+        .await
+        .contains("house-bot (perfect)"));
+    screenshot(&b, "play-nim-start").await;
+
+    assert_eq!(
+        play_nim(&b, Some(1)).await,
+        None,
+        "the game goes on after one move"
+    );
+    // A reload in the middle of the game puts the person back on the seat.
+    let before = count(&b, "#moves li").await;
+    b.refresh().await.expect("reload");
+    wait_text(&b, "#turn", "Your move").await;
+    assert_eq!(count(&b, "#moves li").await, before, "the moves are back");
+    assert!(text(&b, ".player-box[data-seat=\"0\"]")
+        .await
+        .contains("(you)"));
+    // A server restart: the page says so, comes back, and the game goes on.
+    server.restart_in_place().await;
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    wait_text(&b, "#turn", "Your move").await;
+    assert_eq!(
+        count(&b, "#moves li").await,
+        before,
+        "nothing lost in the restart"
+    );
+    let result = play_nim(&b, None).await.expect("the game ends");
+    assert!(result.contains("You win by the rules"), "{result}");
+    screenshot(&b, "play-nim-won").await;
+    b.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn an_illegal_click_shows_the_servers_reason() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+    let spec = json!({"game": "bash", "k": 2, "heaps": [5, 4]});
+    create_room(&b, &base, &spec, "perfect", "0").await;
+    wait_text(&b, "#turn", "Your move").await;
+    // Taking all 5 when at most 2 may be taken: the engine's own words.
+    click(&b, &stone(0, 5, 5)).await;
+    let position = Position::from_spec(&spec).expect("spec");
+    let mv = position
+        .parse_move(&json!({"heap": 0, "take": 5}))
+        .expect("shape");
+    let reason = position.check(&mv).expect_err("illegal").to_string();
+    let shown = wait_text(&b, ".error", &reason).await;
+    assert!(shown.contains(&reason), "{shown}");
+    assert_eq!(count(&b, "#moves li").await, 0, "nothing was played");
+    // The page goes on: a legal click is played.
+    click(&b, &stone(0, 5, 1)).await;
+    wait_count(&b, "#moves li", 1).await;
+    b.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn two_people_play_by_code_while_a_third_watches_then_replay_the_review() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let (alice, bob, sam) = (
+        driver.browser().await,
+        driver.browser().await,
+        driver.browser().await,
+    );
+
+    // Heaps 1, 2: alice (first) can win by taking 1 from heap 1; she throws it away.
+    create_room(
+        &alice,
+        &base,
+        &json!({"game": "nim", "heaps": [1, 2]}),
+        "",
+        "0",
+    )
+    .await;
+    let code = text(&alice, "#room-code").await;
+    let room = room_id(&alice).await;
+    wait_text(&alice, "#turn", "Waiting for a second player").await;
+
+    bob.goto(&format!("{base}/#/")).await.expect("lobby");
+    wait_count(&bob, "#status[data-state=\"connected\"]", 1).await;
+    set_value(&bob, "#join-code", &code).await;
+    click(&bob, "#join-code + button").await;
+    wait_text(&bob, "#turn", "to move").await;
+
+    sam.goto(&format!("{base}/#/room/{code}"))
+        .await
+        .expect("watch");
+    wait_text(&sam, "#turn", "to move").await;
+
+    wait_text(&alice, "#turn", "Your move").await;
+    click(&alice, &stone(1, 2, 2)).await; // the mistake: heaps 1, 0
+    wait_text(&bob, "#turn", "Your move").await;
+    click(&bob, &stone(0, 1, 1)).await; // the last stone: bob wins
+    wait_text(&bob, "#turn", "You win").await;
+    wait_text(&alice, "#turn", "You lose").await;
+    let watched = wait_text(&sam, "#turn", "wins by the rules").await;
+    assert!(watched.contains("wins"), "{watched}");
+    screenshot(&sam, "watch-finished").await;
+
+    // The replay: steps back and forth, marks alice's mistake.
+    alice
+        .goto(&format!("{base}/#/replay/{room}"))
+        .await
+        .expect("replay");
+    wait_text(&alice, "#ply", "move 2 of 2").await;
+    assert_eq!(count(&alice, ".moves li.mistake").await, 1);
+    click(&alice, "#back").await;
+    wait_text(&alice, "#ply", "move 1 of 2").await;
+    let note = wait_text(&alice, "#mistake-note", "gave the win away").await;
+    assert!(note.contains("take 1 from heap 1 would have won"), "{note}");
+    click(&alice, "#first").await;
+    wait_text(&alice, "#ply", "move 0 of 2").await;
+    wait_count(&alice, "#binary-table", 1).await;
+    click(&alice, "#forward").await;
+    wait_text(&alice, "#ply", "move 1 of 2").await;
+    screenshot(&alice, "replay-review").await;
+    for b in [alice, bob, sam] {
+        b.close().await.expect("close");
+    }
+}
+
+/// One start per family, and a click recipe that plays one legal move in it.
+fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
+    vec![
+        (
+            "nim",
+            json!({"game": "nim", "heaps": [3, 4, 5]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"2\"]"],
+        ),
+        (
+            "misere-nim",
+            json!({"game": "nim", "heaps": [2, 3], "misere": true}),
+            vec![".heap-row[data-heap=\"1\"] .stone[data-stone=\"2\"]"],
+        ),
+        (
+            "heaps",
+            json!({"game": "heaps", "rule": {"upto": 3}, "heaps": [5, {"size": 9, "rule": "odd"}]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"4\"]"],
+        ),
+        (
+            "bash",
+            json!({"game": "bash", "k": 3, "heaps": [5, 6]}),
+            vec![".heap-row[data-heap=\"1\"] .stone[data-stone=\"5\"]"],
+        ),
+        (
+            "subtraction",
+            json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [10]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"9\"]"],
+        ),
+        (
+            "kayles",
+            json!({"game": "kayles", "heaps": [4, 5]}),
+            vec![
+                ".heap-row[data-heap=\"0\"] .stone[data-stone=\"1\"]",
+                ".heap-row[data-heap=\"0\"] .stone[data-stone=\"1\"]",
+            ],
+        ),
+        (
+            "dawson",
+            json!({"game": "dawson", "heaps": [5]}),
+            vec![
+                ".heap-row[data-heap=\"0\"] .stone[data-stone=\"0\"]",
+                ".heap-row[data-heap=\"0\"] .stone[data-stone=\"1\"]",
+            ],
+        ),
+        (
+            "lasker",
+            json!({"game": "lasker", "heaps": [5, 3]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"4\"]"],
+        ),
+        (
+            "wythoff",
+            json!({"game": "wythoff", "heaps": [3, 5]}),
+            vec![".square[data-x=\"2\"][data-y=\"5\"]"],
+        ),
+        (
+            "moore",
+            json!({"game": "moore", "heaps": [3, 5, 6], "k": 2}),
+            vec![
+                ".heap-row[data-heap=\"0\"] .stone[data-stone=\"2\"]",
+                ".actions .primary",
+            ],
+        ),
+        (
+            "new-stone",
+            json!({"game": "new-stone", "heaps": [2, 3]}),
+            vec![
+                ".heap-row[data-heap=\"1\"] .stone[data-stone=\"2\"]",
+                ".actions .primary",
+            ],
+        ),
+        (
+            "staircase",
+            json!({"game": "staircase", "pieces": [1, 4, 6]}),
+            vec![".step[data-cell=\"6\"]", ".step[data-cell=\"5\"]"],
+        ),
+        (
+            "treblecross",
+            json!({"game": "treblecross", "length": 7}),
+            vec![".cell[data-cell=\"3\"]"],
+        ),
+        (
+            "darkraft",
+            json!({"game": "darkraft", "grid": ["RLX", "LRL", "XLR"]}),
+            vec![".dcell[data-row=\"0\"][data-col=\"0\"]"],
+        ),
+        (
+            "graph",
+            json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [1, 2], [0, 3]], "tokens": [0, 1]}),
+            vec![".token[data-token=\"0\"]", ".vertex[data-vertex=\"3\"]"],
+        ),
+        (
+            "twist",
+            json!({"game": "twist", "stones": 10}),
+            vec!["split:4+6"],
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_familys_board_renders_and_takes_a_legal_click() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+    for (name, spec, clicks) in families() {
+        // The bot never moves first here: our click is the first move.
+        create_room(&b, &base, &spec, "perfect", "0").await;
+        wait_text(&b, "#turn", "Your move").await;
+        screenshot(&b, name).await;
+        for step in clicks {
+            match step.strip_prefix("split:") {
+                Some(parts) => {
+                    set_value(&b, "input.split", parts).await;
+                    click(&b, ".twist button[type=submit]").await;
+                }
+                None => click(&b, step).await,
+            }
+        }
+        let deadline = Instant::now() + WAIT;
+        while count(&b, "#moves li").await < 1 {
+            let problem = text(&b, ".error").await;
+            assert!(
+                problem.is_empty(),
+                "{name}: the move was refused: {problem}"
+            );
+            assert!(Instant::now() < deadline, "{name}: the move never showed");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        screenshot(&b, &format!("{name}-after")).await;
+    }
+    b.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_person_joins_a_tournament_and_plays_each_game_as_it_comes() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let mut owner = grundy_tests::Client::connect(&server.url(), "organiser").await;
+    let made = owner
+        .request(json!({"type": "create_tournament", "format": "round_robin",
+                        "spec": {"game": "nim", "heaps": [2, 3]}, "name": "browser cup",
+                        "clock": {"initial_ms": 120000, "increment_ms": 2000}}))
+        .await;
+    let id = made["tournament"].as_str().expect("id").to_string();
+    let owner_token = made["owner_token"].as_str().expect("token").to_string();
+    let bot = grundy_bot::tournament::register(
+        &server.url(),
+        &id,
+        "bot-1",
+        grundy_protocol::Level::Perfect,
+        1,
+    )
+    .await
+    .expect("the bot registers");
+    let bot = tokio::spawn(bot.play());
+
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+    b.goto(&format!("{base}/#/tournaments"))
+        .await
+        .expect("list");
+    click(&b, &format!("a[href=\"#/tournament/{id}\"]")).await;
+    wait_text(&b, ".tournament h2", "browser cup").await;
+    click(&b, ".tournament form button").await;
+    wait_text(&b, ".tournament", "You play as player 1").await;
+    let started = owner
+        .request(json!({"type": "start_tournament", "tournament": id, "token": owner_token}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+
+    // Two games, seats swapped: the page goes to each as it comes.
+    let mut results = Vec::new();
+    for game in 0..2 {
+        if game == 1 {
+            // The result of the first game stays on the page; the next one
+            // is a link away.
+            let banner = wait_text(&b, "#banner", "round 1").await;
+            assert!(banner.contains("bot-1"), "{banner}");
+            click(&b, "#banner a").await;
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let url = b.current_url().await.expect("url");
+            let in_new_room = url.fragment().is_some_and(|f| f.starts_with("/room/"))
+                && !text(&b, "#turn").await.contains("You win")
+                && !text(&b, "#turn").await.contains("You lose")
+                && !text(&b, "#turn").await.is_empty();
+            if in_new_room {
+                break;
+            }
+            assert!(Instant::now() < deadline, "game {game} never came");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        results.push(play_nim(&b, None).await.expect("the game ends"));
+        screenshot(&b, &format!("tournament-game-{game}")).await;
+    }
+    // From [2, 3] the first player wins with perfect play: one game each.
+    assert!(results.iter().any(|r| r.contains("You win")), "{results:?}");
+    assert!(
+        results.iter().any(|r| r.contains("You lose")),
+        "{results:?}"
+    );
+    b.goto(&format!("{base}/#/tournament/{id}"))
+        .await
+        .expect("standings");
+    wait_text(&b, ".tournament", "finished").await;
+    let standings = text(&b, "table.standings").await;
+    assert!(standings.contains("bot-1"), "{standings}");
+    screenshot(&b, "tournament-finished").await;
+    tokio::time::timeout(WAIT, bot)
+        .await
+        .expect("the bot ends")
+        .expect("task")
+        .expect("plays");
+    b.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn the_page_fits_a_phone_in_the_dark() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start().await;
+    let b = driver
+        .browser_with(&[
+            "--window-size=390,844",
+            "--force-dark-mode",
+            "--blink-settings=preferredColorScheme=0",
+        ])
+        .await;
+    create_room(
+        &b,
+        &base,
+        &json!({"game": "kayles", "heaps": [6, 9]}),
+        "perfect",
+        "0",
+    )
+    .await;
+    wait_text(&b, "#turn", "Your move").await;
+    click(&b, "#hint").await;
+    wait_count(&b, "#binary-table", 1).await;
+    let fits = b
+        .execute("return [document.documentElement.scrollWidth, window.innerWidth, matchMedia('(prefers-color-scheme: dark)').matches]", vec![])
+        .await
+        .expect("script");
+    let (scroll, width) = (
+        fits[0].as_u64().expect("width"),
+        fits[1].as_u64().expect("width"),
+    );
+    assert!(
+        scroll <= width,
+        "the page is {scroll} px wide on a {width} px screen"
+    );
+    assert_eq!(fits[2], true, "the dark theme is asked for");
+    screenshot(&b, "phone-dark-kayles-hint").await;
+    b.close().await.expect("close");
+}
