@@ -174,14 +174,22 @@ async fn select(b: &Client, selector: &str, value: &str) {
 }
 
 /// Opens a room from the lobby's form: a typed position, an opponent (a
-/// house bot level, or "" for a person), and a seat.
-async fn create_room(b: &Client, base: &str, spec: &Value, opponent: &str, seat: &str) {
+/// house bot level, or "" for a person), a seat and a clock ("" untimed).
+async fn create_room(
+    b: &Client,
+    base: &str,
+    spec: &Value,
+    opponent: &str,
+    seat: &str,
+    clock: &str,
+) {
     b.goto(&format!("{base}/#/")).await.expect("lobby");
     wait_count(b, "#status[data-state=\"connected\"]", 1).await;
     select(b, "#start", "spec").await;
     set_value(b, "#spec", &spec.to_string()).await;
     select(b, "#opponent", opponent).await;
     select(b, "#seat", seat).await;
+    select(b, "#clock", clock).await;
     click(b, "#create-button").await;
     b.wait()
         .at_most(WAIT)
@@ -300,6 +308,7 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
         &json!({"game": "nim", "heaps": [3, 4, 5]}),
         "perfect",
         "0",
+        "",
     )
     .await;
     wait_text(&b, "#turn", "Your move").await;
@@ -343,8 +352,16 @@ async fn an_illegal_click_shows_the_servers_reason() {
     let driver = Driver::start().await;
     let b = driver.browser().await;
     let spec = json!({"game": "bash", "k": 2, "heaps": [5, 4]});
-    create_room(&b, &base, &spec, "perfect", "0").await;
+    create_room(&b, &base, &spec, "perfect", "0", "180000+2000").await;
     wait_text(&b, "#turn", "Your move").await;
+    // A timed game: the mover's clock runs on the page.
+    let first = wait_text(&b, ".clock.running", "2:").await;
+    let deadline = Instant::now() + WAIT;
+    while text(&b, ".clock.running").await == first {
+        assert!(Instant::now() < deadline, "the clock stands at {first}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    screenshot(&b, "timed-bash").await;
     // Taking all 5 when at most 2 may be taken: the engine's own words.
     click(&b, &stone(0, 5, 5)).await;
     let position = Position::from_spec(&spec).expect("spec");
@@ -379,6 +396,7 @@ async fn two_people_play_by_code_while_a_third_watches_then_replay_the_review() 
         &json!({"game": "nim", "heaps": [1, 2]}),
         "",
         "0",
+        "",
     )
     .await;
     let code = text(&alice, "#room-code").await;
@@ -534,7 +552,7 @@ async fn every_familys_board_renders_and_takes_a_legal_click() {
     let b = driver.browser().await;
     for (name, spec, clicks) in families() {
         // The bot never moves first here: our click is the first move.
-        create_room(&b, &base, &spec, "perfect", "0").await;
+        create_room(&b, &base, &spec, "perfect", "0", "").await;
         wait_text(&b, "#turn", "Your move").await;
         screenshot(&b, name).await;
         for step in clicks {
@@ -663,6 +681,7 @@ async fn the_page_fits_a_phone_in_the_dark() {
         &json!({"game": "kayles", "heaps": [6, 9]}),
         "perfect",
         "0",
+        "",
     )
     .await;
     wait_text(&b, "#turn", "Your move").await;

@@ -402,3 +402,31 @@ async fn http_connections_are_bounded_in_time() {
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+#[tokio::test]
+async fn health_is_503_while_the_store_does_not_commit() {
+    use grundy_server::store::{HookedWrites, SqliteStore, StoreError, WriteOp};
+    let dir = tempfile::tempdir().expect("dir");
+    let store = HookedWrites {
+        store: SqliteStore::open(&dir.path().join("grundy.db")).expect("store"),
+        hook: |_: &SqliteStore, _: WriteOp| {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let _ = tx.send(Err(StoreError::Sqlite("disk I/O error".into())));
+            rx
+        },
+    };
+    let server = grundy_server::Server::start(
+        "127.0.0.1:0".parse().expect("addr"),
+        std::sync::Arc::new(store),
+        grundy_server::Config::default(),
+    )
+    .await
+    .expect("server");
+    let health = http(server.local_addr(), "GET", "/healthz").await;
+    assert_eq!(health.status, 503, "{health:?}");
+    assert_eq!(health.json()["status"], "unavailable");
+    assert!(health.json()["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("store")));
+    server.shutdown().await;
+}
