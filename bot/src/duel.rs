@@ -34,6 +34,7 @@ pub async fn duel(
             clock: None,
             listed: false,
             seat: Some(0),
+            hints: false,
             bot: None,
         }
     })

@@ -387,6 +387,7 @@ async fn create(url: &str, args: CreateArgs) -> Result<()> {
             clock: None,
             listed: true,
             seat: Some(args.seat),
+            hints: false,
             bot: None,
         }
     })

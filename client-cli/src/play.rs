@@ -300,6 +300,7 @@ async fn take_seat(
                 clock,
                 listed: true,
                 seat: args.seat,
+                hints: false,
                 bot: args.bot.clone(),
             })
             .await

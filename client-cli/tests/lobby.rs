@@ -34,6 +34,7 @@ fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
                         listed: true,
                         seat: None,
                         bot: None,
+                        hints: false,
                     })
                     .await
                     .expect("a room");

@@ -325,6 +325,7 @@ mod tests {
             clocks_ms: live.clocks_at(now),
             result: None,
             seq: 2,
+            hints: false,
         };
         let followed = MatchState::from_snapshot(&snapshot, now).unwrap();
         assert_eq!(followed.position, live.position);

@@ -254,11 +254,11 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 
 const SERVER_SAMPLES: &str = r#"
 {"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256}}
-{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1}}
-{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null}],"total":1}
+{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1,"hints":false}}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null,"hints":false}],"total":1}
 {"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob"}}
 {"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
-{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3},"events":[]}
+{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3,"hints":false},"events":[]}
 {"type":"error","id":4,"code":"not_your_turn","message":"it is your opponent's turn"}
 {"type":"error","id":null,"code":"rate_limited","message":"more than 50 messages per second (messages_per_second)","retry_after_ms":20,"limit":"messages_per_second"}
 {"type":"event","room":"c6bf","event":{"seq":4,"kind":"presence","seat":1,"connected":false}}
@@ -384,6 +384,7 @@ fn what_the_server_writes_validates() {
         clocks_ms: [1, 2],
         result,
         seq: 7,
+        hints: true,
     };
     let bodies = [
         EventBody::Seated {
@@ -467,6 +468,7 @@ fn what_the_server_writes_validates() {
                 state: "playing".into(),
                 clock: None,
                 bot: Some("perfect".into()),
+                hints: false,
                 ratings: [Some(1500.0), None],
                 tournament: Some("t".into()),
             }],

@@ -67,6 +67,7 @@ struct NewRoom {
     listed: bool,
     seat: Option<u8>,
     bot: Option<String>,
+    hints: bool,
 }
 
 /// Longest player name.
@@ -488,6 +489,7 @@ impl Conn {
                 listed,
                 seat,
                 bot,
+                hints,
             } => {
                 let request = NewRoom {
                     spec,
@@ -496,6 +498,7 @@ impl Conn {
                     listed,
                     seat,
                     bot,
+                    hints,
                 };
                 Box::pin(self.create_room(id, request)).await
             }
@@ -679,6 +682,7 @@ impl Conn {
             listed,
             seat,
             bot,
+            hints,
         } = request;
         let bot = match bot.as_deref().map(str::parse::<Level>) {
             None => None,
@@ -694,6 +698,14 @@ impl Conn {
                     format!("clock: initial_ms must be 1..={MAX_BANK_MS} and increment_ms at most {MAX_INCREMENT_MS}"),
                 );
             }
+        }
+        if hints && clock.is_some() {
+            // A clock makes the game a contest: hints are for casual play.
+            return self.error(
+                id,
+                ErrorCode::BadRequest,
+                "hints: only an untimed room may allow hints",
+            );
         }
         if self.over_room_limit(&id) {
             return;
@@ -748,6 +760,7 @@ impl Conn {
             clock,
             listed,
             bot: bot_level,
+            hints,
             tournament: None,
         };
         match self.shared.lobby.create(setup).await {

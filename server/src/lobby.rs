@@ -69,6 +69,8 @@ pub struct RoomSetup {
     pub listed: bool,
     /// The house bot level asked for.
     pub bot: Option<String>,
+    /// Both players may see hints (an untimed room).
+    pub hints: bool,
     /// The tournament whose game this is, and how to tell it the result.
     pub tournament: Option<(String, EndHook)>,
 }
@@ -119,6 +121,7 @@ impl Lobby {
             clock,
             listed,
             bot,
+            hints,
             tournament,
         } = setup;
         let (tournament, on_end) = tournament.unzip();
@@ -139,6 +142,7 @@ impl Lobby {
                 clock,
                 listed,
                 bot: bot.clone(),
+                hints,
                 tournament: tournament.clone(),
                 created_at_ms: now_ms(),
             });
@@ -169,6 +173,7 @@ impl Lobby {
                 clock,
                 listed,
                 bot,
+                hints,
                 tournament,
                 on_end,
             },
@@ -375,6 +380,7 @@ impl Lobby {
                     clock: s.clock,
                     listed: s.listed,
                     bot: s.bot.clone(),
+                    hints: s.hints,
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),
                 },

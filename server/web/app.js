@@ -103,7 +103,7 @@ function lobby() {
     return h("tr", { dataset: { code: r.code } },
       h("td", {}, h("strong", {}, r.name), h("div", { class: "muted small" }, r.description)),
       h("td", {}, players[0], " vs ", players[1]),
-      h("td", {}, r.state, r.tournament ? " · tournament" : ""),
+      h("td", {}, r.state, r.tournament ? " · tournament" : "", r.hints ? h("span", { class: "tag", title: "both players may ask for hints" }, "hints") : ""),
       h("td", {}, clockWords(r.clock)),
       h("td", { class: "code" }, r.code),
       h("td", {},
@@ -161,6 +161,7 @@ function createForm(problem) {
     option("300000+3000", "5+3"), option("600000+5000", "10+5"), option("1800000+0", "30+0"));
   const seat = h("select", { id: "seat", "aria-label": "seat" }, option("0", "I move first", true), option("1", "I move second"), option("any", "either (random)"));
   const listed = h("input", { type: "checkbox", id: "listed", checked: true });
+  const hints = h("input", { type: "checkbox", id: "hints" });
   return h("form", { class: "create", id: "create", onsubmit: async (e) => {
     e.preventDefault();
     problem.show(null);
@@ -176,6 +177,10 @@ function createForm(problem) {
       msg.clock = { initial_ms: initial, increment_ms: increment };
     }
     msg.seat = seat.value === "any" ? Math.round(Math.random()) : Number(seat.value);
+    if (hints.checked) {
+      if (msg.clock) return problem.show("hints are for untimed games: choose “untimed”, or no hints");
+      msg.hints = true;
+    }
     if (opponent.value) msg.bot = opponent.value;
     try {
       const seated = await conn.send(msg);
@@ -186,6 +191,7 @@ function createForm(problem) {
   h("label", {}, "Game ", game), h("label", {}, "Start ", start, size), spec,
   h("label", {}, "Opponent ", opponent), h("label", {}, "Clock ", clock), h("label", {}, "Seat ", seat),
   h("label", { class: "check" }, listed, " shown in the lobby"),
+  h("label", { class: "check", title: "both players may ask for hints; whoever joins agrees" }, hints, " hints for both (untimed)"),
   h("button", { type: "submit", class: "primary", id: "create-button" }, "Create"));
 }
 
@@ -318,9 +324,11 @@ function room(key) {
   };
   const timer = setInterval(tick, 100);
 
+  // Hints in casual games only: against a house bot, or where the room
+  // allows them (untimed, and whoever joined agreed); in any game once over.
   const casual = () => {
     const snap = s.snapshot;
-    return snap.seats.some((seat) => isHouse(seat.name)) || !!snap.result || s.seat == null;
+    return snap.seats.some((seat) => isHouse(seat.name)) || snap.hints || !!snap.result;
   };
 
   const render = () => {
@@ -369,7 +377,8 @@ function room(key) {
     clear(head,
       h("div", { class: "room-head" },
         h("h2", {}, specName(snap.spec) || snap.spec.game),
-        h("span", { class: "muted" }, " code ", h("strong", { class: "code", id: "room-code" }, snap.code), " · ", clockWords(snap.clock))),
+        h("span", { class: "muted" }, " code ", h("strong", { class: "code", id: "room-code" }, snap.code), " · ", clockWords(snap.clock),
+          snap.hints ? " · hints for both" : "")),
       h("div", { class: "players" }, playerBox(0), playerBox(1)),
       h("p", { class: `turn${myTurn ? " mine" : ""}${over ? " over" : ""}`, id: "turn" }, line));
     const redrawn = boardFor(snap, myTurn);
@@ -401,7 +410,7 @@ function room(key) {
 
   const rematch = async () => {
     const snap = s.snapshot;
-    const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true };
+    const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true, hints: snap.hints };
     if (snap.clock) msg.clock = snap.clock;
     const bot = snap.seats.map((seat) => seat.name).find(isHouse);
     if (bot) msg.bot = bot.slice("house-bot (".length, -1);

@@ -174,7 +174,8 @@ async fn select(b: &Client, selector: &str, value: &str) {
 }
 
 /// Opens a room from the lobby's form: a typed position, an opponent (a
-/// house bot level, or "" for a person), a seat and a clock ("" untimed).
+/// house bot level, or "" for a person), a seat, a clock ("" untimed), and
+/// whether both players may see hints.
 async fn create_room(
     b: &Client,
     base: &str,
@@ -182,6 +183,7 @@ async fn create_room(
     opponent: &str,
     seat: &str,
     clock: &str,
+    hints: bool,
 ) {
     b.goto(&format!("{base}/#/")).await.expect("lobby");
     wait_count(b, "#status[data-state=\"connected\"]", 1).await;
@@ -190,6 +192,9 @@ async fn create_room(
     select(b, "#opponent", opponent).await;
     select(b, "#seat", seat).await;
     select(b, "#clock", clock).await;
+    if hints {
+        click(b, "#hints").await;
+    }
     click(b, "#create-button").await;
     b.wait()
         .at_most(WAIT)
@@ -309,6 +314,7 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
         "perfect",
         "0",
         "",
+        false,
     )
     .await;
     wait_text(&b, "#turn", "Your move").await;
@@ -352,7 +358,7 @@ async fn an_illegal_click_shows_the_servers_reason() {
     let driver = Driver::start().await;
     let b = driver.browser().await;
     let spec = json!({"game": "bash", "k": 2, "heaps": [5, 4]});
-    create_room(&b, &base, &spec, "perfect", "0", "180000+2000").await;
+    create_room(&b, &base, &spec, "perfect", "0", "180000+2000", false).await;
     wait_text(&b, "#turn", "Your move").await;
     // A timed game: the mover's clock runs on the page.
     let first = wait_text(&b, ".clock.running", "2:").await;
@@ -397,6 +403,7 @@ async fn two_people_play_by_code_while_a_third_watches_then_replay_the_review() 
         "",
         "0",
         "",
+        true,
     )
     .await;
     let code = text(&alice, "#room-code").await;
@@ -413,6 +420,11 @@ async fn two_people_play_by_code_while_a_third_watches_then_replay_the_review() 
         .await
         .expect("watch");
     wait_text(&sam, "#turn", "to move").await;
+    // Both players agreed to hints (the room allows them): a casual game,
+    // for whoever follows it.
+    click(&bob, "#hint").await;
+    wait_count(&bob, "#binary-table", 1).await;
+    wait_count(&alice, "#hint", 1).await;
 
     wait_text(&alice, "#turn", "Your move").await;
     click(&alice, &stone(1, 2, 2)).await; // the mistake: heaps 1, 0
@@ -552,7 +564,7 @@ async fn every_familys_board_renders_and_takes_a_legal_click() {
     let b = driver.browser().await;
     for (name, spec, clicks) in families() {
         // The bot never moves first here: our click is the first move.
-        create_room(&b, &base, &spec, "perfect", "0", "").await;
+        create_room(&b, &base, &spec, "perfect", "0", "", false).await;
         wait_text(&b, "#turn", "Your move").await;
         screenshot(&b, name).await;
         for step in clicks {
@@ -682,6 +694,7 @@ async fn the_page_fits_a_phone_in_the_dark() {
         "perfect",
         "0",
         "",
+        false,
     )
     .await;
     wait_text(&b, "#turn", "Your move").await;

@@ -244,6 +244,7 @@ fn bot_room(room: &str) -> WriteOp {
         clock: None,
         listed: true,
         bot: Some("perfect".into()),
+        hints: false,
         tournament: None,
         created_at_ms: 1,
     }

@@ -486,3 +486,43 @@ async fn a_restart_finishes_a_record_whose_result_was_lost() {
         .await;
     assert_eq!(seated["type"], "seated", "{seated}");
 }
+
+#[tokio::test]
+async fn an_untimed_room_may_allow_hints_to_both_players() {
+    let mut server = TestServer::start().await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let spec = json!({"game": "nim", "heaps": [3, 4]});
+    let refused = a
+        .request(json!({"type": "create_room", "spec": spec, "hints": true,
+                        "clock": {"initial_ms": 60000, "increment_ms": 0}}))
+        .await;
+    assert_eq!(refused["code"], "bad_request", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("hints")),
+        "{refused}"
+    );
+
+    let seated = a
+        .request(json!({"type": "create_room", "spec": spec, "hints": true}))
+        .await;
+    assert_eq!(seated["snapshot"]["hints"], true, "{seated}");
+    let room = seated["room"].as_str().expect("room").to_string();
+    let plain = a
+        .request(json!({"type": "create_room", "spec": spec}))
+        .await;
+    assert_eq!(plain["snapshot"]["hints"], false, "{plain}");
+    let listed = a.request(json!({"type": "list_rooms"})).await;
+    let summary = listed["rooms"]
+        .as_array()
+        .and_then(|rooms| rooms.iter().find(|r| r["room"] == room.as_str()))
+        .expect("listed");
+    assert_eq!(summary["hints"], true);
+
+    // Kept across a restart, like the rest of the room.
+    server.restart().await;
+    let mut b = Client::connect(&server.url(), "bob").await;
+    let joined = b.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(joined["snapshot"]["hints"], true, "{joined}");
+}

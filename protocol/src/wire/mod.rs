@@ -78,6 +78,10 @@ pub enum ClientMsg {
         /// to take the other seat.
         #[serde(default)]
         bot: Option<String>,
+        /// Both players may see hints (an untimed room only; whoever joins
+        /// agrees). Default false.
+        #[serde(default)]
+        hints: bool,
     },
     /// The open and running rooms: at most `limit` of them (1 to
     /// [`MAX_LISTED_ROOMS`], default that), open ones first.
@@ -414,6 +418,9 @@ pub struct Snapshot {
     pub result: Option<MatchResult>,
     /// The sequence number of the last event included in this state.
     pub seq: u64,
+    /// The room allows hints to both players (asked for at its creation).
+    #[serde(default)]
+    pub hints: bool,
 }
 
 /// A line of the lobby list.
@@ -434,6 +441,9 @@ pub struct RoomSummary {
     pub clock: Option<Clock>,
     /// The house bot level this room asked for, if any.
     pub bot: Option<String>,
+    /// The room allows hints to both players.
+    #[serde(default)]
+    pub hints: bool,
     /// The seated players' Glicko-2 ratings in this game family, if rated.
     pub ratings: [Option<f64>; 2],
     /// The tournament this room's game belongs to, if any.

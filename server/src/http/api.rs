@@ -311,15 +311,7 @@ async fn match_record(
     Path(key): Path<String>,
     Query(q): Query<MatchQuery>,
 ) -> Answer {
-    let mut answer = ask(
-        &api,
-        ClientMsg::GetMatch {
-            id: None,
-            room: key,
-        },
-    )
-    .await?;
-    let record = answer["record"].take();
+    let record = match_record_of(&api, key).await?;
     let room = record["room"].as_str().unwrap_or("match").to_string();
     let mut response = json_body(record);
     if q.download == Some(true) {
@@ -334,9 +326,23 @@ async fn match_record(
     Ok(response)
 }
 
+/// No parameters: any is refused by name.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ReviewQuery {}
+struct NoQuery {}
+
+/// A match's record (`get_match`), by id or code.
+async fn match_record_of(api: &Api, key: String) -> Result<Value, ApiError> {
+    let mut answer = ask(
+        api,
+        ClientMsg::GetMatch {
+            id: None,
+            room: key,
+        },
+    )
+    .await?;
+    Ok(answer["record"].take())
+}
 
 /// A match replayed by the engine: the position before each move, who was
 /// winning it, and each move that gave a won position away (with what would
@@ -344,17 +350,10 @@ struct ReviewQuery {}
 async fn review(
     State(api): State<Api>,
     Path(key): Path<String>,
-    Query(_): Query<ReviewQuery>,
+    Query(_): Query<NoQuery>,
 ) -> Answer {
-    let mut answer = ask(
-        &api,
-        ClientMsg::GetMatch {
-            id: None,
-            room: key,
-        },
-    )
-    .await?;
-    let record: MatchRecord = serde_json::from_value(answer["record"].take()).map_err(|e| {
+    let record = match_record_of(&api, key).await?;
+    let record: MatchRecord = serde_json::from_value(record).map_err(|e| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
@@ -489,7 +488,7 @@ fn step(position: &Position, bytes: &mut usize, included: &mut bool) -> Step {
     }
 }
 
-async fn tournaments(State(api): State<Api>, Query(_): Query<ReviewQuery>) -> Answer {
+async fn tournaments(State(api): State<Api>, Query(_): Query<NoQuery>) -> Answer {
     let answer = ask(&api, ClientMsg::ListTournaments { id: None }).await?;
     Ok(json_body(without_envelope(answer)))
 }

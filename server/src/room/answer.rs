@@ -25,6 +25,7 @@ pub struct SnapshotView<'a> {
     pub clocks_ms: [u64; 2],
     pub result: Option<MatchResult>,
     pub seq: u64,
+    pub hints: bool,
 }
 
 /// The answers that carry a snapshot or events, as `ServerMsg` serializes
@@ -157,6 +158,7 @@ mod tests {
                 reason: EndReason::Rules,
             }),
             seq: 9,
+            hints: true,
         }
     }
 
@@ -177,6 +179,7 @@ mod tests {
             clocks_ms: v.clocks_ms,
             result: v.result,
             seq: v.seq,
+            hints: v.hints,
         }
     }
 

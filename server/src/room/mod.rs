@@ -117,6 +117,8 @@ pub struct RoomInit {
     pub listed: bool,
     /// The house bot level the creator asked for.
     pub bot: Option<String>,
+    /// Both players may see hints.
+    pub hints: bool,
     /// The tournament this game belongs to: a no-show then loses the game
     /// rather than calling it off, and nobody may abort.
     pub tournament: Option<String>,
@@ -131,6 +133,7 @@ pub struct Room {
     description: String,
     listed: bool,
     bot: Option<String>,
+    hints: bool,
     tournament: Option<String>,
     on_end: Option<EndHook>,
     core: Core,
@@ -170,6 +173,7 @@ impl Room {
             description: grundy_protocol::names::describe_spec(&init.spec, MAX_DESCRIPTION),
             listed: init.listed,
             bot: init.bot,
+            hints: init.hints,
             tournament: init.tournament,
             on_end: init.on_end,
             core: Core::new(init.spec, init.start, init.clock, rules),
@@ -190,6 +194,7 @@ impl Room {
                 state: String::new(),
                 clock: None,
                 bot: None,
+                hints: false,
                 ratings: [None, None],
                 tournament: None,
             })),
@@ -742,6 +747,7 @@ impl Room {
             clocks_ms: game.clocks_at(now()),
             result: game.result,
             seq: game.seq,
+            hints: self.hints,
         }
     }
 
@@ -764,6 +770,7 @@ impl Room {
             state: state.to_string(),
             clock: game.clock,
             bot: self.bot.clone(),
+            hints: self.hints,
             // Filled in by the lobby, which knows the ratings.
             ratings: [None, None],
             tournament: self.tournament.clone(),

@@ -22,7 +22,7 @@
 //!
 //! ```sql
 //! rooms  (no INT PK, id TEXT UNIQUE, code TEXT UNIQUE, spec TEXT json,
-//!         clock TEXT json NULL, listed INT, bot TEXT NULL, created_at_ms INT,
+//!         clock TEXT json NULL, listed INT, bot TEXT NULL, hints INT 0|1, created_at_ms INT,
 //!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
 //! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, house INT 0|1,
 //!         PK (room_no, seat))
@@ -41,6 +41,8 @@
 //! `seats.house` (version 4) marks the seats the server reserved for its own
 //! house bot: only those get a bot back after a restart. A name proves nothing
 //! (see [`migrate`] for the seats of older files).
+//!
+//! `rooms.hints` (version 5): the room allows hints to both players.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,7 +60,7 @@ use tokio::sync::oneshot;
 use crate::metrics::METRICS;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 mod db_lock;
 mod tournaments;
@@ -80,6 +82,7 @@ CREATE TABLE IF NOT EXISTS rooms (
     clock          TEXT,
     listed         INTEGER NOT NULL,
     bot            TEXT,
+    hints          INTEGER NOT NULL DEFAULT 0,
     created_at_ms  INTEGER NOT NULL,
     result         TEXT,
     finished_at_ms INTEGER,
@@ -160,6 +163,8 @@ pub enum WriteOp {
         listed: bool,
         /// The house bot level the creator asked for.
         bot: Option<String>,
+        /// Both players may see hints.
+        hints: bool,
         /// The tournament whose game this room plays.
         tournament: Option<String>,
         created_at_ms: u64,
@@ -261,6 +266,8 @@ pub struct StoredRoom {
     pub listed: bool,
     /// The house bot level the creator asked for.
     pub bot: Option<String>,
+    /// Both players may see hints.
+    pub hints: bool,
     /// The tournament whose game this room plays.
     pub tournament: Option<String>,
     pub created_at_ms: u64,
@@ -572,8 +579,8 @@ impl MatchStore for SqliteStore {
         let mut rooms = Vec::new();
         {
             let mut stmt = tx.prepare_cached(
-                "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament FROM rooms
-                 WHERE result IS NULL ORDER BY created_at_ms, id",
+                "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
+                 FROM rooms WHERE result IS NULL ORDER BY created_at_ms, id",
             )?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
@@ -586,8 +593,10 @@ impl MatchStore for SqliteStore {
                 let created_at_ms: i64 = row.get(5).map_err(bad)?;
                 let bot: Option<String> = row.get(6).map_err(bad)?;
                 let tournament: Option<String> = row.get(7).map_err(bad)?;
+                let hints: bool = row.get(8).map_err(bad)?;
                 rooms.push(StoredRoom {
                     bot,
+                    hints,
                     tournament,
                     spec: parse_json(&room, "spec", &spec)?,
                     clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
@@ -739,6 +748,10 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if found == 3 {
         tx.execute_batch("ALTER TABLE seats ADD COLUMN house INTEGER NOT NULL DEFAULT 0")?;
     }
+    // Versions 3 and 4 lack the rooms' hints (older ones: as above).
+    if (3..=4).contains(&found) {
+        tx.execute_batch("ALTER TABLE rooms ADD COLUMN hints INTEGER NOT NULL DEFAULT 0")?;
+    }
     let rekey = (1..=2).contains(&found);
     if rekey {
         tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
@@ -872,6 +885,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             clock,
             listed,
             bot,
+            hints,
             tournament,
             created_at_ms,
         } => {
@@ -879,8 +893,9 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
             let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
             conn.prepare_cached(
-                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms, tournament)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms, tournament,
+                                    hints)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
                 room,
@@ -890,7 +905,8 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 listed,
                 bot,
                 created_at_ms,
-                tournament
+                tournament,
+                hints
             ])
             .map_err(|e| match constraint(&e) {
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => {
@@ -1142,6 +1158,7 @@ mod tests {
             }),
             listed: true,
             bot: None,
+            hints: false,
             tournament: None,
             created_at_ms,
         }
@@ -1295,12 +1312,18 @@ mod tests {
         for seq in [3, 1, 2] {
             put(&store, event("open", seq, EventBody::Started, seq * 10)).expect("event");
         }
-        put(&store, create("early", 50)).expect("create");
+        let mut early = create("early", 50);
+        if let WriteOp::CreateRoom { hints, .. } = &mut early {
+            *hints = true;
+        }
+        put(&store, early).expect("create");
 
         let rooms = store.load_unfinished().expect("load");
         let ids: Vec<&str> = rooms.iter().map(|r| r.room.as_str()).collect();
         assert_eq!(ids, ["early", "open"]);
+        assert!(rooms[0].hints, "a room that allows hints is read back so");
         let open = &rooms[1];
+        assert!(!open.hints);
         assert_eq!(open.code, "code-open");
         assert!(open.listed);
         assert_eq!(open.created_at_ms, 200);
@@ -1558,7 +1581,9 @@ mod tests {
         let (_dir, path) = temp();
         {
             let raw = Connection::open(&path).expect("raw");
-            let v3 = SCHEMA.replace("    house   INTEGER NOT NULL DEFAULT 0,\n", "");
+            let v3 = SCHEMA
+                .replace("    house   INTEGER NOT NULL DEFAULT 0,\n", "")
+                .replace("    hints          INTEGER NOT NULL DEFAULT 0,\n", "");
             assert_ne!(v3, SCHEMA);
             raw.execute_batch(&v3).expect("v3 tables");
             raw.execute_batch(tournaments::SCHEMA).expect("v3 tables");

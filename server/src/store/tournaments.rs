@@ -552,6 +552,7 @@ mod tests {
                 clock: None,
                 listed: true,
                 bot: None,
+                hints: false,
                 tournament: None,
                 created_at_ms: 7,
             })

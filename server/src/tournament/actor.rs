@@ -629,6 +629,7 @@ impl Tournament {
             clock: self.core.settings.clock,
             listed: true,
             bot: None,
+            hints: false,
             tournament: Some((self.core.id.clone(), end_hook(self.results.clone()))),
         };
         let (room, tokens) = self
