@@ -111,6 +111,7 @@ async fn new_room_in(
         clock,
         listed: true,
         bot: None,
+        hints: false,
         tournament: None,
     };
     lobby.create(setup).await.unwrap().1
@@ -427,6 +428,7 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
         }),
         listed: true,
         bot: None,
+        hints: false,
         tournament: Some((
             "t".to_string(),
             Box::new(move |room: &str, result| {
