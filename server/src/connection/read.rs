@@ -35,6 +35,7 @@ const FIELDS: &[&str] = &[
     "listed",
     "seat",
     "bot",
+    "hints",
     "room",
     "since",
     "token",
@@ -384,6 +385,10 @@ mod tests {
                 "random",
             ),
             (json!({"type": "create_room", "spec": nim, "bot": 3}), "bot"),
+            (
+                json!({"type": "create_room", "spec": nim, "hints": "yes"}),
+                "hints",
+            ),
             (
                 json!({"type": "move", "room": "r", "token": 12, "move": {"heap": 0, "take": 1}}),
                 "token",
