@@ -97,8 +97,10 @@ async fn main() -> anyhow::Result<ExitCode> {
     }
     let server = Server::start_on(listener, Arc::new(store), config).await?;
     // The one line on stdout, for scripts and tests that start the server on
-    // port 0 (stdout is line-buffered: it is out once printed).
-    println!("listening on ws://{}", server.local_addr());
+    // port 0 (stdout is line-buffered: it is out once printed); the web app's
+    // address follows, for a person.
+    let addr = server.local_addr();
+    println!("listening on ws://{addr} (the web app: http://{addr}/)");
     let token = server.shutdown_token();
     tokio::spawn(async move {
         wait_for_signal().await;

@@ -60,6 +60,10 @@ fn logs_to_a_file_are_plain_and_the_address_is_said_once() {
         stdout.starts_with("listening on ws://127.0.0.1:"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("(the web app: http://127.0.0.1:"),
+        "{stdout}"
+    );
     let said = stdout.matches("listening on").count() + stderr.matches("listening on").count();
     assert_eq!(said, 1, "stdout: {stdout}\nstderr: {stderr}");
     assert!(stderr.contains("shutting down"), "{stderr}");
