@@ -96,11 +96,12 @@ async fn main() -> anyhow::Result<ExitCode> {
         config.limits.connections_per_ip = per_ip.max(1);
     }
     let server = Server::start_on(listener, Arc::new(store), config).await?;
-    // The one line on stdout, for scripts and tests that start the server on
-    // port 0 (stdout is line-buffered: it is out once printed); the web app's
-    // address follows, for a person.
+    // The web app's address goes to the log, for a person; then the one
+    // line on stdout, exactly this, for scripts and tests that start the
+    // server on port 0 (stdout is line-buffered: it is out once printed).
     let addr = server.local_addr();
-    println!("listening on ws://{addr} (the web app: http://{addr}/)");
+    tracing::info!("the web app: http://{addr}/");
+    println!("listening on ws://{addr}");
     let token = server.shutdown_token();
     tokio::spawn(async move {
         wait_for_signal().await;

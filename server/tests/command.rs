@@ -61,8 +61,8 @@ fn logs_to_a_file_are_plain_and_the_address_is_said_once() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("(the web app: http://127.0.0.1:"),
-        "{stdout}"
+        stderr.contains("the web app: http://127.0.0.1:"),
+        "{stderr}"
     );
     let said = stdout.matches("listening on").count() + stderr.matches("listening on").count();
     assert_eq!(said, 1, "stdout: {stdout}\nstderr: {stderr}");
