@@ -96,6 +96,9 @@ async fn main() -> anyhow::Result<ExitCode> {
         config.limits.connections_per_ip = per_ip.max(1);
     }
     let server = Server::start_on(listener, Arc::new(store), config).await?;
+    // The handlers are in place before the address is said: whoever stops
+    // the server as soon as it says where it listens stops it gracefully.
+    let signalled = shutdown_signal();
     // The web app's address goes to the log, for a person; then the one
     // line on stdout, exactly this, for scripts and tests that start the
     // server on port 0 (stdout is line-buffered: it is out once printed).
@@ -104,7 +107,7 @@ async fn main() -> anyhow::Result<ExitCode> {
     println!("listening on ws://{addr}");
     let token = server.shutdown_token();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        signalled.await;
         tracing::info!("shutting down");
         token.cancel();
     });
@@ -112,24 +115,31 @@ async fn main() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn wait_for_signal() {
+/// SIGTERM or SIGINT (Ctrl-C), listened for from the call on.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        let term = signal(SignalKind::terminate());
+        let interrupt = signal(SignalKind::interrupt());
+        async move {
+            match (term, interrupt) {
+                (Ok(mut term), Ok(mut interrupt)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
