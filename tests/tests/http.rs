@@ -217,6 +217,9 @@ async fn a_match_is_read_reviewed_and_downloaded() {
 
     let review = http(server.addr, "GET", &format!("/api/matches/{room}/review")).await;
     assert_eq!(review.status, 200, "{review:?}");
+    // A finished match's review is kept: the same answer again.
+    let again = http(server.addr, "GET", &format!("/api/matches/{code}/review")).await;
+    assert_eq!(again.body, review.body);
     let review = review.json();
     assert_eq!(review["moves"][0]["mistake"], true, "{review}");
     assert_eq!(review["moves"][1]["mistake"], false, "{review}");

@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
-use grundy_protocol::{components, Analysis, Position, Rules};
+use grundy_protocol::{Analysis, Position};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
@@ -29,13 +29,10 @@ use crate::metrics::{self, Gauges};
 use crate::store::{now_ms, WriteOp};
 use crate::work::Refused;
 
+use super::review::{self, Review, ReviewCache};
+
 /// The most winning moves an analysis lists (`limit`'s default and cap).
 pub const MAX_LISTED_MOVES: usize = 1000;
-/// Winning moves a review shows for each mistake.
-const REVIEW_MOVES: usize = 5;
-/// A review leaves out the positions (the page's boards) past this many
-/// bytes of them: a game for people is far below.
-const REVIEW_POSITION_BYTES: usize = 512 * 1024;
 /// How long a health check's answer is reused: a stream of `/healthz`
 /// requests costs one store write a second at most.
 const HEALTH_FRESH: Duration = Duration::from_secs(1);
@@ -47,6 +44,7 @@ pub struct Api {
     /// The server stops accepting when this is cancelled.
     pub shutdown: tokio_util::sync::CancellationToken,
     health: Arc<Mutex<Option<(Instant, bool)>>>,
+    reviews: Arc<ReviewCache>,
 }
 
 impl Api {
@@ -55,6 +53,7 @@ impl Api {
             shared,
             shutdown,
             health: Arc::default(),
+            reviews: Arc::new(ReviewCache::new(review::CACHE_BYTES)),
         }
     }
 }
@@ -360,132 +359,24 @@ async fn review(
             format!("the record did not read back: {e}"),
         )
     })?;
-    let review = api
+    if let Some(kept) = api.reviews.get(&record.room) {
+        return Ok(json_text(kept.to_string()));
+    }
+    let (room, finished) = (record.room.clone(), record.result.is_some());
+    let text = api
         .shared
         .spec_builds
-        .run(move || Review::of(&record))
+        .run(move || {
+            Review::of(&record).and_then(|r| serde_json::to_string(&r).map_err(|e| e.to_string()))
+        })
         .await
         .map_err(ApiError::refused)?
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e))?;
-    Ok(axum::Json(review).into_response())
-}
-
-/// What `/api/matches/{id}/review` answers (docs/http.md).
-#[derive(Serialize)]
-pub struct Review {
-    pub room: String,
-    pub spec: Value,
-    pub players: [Option<String>; 2],
-    pub result: Option<grundy_protocol::wire::MatchResult>,
-    /// Before each move and after the last: the position and its analysis.
-    pub steps: Vec<Step>,
-    /// One per move.
-    pub moves: Vec<ReviewedMove>,
-    /// False when the positions were left out (too large): the moves are
-    /// still reviewed.
-    pub positions_included: bool,
-}
-
-#[derive(Serialize)]
-pub struct Step {
-    /// The game's JSON view of the position (null when left out).
-    pub position: Option<Value>,
-    /// "N" or "P" for the player to move; null once the game is over.
-    pub outcome: Option<grundy_protocol::Outcome>,
-    pub grundy: Option<u64>,
-    /// The parts whose values xor to the position's (the binary table).
-    pub components: Option<Vec<grundy_protocol::Component>>,
-    /// At most five winning moves (more exist when `winning_move_count`
-    /// says so, or is null).
-    pub winning_moves: Vec<grundy_protocol::Move>,
-    pub winning_move_count: Option<usize>,
-    pub best_move: Option<grundy_protocol::Move>,
-}
-
-#[derive(Serialize)]
-pub struct ReviewedMove {
-    pub seat: u8,
-    pub r#move: Value,
-    pub at_ms: u64,
-    /// The mover had a win before this move and not after it.
-    pub mistake: bool,
-}
-
-impl Review {
-    pub fn of(record: &MatchRecord) -> Result<Review, String> {
-        let mut position =
-            Position::from_spec(&record.spec).map_err(|e| format!("stored spec refused: {e}"))?;
-        let mut steps = Vec::with_capacity(record.moves.len() + 1);
-        let mut moves = Vec::with_capacity(record.moves.len());
-        let mut position_bytes = 0usize;
-        let mut positions_included = true;
-        steps.push(step(
-            &position,
-            &mut position_bytes,
-            &mut positions_included,
-        ));
-        for (ply, recorded) in record.moves.iter().enumerate() {
-            let mv = position
-                .parse_move(&recorded.mv)
-                .and_then(|mv| position.play(&mv))
-                .map_err(|e| format!("stored move {ply} refused: {e}"));
-            mv?;
-            let before = steps[ply].outcome;
-            let after = step(&position, &mut position_bytes, &mut positions_included);
-            moves.push(ReviewedMove {
-                seat: recorded.seat,
-                r#move: recorded.mv.clone(),
-                at_ms: recorded.at_ms,
-                mistake: before == Some(grundy_protocol::Outcome::N)
-                    && after.outcome == Some(grundy_protocol::Outcome::N),
-            });
-            steps.push(after);
-        }
-        if !positions_included {
-            for s in &mut steps {
-                s.position = None;
-            }
-        }
-        Ok(Review {
-            room: record.room.clone(),
-            spec: record.spec.clone(),
-            players: record.players.clone(),
-            result: record.result,
-            steps,
-            moves,
-            positions_included,
-        })
+    // A finished match's review never changes.
+    if finished {
+        api.reviews.put(&room, text.as_str().into());
     }
-}
-
-fn step(position: &Position, bytes: &mut usize, included: &mut bool) -> Step {
-    let view = position.to_json();
-    *bytes += serde_json::to_string(&view).map_or(0, |t| t.len());
-    if *bytes > REVIEW_POSITION_BYTES {
-        *included = false;
-    }
-    let over = matches!(position.status(), grundy_protocol::Status::Over { .. });
-    if over {
-        return Step {
-            position: Some(view),
-            outcome: None,
-            grundy: None,
-            components: None,
-            winning_moves: Vec::new(),
-            winning_move_count: Some(0),
-            best_move: None,
-        };
-    }
-    let analysis = Analysis::of(position, REVIEW_MOVES);
-    Step {
-        position: Some(view),
-        outcome: Some(analysis.outcome),
-        grundy: analysis.grundy,
-        components: components(position),
-        winning_moves: analysis.winning_moves,
-        winning_move_count: analysis.winning_move_count,
-        best_move: analysis.best_move,
-    }
+    Ok(json_text(text))
 }
 
 async fn tournaments(State(api): State<Api>, Query(_): Query<NoQuery>) -> Answer {
@@ -575,7 +466,11 @@ fn without_envelope(mut answer: Value) -> Value {
 }
 
 fn json_body(value: Value) -> Response {
-    let mut response = Response::new(Body::from(value.to_string()));
+    json_text(value.to_string())
+}
+
+fn json_text(text: String) -> Response {
+    let mut response = Response::new(Body::from(text));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

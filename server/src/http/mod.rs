@@ -2,7 +2,8 @@
 //! requests: a WebSocket upgrade (on any path, as before) hands the TCP
 //! stream itself to the protocol connection (`connection.rs`), with the same
 //! limits as ever; any other request goes to the axum router: the web page
-//! (`page.rs`), the read-only JSON API (`api.rs`), `/healthz` and `/metrics`.
+//! (`page.rs`), the read-only JSON API (`api.rs`, with a match's review in
+//! `review.rs`), `/healthz` and `/metrics`.
 //!
 //! Plain HTTP connections are bounded like WebSocket ones: the request head
 //! must come within `hello_timeout_ms`, and a keep-alive connection is closed
@@ -10,6 +11,7 @@
 
 pub mod api;
 pub mod page;
+pub mod review;
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
