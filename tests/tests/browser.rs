@@ -103,6 +103,20 @@ impl Drop for Driver {
     }
 }
 
+/// A server on port 0, its page's address, and a chromedriver.
+async fn start() -> (TestServer, String, Driver) {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    (server, base, Driver::start().await)
+}
+
+/// Chromium's arguments for a phone-sized screen in the dark theme.
+const PHONE_DARK: &[&str] = &[
+    "--window-size=390,844",
+    "--force-dark-mode",
+    "--blink-settings=preferredColorScheme=0",
+];
+
 fn css(selector: &str) -> Locator<'_> {
     Locator::Css(selector)
 }
@@ -302,9 +316,7 @@ async fn play_nim(b: &Client, moves: Option<usize>) -> Option<String> {
 
 #[tokio::test]
 async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
-    let mut server = TestServer::start().await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
+    let (mut server, base, driver) = start().await;
     let b = driver.browser().await;
 
     create_room(
@@ -353,9 +365,7 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
 
 #[tokio::test]
 async fn an_illegal_click_shows_the_servers_reason() {
-    let server = TestServer::start().await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
+    let (_server, base, driver) = start().await;
     let b = driver.browser().await;
     let spec = json!({"game": "bash", "k": 2, "heaps": [5, 4]});
     create_room(&b, &base, &spec, "perfect", "0", "180000+2000", false).await;
@@ -386,9 +396,7 @@ async fn an_illegal_click_shows_the_servers_reason() {
 
 #[tokio::test]
 async fn two_people_play_by_code_while_a_third_watches_then_replay_the_review() {
-    let server = TestServer::start().await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
+    let (_server, base, driver) = start().await;
     let (alice, bob, sam) = (
         driver.browser().await,
         driver.browser().await,
@@ -558,37 +566,59 @@ fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
 
 #[tokio::test]
 async fn every_familys_board_renders_and_takes_a_legal_click() {
-    let server = TestServer::start().await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let b = driver.browser().await;
+    let (_server, base, driver) = start().await;
+    let desktop = driver.browser().await;
+    click_one_move_per_family(&desktop, &base, "").await;
+    desktop.close().await.expect("close");
+    let phone = driver.browser_with(PHONE_DARK).await;
+    click_one_move_per_family(&phone, &base, "-phone-dark").await;
+    phone.close().await.expect("close");
+}
+
+/// Every family's board: a screenshot before and after one legal move,
+/// named `FAMILY{suffix}.png` and `FAMILY{suffix}-after.png`. On any screen
+/// the board fits (no sideways scrolling of the page).
+async fn click_one_move_per_family(b: &Client, base: &str, suffix: &str) {
     for (name, spec, clicks) in families() {
         // The bot never moves first here: our click is the first move.
-        create_room(&b, &base, &spec, "perfect", "0", "", false).await;
-        wait_text(&b, "#turn", "Your move").await;
-        screenshot(&b, name).await;
+        create_room(b, base, &spec, "perfect", "0", "", false).await;
+        wait_text(b, "#turn", "Your move").await;
+        screenshot(b, &format!("{name}{suffix}")).await;
+        let fits = b
+            .execute(
+                "return document.documentElement.scrollWidth <= window.innerWidth",
+                vec![],
+            )
+            .await
+            .expect("script");
+        assert_eq!(
+            fits, true,
+            "{name}{suffix}: the page is wider than the screen"
+        );
         for step in clicks {
             match step.strip_prefix("split:") {
                 Some(parts) => {
-                    set_value(&b, "input.split", parts).await;
-                    click(&b, ".twist button[type=submit]").await;
+                    set_value(b, "input.split", parts).await;
+                    click(b, ".twist button[type=submit]").await;
                 }
-                None => click(&b, step).await,
+                None => click(b, step).await,
             }
         }
         let deadline = Instant::now() + WAIT;
-        while count(&b, "#moves li").await < 1 {
-            let problem = text(&b, ".error").await;
+        while count(b, "#moves li").await < 1 {
+            let problem = text(b, ".error").await;
             assert!(
                 problem.is_empty(),
-                "{name}: the move was refused: {problem}"
+                "{name}{suffix}: the move was refused: {problem}"
             );
-            assert!(Instant::now() < deadline, "{name}: the move never showed");
+            assert!(
+                Instant::now() < deadline,
+                "{name}{suffix}: the move never showed"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        screenshot(&b, &format!("{name}-after")).await;
+        screenshot(b, &format!("{name}{suffix}-after")).await;
     }
-    b.close().await.expect("close");
 }
 
 #[tokio::test]
@@ -677,16 +707,8 @@ async fn a_person_joins_a_tournament_and_plays_each_game_as_it_comes() {
 
 #[tokio::test]
 async fn the_page_fits_a_phone_in_the_dark() {
-    let server = TestServer::start().await;
-    let base = format!("http://{}", server.addr);
-    let driver = Driver::start().await;
-    let b = driver
-        .browser_with(&[
-            "--window-size=390,844",
-            "--force-dark-mode",
-            "--blink-settings=preferredColorScheme=0",
-        ])
-        .await;
+    let (_server, base, driver) = start().await;
+    let b = driver.browser_with(PHONE_DARK).await;
     create_room(
         &b,
         &base,
