@@ -103,9 +103,14 @@ impl MatchState {
             });
         }
         match &event.body {
-            EventBody::Seated { seat, name } => {
+            EventBody::Seated {
+                seat,
+                name,
+                player_kind,
+            } => {
                 if let Some(s) = self.seats.get_mut(*seat as usize) {
                     s.name = name.clone();
+                    s.player_kind = *player_kind;
                     s.connected = true;
                 }
             }
@@ -211,6 +216,7 @@ fn empty_seat() -> SeatInfo {
     SeatInfo {
         name: None,
         connected: false,
+        player_kind: None,
     }
 }
 
@@ -242,6 +248,7 @@ mod tests {
         let seated = |seat| EventBody::Seated {
             seat,
             name: Some(format!("p{seat}")),
+            player_kind: Some(crate::wire::PlayerKind::Guest),
         };
         assert!(m.apply(&event(1, seated(0)), t0).unwrap());
         assert!(m.apply(&event(2, seated(1)), t0).unwrap());

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 use grundy_protocol::schema::{protocol_schema, protocol_schema_text};
 use grundy_protocol::wire::{
-    ClientMsg, Clock, EndReason, ErrorCode, Event, EventBody, Limits, MatchRecord, MatchResult,
-    RecordedMove, RequestId, RoomSummary, SeatInfo, ServerMsg, Snapshot,
+    AccountInfo, AccountKind, ClientMsg, Clock, EndReason, ErrorCode, Event, EventBody, Limits,
+    MatchRecord, MatchResult, PlayerKind, RecordedMove, RequestId, RoomSummary, Scope, SeatInfo,
+    ServerMsg, Snapshot, TokenInfo,
 };
 use serde_json::{json, Value};
 
@@ -209,6 +210,15 @@ fn validate(def: &str, value: &Value) -> Result<(), String> {
 
 const CLIENT_SAMPLES: &str = r#"
 {"type":"hello","id":1,"version":1,"name":"alice"}
+{"type":"hello","id":1,"version":1,"token":"grundy_k3b9x2_1f2e"}
+{"type":"create_account","id":1,"username":"Alice","password":"correct horse battery staple","kind":"bot"}
+{"type":"create_account","id":1,"username":"Alice","password":"correct horse battery staple"}
+{"type":"login","id":2,"username":"alice","password":"correct horse battery staple","name":"laptop","scopes":["play","tournaments"],"expires_in_days":30}
+{"type":"login","id":2,"username":"alice","password":"correct horse battery staple"}
+{"type":"create_token","id":3,"name":"my bot","scopes":["play"]}
+{"type":"list_tokens","id":4}
+{"type":"revoke_token","id":5,"token_id":"k3b9x2"}
+{"type":"revoke_token","id":5}
 {"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1,2]},"clock":{"initial_ms":60000,"increment_ms":2000}}
 {"type":"create_room","id":"r","random":{"family":"kayles","seed":7},"clock":{"initial_ms":60000},"listed":false,"seat":1}
 {"type":"list_rooms","id":2}
@@ -248,17 +258,24 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 {"type":"watch","id":2,"since":3}
 {"type":"create_tournament","id":6,"family":"nim"}
 {"type":"create_tournament","id":6,"family":"nim","format":"knockout"}
+{"type":"create_account","id":1,"username":"Alice"}
+{"type":"login","id":2,"username":"alice","password":"x","scopes":["everything"]}
 {"type":"register","id":9,"name":"alice"}
 {"type":"get_ratings","id":15}
 "#;
 
 const SERVER_SAMPLES: &str = r#"
-{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256}}
-{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1,"hints":false}}
-{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true},{"name":null,"connected":false}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null,"hints":false}],"total":1}
-{"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob"}}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100},"name":"alice","account":null,"token":null}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100},"name":"Alice","account":{"username":"Alice","kind":"person","created_at_ms":1790000000000},"token":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments"],"created_at_ms":1790000000000,"expires_at_ms":null}}
+{"type":"account_created","id":1,"account":{"username":"Alice","kind":"person","created_at_ms":1790000000000}}
+{"type":"token","id":2,"token":"grundy_k3b9x2_1f2e","info":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments","account"],"created_at_ms":1790000000000,"expires_at_ms":1800000000000},"account":{"username":"Alice","kind":"person","created_at_ms":1790000000000}}
+{"type":"tokens","id":3,"tokens":[{"id":"k3b9x2","name":"laptop","scopes":["play"],"created_at_ms":1790000000000,"expires_at_ms":null}]}
+{"type":"token_revoked","id":4,"token_id":"k3b9x2"}
+{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1,"hints":false}}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null,"hints":false}],"total":1}
+{"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob","player_kind":"guest"}}
 {"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
-{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true},{"name":"bob","connected":true}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3,"hints":false},"events":[]}
+{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":"bob","connected":true,"player_kind":"guest"}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3,"hints":false},"events":[]}
 {"type":"error","id":4,"code":"not_your_turn","message":"it is your opponent's turn"}
 {"type":"error","id":null,"code":"rate_limited","message":"more than 50 messages per second (messages_per_second)","retry_after_ms":20,"limit":"messages_per_second"}
 {"type":"event","room":"c6bf","event":{"seq":4,"kind":"presence","seat":1,"connected":false}}
@@ -266,24 +283,24 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"ack","id":4,"room":"c6bf","seq":5}
 {"type":"watching","id":2,"room":"c6bf","seat":1,"snapshot":null,"events":[{"seq":4,"kind":"presence","seat":1,"connected":false},{"seq":5,"kind":"moved","seat":0,"move":{"heap":1,"take":1},"clocks_ms":[61996,60000],"position":{"game":"nim","heaps":[1,1]}},{"seq":6,"kind":"presence","seat":1,"connected":true}]}
 {"type":"event","room":"c6bf","event":{"seq":9,"kind":"ended","result":{"winner":0,"reason":"rules"}}}
-{"type":"match","id":3,"record":{"room":"c6bf","spec":{"game":"nim","heaps":[1,2]},"players":["alice","bob"],"clock":{"initial_ms":60000,"increment_ms":2000},"moves":[{"seat":0,"move":{"heap":1,"take":1},"at_ms":8},{"seat":1,"move":{"heap":0,"take":1},"at_ms":16}],"result":{"winner":0,"reason":"rules"}}}
+{"type":"match","id":3,"record":{"room":"c6bf","spec":{"game":"nim","heaps":[1,2]},"players":["alice","bob"],"player_kinds":["person","guest"],"clock":{"initial_ms":60000,"increment_ms":2000},"moves":[{"seat":0,"move":{"heap":1,"take":1},"at_ms":8},{"seat":1,"move":{"heap":0,"take":1},"at_ms":16}],"result":{"winner":0,"reason":"rules"}}}
 {"type":"ack","id":4,"room":"c6bf","seq":null}
 {"type":"pong","id":5}
 {"type":"shutdown","message":"the server is shutting down; reconnect and resume later"}
-{"type":"tournament_created","id":6,"tournament":"9f1c","code":"TABCDE","owner_token":"0d0d","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
-{"type":"registered","id":9,"tournament":"9f1c","player":0,"token":"77aa","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"tournament_created","id":6,"tournament":"9f1c","code":"TABCDE","owner_token":"0d0d","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","player_kind":"person","withdrawn":false},{"player":1,"name":"bob","player_kind":"bot","withdrawn":false},{"player":2,"name":"carol","player_kind":"person","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"registered","id":9,"tournament":"9f1c","player":0,"token":"77aa","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","player_kind":"person","withdrawn":false},{"player":1,"name":"bob","player_kind":"bot","withdrawn":false},{"player":2,"name":"carol","player_kind":"person","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
 {"type":"tournament_watching","id":13,"tournament":"9f1c","state":null,"events":[{"seq":3,"kind":"withdrawn","player":2}]}
-{"type":"tournament","id":14,"state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","withdrawn":false},{"player":1,"name":"bob","withdrawn":false},{"player":2,"name":"carol","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
+{"type":"tournament","id":14,"state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","player_kind":"person","withdrawn":false},{"player":1,"name":"bob","player_kind":"bot","withdrawn":false},{"player":2,"name":"carol","player_kind":"person","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
 {"type":"tournaments","id":8,"tournaments":[{"tournament":"9f1c","code":"TABCDE","name":null,"game":"nim","format":"round_robin","status":"registering","players":3,"max_players":1024,"round":0,"rounds":0}]}
-{"type":"tournament_event","tournament":"9f1c","event":{"seq":1,"kind":"registered","player":0,"name":"alice"}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":1,"kind":"registered","player":0,"name":"alice","player_kind":"person"}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":4,"kind":"started","rounds":1}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":5,"kind":"round_started","round":1,"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"bye":null}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":6,"kind":"game_started","round":1,"room":"c6bf","players":[0,1]}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":7,"kind":"game_ended","round":1,"room":null,"players":[1,2],"result":{"winner":0,"reason":"forfeit"},"winner":1}}
-{"type":"tournament_event","tournament":"9f1c","event":{"seq":8,"kind":"round_ended","round":1,"standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}]}}
-{"type":"tournament_event","tournament":"9f1c","event":{"seq":9,"kind":"finished","standings":[{"rank":1,"player":0,"name":"alice","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":"fewer than two players remain after round 1"}}
-{"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob"}
-{"type":"ratings","id":15,"family":"nim","ratings":[{"player":"alice","rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1}]}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":8,"kind":"round_ended","round":1,"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}]}}
+{"type":"tournament_event","tournament":"9f1c","event":{"seq":9,"kind":"finished","standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":"fewer than two players remain after round 1"}}
+{"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob","opponent_kind":"bot"}
+{"type":"ratings","id":15,"family":"nim","ratings":[{"player":"alice","player_kind":"person","unclaimed":false,"rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1},{"player":"zed","player_kind":null,"unclaimed":true,"rating":1500.0,"deviation":350.0,"volatility":0.06,"games":2}]}
 {"type":"error","id":9,"code":"already_registered","message":"a player named \"alice\" is registered already"}
 {"type":"error","id":10,"code":"busy","message":"this room has as many commands queued as it takes; retry shortly","retry_after_ms":100,"limit":"room_queue"}
 {"type":"error","id":11,"code":"too_large","message":"the answer would be 2000000 bytes, more than max_message_bytes (1048576)","limit":"max_message_bytes"}
@@ -367,6 +384,7 @@ fn what_the_server_writes_validates() {
     let seat = SeatInfo {
         name: Some("ann".into()),
         connected: true,
+        player_kind: Some(PlayerKind::Bot),
     };
     let result = Some(MatchResult {
         winner: None,
@@ -390,6 +408,7 @@ fn what_the_server_writes_validates() {
         EventBody::Seated {
             seat: 1,
             name: None,
+            player_kind: None,
         },
         EventBody::Started,
         EventBody::Moved {
@@ -418,6 +437,40 @@ fn what_the_server_writes_validates() {
         })
         .collect();
     let id = Some(RequestId::Text("x".into()));
+    let account = AccountInfo {
+        username: "Ann".into(),
+        kind: AccountKind::Bot,
+        created_at_ms: 1,
+    };
+    let token = TokenInfo {
+        id: "x".into(),
+        name: "laptop".into(),
+        scopes: vec![Scope::Play, Scope::Account],
+        created_at_ms: 2,
+        expires_at_ms: Some(3),
+    };
+    let limits = || Limits {
+        max_frame_bytes: 1,
+        messages_per_second: 2,
+        burst: 3,
+        seats_per_connection: 4,
+        open_rooms: 5,
+        hello_timeout_ms: 6,
+        ping_interval_ms: 7,
+        idle_timeout_ms: 8,
+        open_tournaments: 9,
+        tournament_players: 10,
+        max_message_bytes: 11,
+        max_moves: 12,
+        max_record_bytes: 13,
+        max_connections: 14,
+        connections_per_ip: 15,
+        login_failures_before_lockout: 16,
+        login_lockout_max_ms: 17,
+        logins_per_ip_per_minute: 18,
+        accounts_per_ip_per_hour: 19,
+        tokens_per_account: 20,
+    };
     let mut messages = vec![
         ServerMsg::Welcome {
             id: Some(RequestId::Number(1)),
@@ -439,7 +492,42 @@ fn what_the_server_writes_validates() {
                 max_record_bytes: 13,
                 max_connections: 14,
                 connections_per_ip: 15,
+                login_failures_before_lockout: 16,
+                login_lockout_max_ms: 17,
+                logins_per_ip_per_minute: 18,
+                accounts_per_ip_per_hour: 19,
+                tokens_per_account: 20,
             },
+            name: "guest-4f2a".into(),
+            account: None,
+            token: None,
+        },
+        ServerMsg::Welcome {
+            id: None,
+            version: 1,
+            server: "s".into(),
+            limits: limits(),
+            name: "ann".into(),
+            account: Some(account.clone()),
+            token: Some(token.clone()),
+        },
+        ServerMsg::AccountCreated {
+            id: id.clone(),
+            account: account.clone(),
+        },
+        ServerMsg::Token {
+            id: id.clone(),
+            token: "grundy_x_y".into(),
+            info: token.clone(),
+            account,
+        },
+        ServerMsg::Tokens {
+            id: id.clone(),
+            tokens: vec![token],
+        },
+        ServerMsg::TokenRevoked {
+            id: id.clone(),
+            token_id: "x".into(),
         },
         ServerMsg::Seated {
             id: id.clone(),
@@ -452,6 +540,7 @@ fn what_the_server_writes_validates() {
             id: None,
             room: "r".into(),
             seat: Some(0),
+            token: Some("t".into()),
             snapshot: Some(snapshot),
             events: events.clone(),
         },
@@ -484,6 +573,7 @@ fn what_the_server_writes_validates() {
                 room: "r".into(),
                 spec: json!({}),
                 players: [None, Some("bo".into())],
+                player_kinds: [None, Some(PlayerKind::Guest)],
                 clock,
                 moves: vec![RecordedMove {
                     seat: 0,
@@ -530,6 +620,9 @@ fn what_the_server_writes_validates() {
         ErrorCode::RegistrationClosed,
         ErrorCode::TournamentFull,
         ErrorCode::TournamentOver,
+        ErrorCode::AccountRequired,
+        ErrorCode::Forbidden,
+        ErrorCode::NameTaken,
     ] {
         messages.push(ServerMsg::error(None, code, "m"));
     }

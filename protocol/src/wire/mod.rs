@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod account;
 mod tournament;
+pub use account::*;
 pub use tournament::*;
 
 /// The protocol version this build speaks.
@@ -54,8 +56,45 @@ pub enum ClientMsg {
     Hello {
         id: Option<RequestId>,
         version: u32,
+        /// A guest's name (refused with a token: the account's name is used).
         #[serde(default)]
         name: Option<String>,
+        /// A personal API token: the connection then acts as its account.
+        #[serde(default)]
+        token: Option<String>,
+    },
+    /// Open an account (no token needed); answered with `account_created`.
+    CreateAccount {
+        id: Option<RequestId>,
+        username: String,
+        password: String,
+        #[serde(default)]
+        kind: AccountKind,
+    },
+    /// Trade a username and password for a new token (shown once, in `token`).
+    Login {
+        id: Option<RequestId>,
+        username: String,
+        password: String,
+        #[serde(flatten)]
+        token: NewToken,
+    },
+    /// A new token for this connection's account (scope `account`).
+    CreateToken {
+        id: Option<RequestId>,
+        #[serde(flatten)]
+        token: NewToken,
+    },
+    /// The account's live tokens (scope `account`).
+    ListTokens {
+        id: Option<RequestId>,
+    },
+    /// Revoke one of the account's tokens (scope `account`), or, with no
+    /// `token_id`, the token this connection said hello with (any scope).
+    RevokeToken {
+        id: Option<RequestId>,
+        #[serde(default)]
+        token_id: Option<String>,
     },
     /// Open a room; the creator takes seat `seat` (default 0) and is answered
     /// with `seated`.
@@ -113,7 +152,8 @@ pub enum ClientMsg {
     Resume {
         id: Option<RequestId>,
         room: String,
-        /// The seat token (an empty or missing token is refused as unauthorized).
+        /// The seat token; for a seat an account took, the account's API token
+        /// does too, or nothing when this connection's `hello` gave one.
         #[serde(default)]
         token: String,
         #[serde(default)]
@@ -237,6 +277,11 @@ impl ClientMsg {
     /// Every `type` a client may send (for "unknown type" errors).
     pub const TYPES: &'static [&'static str] = &[
         "hello",
+        "create_account",
+        "login",
+        "create_token",
+        "list_tokens",
+        "revoke_token",
         "create_room",
         "list_rooms",
         "join",
@@ -262,6 +307,11 @@ impl ClientMsg {
     pub fn id(&self) -> Option<&RequestId> {
         match self {
             ClientMsg::Hello { id, .. }
+            | ClientMsg::CreateAccount { id, .. }
+            | ClientMsg::Login { id, .. }
+            | ClientMsg::CreateToken { id, .. }
+            | ClientMsg::ListTokens { id }
+            | ClientMsg::RevokeToken { id, .. }
             | ClientMsg::CreateRoom { id, .. }
             | ClientMsg::ListRooms { id, .. }
             | ClientMsg::Join { id, .. }
@@ -300,8 +350,15 @@ pub enum ErrorCode {
     BadSpec,
     IllegalMove,
     NotYourTurn,
-    /// A seat token is missing or wrong.
+    /// A seat token is missing or wrong; a username and password do not
+    /// match; an API token is unknown, revoked or expired.
     Unauthorized,
+    /// Only an account may do this (a guest asked): say hello with a token.
+    AccountRequired,
+    /// The connection's token lacks the scope this needs (the message names it).
+    Forbidden,
+    /// That name belongs to an account (compared whatever the case).
+    NameTaken,
     UnknownRoom,
     RoomFull,
     /// The match is over (a move before the start is `not_your_turn`).
@@ -339,6 +396,10 @@ pub enum ErrorCode {
 pub struct SeatInfo {
     pub name: Option<String>,
     pub connected: bool,
+    /// Who holds the seat: a person's or a bot's account, or a guest; null
+    /// for an empty seat (and in matches recorded before accounts).
+    #[serde(default)]
+    pub player_kind: Option<PlayerKind>,
 }
 
 /// How a match ended.
@@ -373,7 +434,12 @@ pub struct MatchResult {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventBody {
     /// A player took a seat.
-    Seated { seat: u8, name: Option<String> },
+    Seated {
+        seat: u8,
+        name: Option<String>,
+        #[serde(default)]
+        player_kind: Option<PlayerKind>,
+    },
     /// Both seats are taken: the clock of seat 0 runs.
     Started,
     /// A move was played. `clocks_ms` are both banks after it; `position` is the
@@ -466,6 +532,10 @@ pub struct MatchRecord {
     pub room: String,
     pub spec: Value,
     pub players: [Option<String>; 2],
+    /// The players' kinds (null where not known: matches recorded before
+    /// accounts).
+    #[serde(default)]
+    pub player_kinds: [Option<PlayerKind>; 2],
     pub clock: Option<Clock>,
     pub moves: Vec<RecordedMove>,
     pub result: Option<MatchResult>,
@@ -516,6 +586,18 @@ pub struct Limits {
     /// address (IPv6: one /64); one more is closed with 1008 right after its
     /// handshake. Connections from the server's own host are not counted.
     pub connections_per_ip: usize,
+    /// Wrong passwords in a row for one account before it is locked for a
+    /// while (`rate_limited`, `retry_after_ms`); each further one doubles the
+    /// lock, up to `login_lockout_max_ms`. The right password resets it.
+    pub login_failures_before_lockout: u32,
+    /// The longest an account's logins are locked.
+    pub login_lockout_max_ms: u64,
+    /// Logins (right or wrong) from one client address per minute.
+    pub logins_per_ip_per_minute: u32,
+    /// Accounts created from one client address per hour.
+    pub accounts_per_ip_per_hour: u32,
+    /// Live (unrevoked, unexpired) tokens one account may hold.
+    pub tokens_per_account: u32,
 }
 
 /// Messages the server sends.
@@ -527,6 +609,35 @@ pub enum ServerMsg {
         version: u32,
         server: String,
         limits: Limits,
+        /// The name this connection's seats and registrations take: the
+        /// account's, or the guest's (server-given when `hello` had none).
+        name: String,
+        /// The account the token proved, or null for a guest.
+        account: Option<AccountInfo>,
+        /// The token this connection said hello with, or null.
+        token: Option<TokenInfo>,
+    },
+    /// The answer to `create_account`.
+    AccountCreated {
+        id: Option<RequestId>,
+        account: AccountInfo,
+    },
+    /// The answer to `login` and `create_token`: the secret, shown this once.
+    Token {
+        id: Option<RequestId>,
+        token: String,
+        info: TokenInfo,
+        account: AccountInfo,
+    },
+    /// The answer to `list_tokens`.
+    Tokens {
+        id: Option<RequestId>,
+        tokens: Vec<TokenInfo>,
+    },
+    /// The answer to `revoke_token`.
+    TokenRevoked {
+        id: Option<RequestId>,
+        token_id: String,
     },
     /// The answer to `create_room` and `join`: your seat and its secret token.
     Seated {
@@ -542,6 +653,9 @@ pub enum ServerMsg {
         room: String,
         /// For `resume`: your seat.
         seat: Option<u8>,
+        /// For `resume` by an account's token: the seat token (for moves).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
         snapshot: Option<Snapshot>,
         events: Vec<Event>,
     },
@@ -631,6 +745,8 @@ pub enum ServerMsg {
         seat: u8,
         token: String,
         opponent: String,
+        #[serde(default)]
+        opponent_kind: Option<PlayerKind>,
     },
     Ratings {
         id: Option<RequestId>,
@@ -644,6 +760,10 @@ impl ServerMsg {
     pub fn answer_id(&self) -> Option<&RequestId> {
         match self {
             ServerMsg::Welcome { id, .. }
+            | ServerMsg::AccountCreated { id, .. }
+            | ServerMsg::Token { id, .. }
+            | ServerMsg::Tokens { id, .. }
+            | ServerMsg::TokenRevoked { id, .. }
             | ServerMsg::Seated { id, .. }
             | ServerMsg::Watching { id, .. }
             | ServerMsg::Rooms { id, .. }

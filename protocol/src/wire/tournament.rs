@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Clock, MatchResult};
+use super::{Clock, MatchResult, PlayerKind};
 
 /// How players are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -54,8 +54,9 @@ pub struct TournamentSettings {
     /// Registration closes at this many players (default and most: see limits).
     #[serde(default)]
     pub max_players: Option<u32>,
-    /// Whether games change the players' ratings (default true).
-    #[serde(default = "super::yes")]
+    /// Whether games change the players' ratings (default false). Only
+    /// accounts may register in a rated tournament.
+    #[serde(default)]
     pub rated: bool,
 }
 
@@ -75,6 +76,9 @@ pub struct TournamentPlayer {
     /// The player's number: registration order, from 0.
     pub player: u32,
     pub name: String,
+    /// Null in tournaments recorded before accounts.
+    #[serde(default)]
+    pub player_kind: Option<PlayerKind>,
     /// Left the tournament: their remaining games are forfeited.
     pub withdrawn: bool,
 }
@@ -117,6 +121,8 @@ pub struct Standing {
     pub rank: u32,
     pub player: u32,
     pub name: String,
+    #[serde(default)]
+    pub player_kind: Option<PlayerKind>,
     /// Games won, plus 2 per bye.
     pub score: u32,
     pub games: u32,
@@ -191,15 +197,13 @@ pub enum TournamentEventBody {
     Registered {
         player: u32,
         name: String,
+        #[serde(default)]
+        player_kind: Option<PlayerKind>,
     },
     /// The player left; their remaining games are forfeited.
-    Withdrawn {
-        player: u32,
-    },
+    Withdrawn { player: u32 },
     /// Registration closed.
-    Started {
-        rounds: u32,
-    },
+    Started { rounds: u32 },
     RoundStarted {
         round: u32,
         pairings: Vec<Pairing>,
@@ -240,7 +244,16 @@ pub struct TournamentEvent {
 /// A player's rating in one game family.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlayerRating {
+    /// The account's username; for an unclaimed rating, the name it was
+    /// recorded under.
     pub player: String,
+    /// The account's kind; null for an unclaimed rating.
+    #[serde(default)]
+    pub player_kind: Option<PlayerKind>,
+    /// Recorded under a plain name before accounts: history that no account
+    /// owns (and none can claim).
+    #[serde(default)]
+    pub unclaimed: bool,
     /// Glicko-2, on the familiar scale (a new player starts at 1500).
     pub rating: f64,
     /// How uncertain the rating is (350 for a new player).
