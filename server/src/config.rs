@@ -46,6 +46,10 @@ pub struct Config {
     /// spec build.)
     pub store_reads: usize,
     pub store_reads_queued: usize,
+    /// Password hashes and checks (Argon2id: tens of milliseconds and 19
+    /// MiB each) at once, and how many may wait.
+    pub password_checks: usize,
+    pub password_checks_queued: usize,
     /// Connections from this host (loopback, or from the very address they
     /// came in on) do not count against `connections_per_ip`: house bots
     /// connect so, one per room that asks for one, and so do the benchmark's
@@ -98,6 +102,14 @@ impl Default for Config {
                 // tournament player), fits; one address alone cannot take
                 // more than a thirtieth of `max_connections`.
                 connections_per_ip: 256,
+                // Five guesses, then 1 s, 2 s, 4 s ... up to 15 minutes: a
+                // person who mistypes barely notices, a guesser gets a few
+                // dozen tries a day per account.
+                login_failures_before_lockout: 5,
+                login_lockout_max_ms: 15 * 60 * 1000,
+                logins_per_ip_per_minute: 30,
+                accounts_per_ip_per_hour: 20,
+                tokens_per_account: 100,
             },
             outbox_capacity: 1024,
             outbox_bytes: 8 * 1024 * 1024,
@@ -114,6 +126,8 @@ impl Default for Config {
             spec_builds_queued: 64,
             store_reads: 2,
             store_reads_queued: 256,
+            password_checks: 1,
+            password_checks_queued: 32,
             exempt_this_host: true,
             // 1,024 sockets at most, for up to about four seconds each.
             refusals_in_flight: 1_024,

@@ -15,12 +15,15 @@
 //! - [`house`]: the server's own house bots, tracked tasks;
 //! - [`drain`]: closing a socket so the peer reads the close frame;
 //! - [`outbox`]: the bounded per-connection outbound queue;
+//! - [`player`]: who holds a seat: a name, a kind, an account;
+//! - [`accounts`]: accounts, passwords, API tokens and their abuse limits;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
 //! - [`ratings`]: Glicko-2 ratings per player and game family;
 //! - [`task`]: what every actor task shares (exit guard, deadlines, commits);
 //! - [`work`]: bounded pools for work kept off the reactor (spec builds, store reads).
 
+pub mod accounts;
 pub mod caps;
 pub mod config;
 pub mod connection;
@@ -31,6 +34,7 @@ pub mod http;
 pub mod lobby;
 pub mod metrics;
 pub mod outbox;
+pub mod player;
 pub mod ratings;
 pub mod refusal;
 pub mod room;

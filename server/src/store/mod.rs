@@ -25,7 +25,7 @@
 //!         clock TEXT json NULL, listed INT, bot TEXT NULL, hints INT 0|1, created_at_ms INT,
 //!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
 //! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, house INT 0|1,
-//!         PK (room_no, seat))
+//!         kind TEXT NULL, account INT NULL, PK (room_no, seat))
 //! events (room_no -> rooms.no, seq INT, at_ms INT, body TEXT json Event, PK (room_no, seq))
 //! ```
 //!
@@ -43,6 +43,9 @@
 //! (see [`migrate`] for the seats of older files).
 //!
 //! `rooms.hints` (version 5): the room allows hints to both players.
+//!
+//! Version 6 adds the accounts ([`accounts`]), and to `seats` the kind of
+//! player and the account that took the seat (NULL in older rows).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,21 +54,24 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use grundy_protocol::wire::{
-    Clock, Event, EventBody, MatchRecord, MatchResult, RecordedMove, TournamentEvent,
+    Clock, Event, EventBody, MatchRecord, MatchResult, PlayerKind, RecordedMove, TournamentEvent,
 };
 use rusqlite::{ffi, params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::metrics::METRICS;
+use crate::player::Player;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
+mod accounts;
 mod db_lock;
 mod tournaments;
+pub use accounts::{AccountRow, AccountWrite, TokenRow};
 pub use db_lock::lock_path;
-pub use tournaments::{RatingRow, StoredTournament};
+pub use tournaments::{RatingRow, StoredPlayer, StoredTournament};
 
 /// The most ops the writer commits in one transaction.
 pub const MAX_BATCH: usize = 1024;
@@ -95,6 +101,8 @@ CREATE TABLE IF NOT EXISTS seats (
     name    TEXT,
     token   TEXT    NOT NULL,
     house   INTEGER NOT NULL DEFAULT 0,
+    kind    TEXT,
+    account INTEGER,
     PRIMARY KEY (room_no, seat)
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -173,7 +181,7 @@ pub enum WriteOp {
     Seat {
         room: String,
         seat: u8,
-        name: Option<String>,
+        player: Player,
         token: String,
         /// The server reserved it for its own house bot.
         house: bool,
@@ -211,6 +219,8 @@ pub enum WriteOp {
         event: TournamentEvent,
         at_ms: u64,
         player_token: Option<String>,
+        /// For `registered`: the account that registered, if any.
+        player_account: Option<u64>,
         ratings: Vec<RatingRow>,
     },
     /// Ops that stand or fall together: what one decision of a room records
@@ -220,6 +230,8 @@ pub enum WriteOp {
     /// A write that records nothing of a match (one row, overwritten): the
     /// health check's proof that the store still commits.
     Probe { at_ms: u64 },
+    /// An account, a token, a revocation.
+    Account(AccountWrite),
 }
 
 impl WriteOp {
@@ -251,7 +263,7 @@ impl WriteOp {
             WriteOp::CreateTournament { tournament, .. }
             | WriteOp::TournamentEvent { tournament, .. } => tournament,
             WriteOp::All(ops) => ops.first().map_or("", |op| op.key()),
-            WriteOp::Probe { .. } => "",
+            WriteOp::Probe { .. } | WriteOp::Account(_) => "",
         }
     }
 }
@@ -282,7 +294,7 @@ pub struct StoredRoom {
 /// A taken seat as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSeat {
-    pub name: Option<String>,
+    pub player: Player,
     /// The secret seat token.
     pub token: String,
     /// The server reserved it for its own house bot.
@@ -341,6 +353,10 @@ pub enum StoreError {
         seq: Option<u64>,
         message: String,
     },
+    /// An account write or read failed (a taken name, an unknown token,
+    /// unreadable rows).
+    #[error("accounts: {0}")]
+    Account(String),
     /// A tournament write or read failed (unknown, duplicate, unreadable).
     #[error("tournament {tournament}: {message}")]
     Tournament { tournament: String, message: String },
@@ -398,6 +414,9 @@ pub trait MatchStore: Send + Sync + 'static {
     /// Every player's rating in every family. Blocks.
     fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError>;
 
+    /// Every account and every token (revoked ones too). Blocks.
+    fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError>;
+
     /// Waits until every queued write is committed, then stops the writer.
     /// Idempotent. Blocks.
     fn close(&self);
@@ -433,6 +452,9 @@ where
     }
     fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
         self.store.load_ratings()
+    }
+    fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+        self.store.load_accounts()
     }
     fn close(&self) {
         self.store.close()
@@ -672,7 +694,14 @@ impl MatchStore for SqliteStore {
         Ok(Some(MatchRecord {
             room: room.to_owned(),
             spec,
-            players: [seat0.and_then(|s| s.name), seat1.and_then(|s| s.name)],
+            player_kinds: [
+                seat0.as_ref().and_then(|s| s.player.kind),
+                seat1.as_ref().and_then(|s| s.player.kind),
+            ],
+            players: [
+                seat0.and_then(|s| s.player.name),
+                seat1.and_then(|s| s.player.name),
+            ],
             clock,
             moves,
             result,
@@ -697,6 +726,14 @@ impl MatchStore for SqliteStore {
 
     fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
         tournaments::load_ratings(&self.reader())
+    }
+
+    fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+        let mut conn = self.reader();
+        let tx = conn.transaction()?;
+        let out = accounts::load(&tx)?;
+        tx.finish()?;
+        Ok(out)
     }
 
     fn close(&self) {
@@ -752,6 +789,16 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if (3..=4).contains(&found) {
         tx.execute_batch("ALTER TABLE rooms ADD COLUMN hints INTEGER NOT NULL DEFAULT 0")?;
     }
+    // Versions 3 to 5 lack who holds a seat and who registered (older ones:
+    // the seats as above; the tournament players below).
+    if (3..=5).contains(&found) {
+        tx.execute_batch(
+            "ALTER TABLE seats ADD COLUMN kind TEXT; ALTER TABLE seats ADD COLUMN account INTEGER;",
+        )?;
+    }
+    if (2..=5).contains(&found) {
+        tx.execute_batch("ALTER TABLE tournament_players ADD COLUMN account INTEGER")?;
+    }
     let rekey = (1..=2).contains(&found);
     if rekey {
         tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
@@ -761,6 +808,7 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.execute_batch(COPY_BACK_BY_ROOM_NUMBER)?;
     }
     tx.execute_batch(tournaments::SCHEMA)?;
+    tx.execute_batch(accounts::SCHEMA)?;
     if (1..=3).contains(&found) {
         tx.execute_batch(MARK_OLD_HOUSE_SEATS)?;
     }
@@ -878,6 +926,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             conn.prepare_cached("INSERT OR REPLACE INTO health (id, at_ms) VALUES (1, ?1)")?
                 .execute([*at_ms as i64])?;
         }
+        WriteOp::Account(op) => accounts::write(conn, op)?,
         WriteOp::CreateRoom {
             room,
             code,
@@ -921,7 +970,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
         WriteOp::Seat {
             room,
             seat,
-            name,
+            player,
             token,
             house,
         } => {
@@ -931,14 +980,28 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                     seat: *seat,
                 });
             }
+            let kind = player.kind.map(kind_text);
+            let account = player
+                .account
+                .map(|a| signed(room, "account", a))
+                .transpose()?;
             conn.prepare_cached(
-                "INSERT INTO seats (room_no, seat, name, token, house)
-                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5)
+                "INSERT INTO seats (room_no, seat, name, token, house, kind, account)
+                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (room_no, seat)
                  DO UPDATE SET name = excluded.name, token = excluded.token,
-                               house = excluded.house",
+                               house = excluded.house, kind = excluded.kind,
+                               account = excluded.account",
             )?
-            .execute(params![room, seat, name, token, house])
+            .execute(params![
+                room,
+                seat,
+                player.name,
+                token,
+                house,
+                kind,
+                account
+            ])
             .map_err(|e| match constraint(&e) {
                 Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 _ => e.into(),
@@ -1017,10 +1080,34 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
             event,
             at_ms,
             player_token,
+            player_account,
             ratings,
-        } => tournaments::event(conn, tournament, event, *at_ms, player_token, ratings)?,
+        } => tournaments::event(
+            conn,
+            tournament,
+            event,
+            *at_ms,
+            player_token,
+            *player_account,
+            ratings,
+        )?,
     }
     Ok(())
+}
+
+/// A player kind as the `seats` table keeps it.
+fn kind_text(kind: PlayerKind) -> &'static str {
+    match kind {
+        PlayerKind::Person => "person",
+        PlayerKind::Bot => "bot",
+        PlayerKind::Guest => "guest",
+    }
+}
+
+fn kind_from_text(text: &str) -> Option<PlayerKind> {
+    [PlayerKind::Person, PlayerKind::Bot, PlayerKind::Guest]
+        .into_iter()
+        .find(|&k| kind_text(k) == text)
 }
 
 /// A seat or an event of a room that does not exist: its room number looks up
@@ -1082,7 +1169,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(
 fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
     let mut seats = [None, None];
     let mut stmt = conn.prepare_cached(
-        "SELECT seat, name, token, house FROM seats
+        "SELECT seat, name, token, house, kind, account FROM seats
          WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
     )?;
     let mut rows = stmt.query([room])?;
@@ -1093,8 +1180,21 @@ fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], 
             .ok()
             .and_then(|i| seats.get_mut(i))
             .ok_or_else(|| corrupt(room, None, format!("no seat {seat}")))?;
+        let kind: Option<String> = row.get(4).map_err(bad)?;
+        let kind = match kind.as_deref() {
+            None => None,
+            Some(text) => Some(
+                kind_from_text(text)
+                    .ok_or_else(|| corrupt(room, None, format!("seat {seat}: kind {text:?}")))?,
+            ),
+        };
+        let account: Option<i64> = row.get(5).map_err(bad)?;
         *slot = Some(StoredSeat {
-            name: row.get(1).map_err(bad)?,
+            player: Player {
+                name: row.get(1).map_err(bad)?,
+                kind,
+                account: account.map(|a| a.max(0) as u64),
+            },
             token: row.get(2).map_err(bad)?,
             house: row.get(3).map_err(bad)?,
         });
@@ -1164,11 +1264,16 @@ mod tests {
         }
     }
 
+    /// A seat taken by account `seat + 1`, a person's, named `name`.
     fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
         WriteOp::Seat {
             room: room.into(),
             seat,
-            name: Some(name.into()),
+            player: Player {
+                name: Some(name.into()),
+                kind: Some(PlayerKind::Person),
+                account: Some(u64::from(seat) + 1),
+            },
             token: format!("token-{room}-{seat}"),
             house: false,
         }
@@ -1210,6 +1315,7 @@ mod tests {
                 EventBody::Seated {
                     seat: 0,
                     name: Some("ada".into()),
+                    player_kind: Some(PlayerKind::Person),
                 },
                 100,
             ),
@@ -1219,6 +1325,7 @@ mod tests {
                 EventBody::Seated {
                     seat: 1,
                     name: Some("bob".into()),
+                    player_kind: Some(PlayerKind::Person),
                 },
                 900,
             ),
@@ -1258,6 +1365,7 @@ mod tests {
         assert_eq!(record.room, "r1");
         assert_eq!(record.spec, json!({"game": "nim", "heaps": [3, 4, 5]}));
         assert_eq!(record.players, [Some("ada".into()), Some("bob".into())]);
+        assert_eq!(record.player_kinds, [Some(PlayerKind::Person); 2]);
         assert_eq!(
             record.clock,
             Some(Clock {
@@ -1333,7 +1441,11 @@ mod tests {
             [
                 None,
                 Some(StoredSeat {
-                    name: Some("cy".into()),
+                    player: Player {
+                        name: Some("cy".into()),
+                        kind: Some(PlayerKind::Person),
+                        account: Some(2),
+                    },
                     token: "token-open-1".into(),
                     house: false,
                 })
@@ -1583,10 +1695,12 @@ mod tests {
             let raw = Connection::open(&path).expect("raw");
             let v3 = SCHEMA
                 .replace("    house   INTEGER NOT NULL DEFAULT 0,\n", "")
+                .replace("    kind    TEXT,\n    account INTEGER,\n", "")
                 .replace("    hints          INTEGER NOT NULL DEFAULT 0,\n", "");
             assert_ne!(v3, SCHEMA);
             raw.execute_batch(&v3).expect("v3 tables");
-            raw.execute_batch(tournaments::SCHEMA).expect("v3 tables");
+            raw.execute_batch(&tournaments::before_accounts())
+                .expect("v3 tables");
             let room = |no: u32, bot: &str, result: &str| {
                 format!(
                     "INSERT INTO rooms (no, id, code, spec, listed, bot, created_at_ms, result)

@@ -9,14 +9,19 @@
 //! tournaments        (id TEXT PK, code TEXT, settings TEXT json, owner_token TEXT,
 //!                     created_at_ms INT, finished_at_ms INT NULL)
 //! tournament_players (tournament -> tournaments.id, player INT, name TEXT, token TEXT,
+//!                     account INT NULL (version 6),
 //!                     PK (tournament, player), UNIQUE (tournament, name))
 //! tournament_events  (tournament -> tournaments.id, seq INT, at_ms INT, body TEXT json,
 //!                     PK (tournament, seq))
 //! ratings            (family TEXT, player TEXT, rating REAL, deviation REAL,
 //!                     volatility REAL, games INT, PK (family, player))
 //! ```
+//!
+//! From version 6 on, ratings are an account's (`account_ratings`, in
+//! [`super::accounts`]); the `ratings` rows, keyed by a plain name, are read
+//! back as unclaimed history and written only by tests of old files.
 
-use grundy_protocol::wire::{PlayerRating, TournamentEvent, TournamentEventBody};
+use grundy_protocol::wire::{PlayerKind, PlayerRating, TournamentEvent, TournamentEventBody};
 use rusqlite::{ffi, params, Connection, OptionalExtension};
 use serde_json::Value;
 
@@ -38,6 +43,7 @@ CREATE TABLE IF NOT EXISTS tournament_players (
     player     INTEGER NOT NULL,
     name       TEXT    NOT NULL,
     token      TEXT    NOT NULL,
+    account    INTEGER,
     PRIMARY KEY (tournament, player),
     UNIQUE (tournament, name)
 );
@@ -59,11 +65,30 @@ CREATE TABLE IF NOT EXISTS ratings (
 );
 ";
 
-/// A player's rating in a game family, as written.
+/// The tournament tables as versions 2 to 5 wrote them (for migration tests).
+#[cfg(test)]
+pub(super) fn before_accounts() -> String {
+    let tables = SCHEMA.replace("    account    INTEGER,\n", "");
+    assert_ne!(tables, SCHEMA);
+    tables
+}
+
+/// A player's rating in a game family, as written: an account's, or (`account`
+/// None) an unclaimed one kept under a plain name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatingRow {
     pub family: String,
+    pub account: Option<u64>,
     pub rating: PlayerRating,
+}
+
+/// A registered player as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPlayer {
+    pub name: String,
+    pub token: String,
+    /// The account that registered (None for a guest, and before version 6).
+    pub account: Option<u64>,
 }
 
 /// A tournament as stored, for restart recovery and for finished ones.
@@ -74,8 +99,8 @@ pub struct StoredTournament {
     /// The settings with every default filled in (a `TournamentSettings`).
     pub settings: Value,
     pub owner_token: String,
-    /// Players in number order: (name, token).
-    pub players: Vec<(String, String)>,
+    /// Players in number order.
+    pub players: Vec<StoredPlayer>,
     pub events: Vec<TournamentEvent>,
 }
 
@@ -130,11 +155,16 @@ fn player(
     player: u32,
     name: &str,
     token: &str,
+    account: Option<u64>,
 ) -> Result<(), StoreError> {
+    let account = account
+        .map(|a| to_i64(tournament, "account", a))
+        .transpose()?;
     conn.prepare_cached(
-        "INSERT INTO tournament_players (tournament, player, name, token) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO tournament_players (tournament, player, name, token, account)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![tournament, player, name, token])
+    .execute(params![tournament, player, name, token, account])
     .map_err(|e| match constraint(&e) {
         Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => fail(
             tournament,
@@ -154,6 +184,7 @@ pub(super) fn event(
     event: &TournamentEvent,
     at_ms: u64,
     player_token: &Option<String>,
+    player_account: Option<u64>,
     ratings: &[RatingRow],
 ) -> Result<(), StoreError> {
     let seq = to_i64(tournament, "seq", event.seq)?;
@@ -170,9 +201,12 @@ pub(super) fn event(
         _ => unknown_or(tournament, e),
     })?;
     match (&event.body, player_token) {
-        (TournamentEventBody::Registered { player: p, name }, Some(token)) => {
-            player(conn, tournament, *p, name, token)?
-        }
+        (
+            TournamentEventBody::Registered {
+                player: p, name, ..
+            },
+            Some(token),
+        ) => player(conn, tournament, *p, name, token, player_account)?,
         (TournamentEventBody::Registered { .. }, None) => {
             return Err(fail(tournament, "a registration needs the player's token"))
         }
@@ -181,21 +215,41 @@ pub(super) fn event(
     for row in ratings {
         let r = &row.rating;
         let games = to_i64(tournament, "games", r.games)?;
-        conn.prepare_cached(
-            "INSERT INTO ratings (family, player, rating, deviation, volatility, games)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (family, player) DO UPDATE SET rating = excluded.rating,
-                 deviation = excluded.deviation, volatility = excluded.volatility,
-                 games = excluded.games",
-        )?
-        .execute(params![
-            row.family,
-            r.player,
-            r.rating,
-            r.deviation,
-            r.volatility,
-            games
-        ])?;
+        match row.account {
+            Some(account) => conn
+                .prepare_cached(
+                    "INSERT INTO account_ratings (family, account, rating, deviation,
+                                                  volatility, games)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (family, account) DO UPDATE SET rating = excluded.rating,
+                         deviation = excluded.deviation, volatility = excluded.volatility,
+                         games = excluded.games",
+                )?
+                .execute(params![
+                    row.family,
+                    to_i64(tournament, "account", account)?,
+                    r.rating,
+                    r.deviation,
+                    r.volatility,
+                    games
+                ])?,
+            None => conn
+                .prepare_cached(
+                    "INSERT INTO ratings (family, player, rating, deviation, volatility, games)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (family, player) DO UPDATE SET rating = excluded.rating,
+                         deviation = excluded.deviation, volatility = excluded.volatility,
+                         games = excluded.games",
+                )?
+                .execute(params![
+                    row.family,
+                    r.player,
+                    r.rating,
+                    r.deviation,
+                    r.volatility,
+                    games
+                ])?,
+        };
     }
     if matches!(event.body, TournamentEventBody::Finished { .. }) {
         conn.prepare_cached("UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1")?
@@ -241,7 +295,7 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournamen
     let mut players = Vec::new();
     {
         let mut stmt = conn.prepare_cached(
-            "SELECT player, name, token FROM tournament_players WHERE tournament = ?1
+            "SELECT player, name, token, account FROM tournament_players WHERE tournament = ?1
              ORDER BY player",
         )?;
         let mut rows = stmt.query([id])?;
@@ -250,7 +304,11 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournamen
             if number != players.len() as i64 {
                 return Err(fail(id, format!("player numbers skip to {number}")));
             }
-            players.push((row.get(1)?, row.get(2)?));
+            players.push(StoredPlayer {
+                name: row.get(1)?,
+                token: row.get(2)?,
+                account: row.get::<_, Option<i64>>(3)?.map(|a| a.max(0) as u64),
+            });
         }
     }
     let mut events = Vec::new();
@@ -280,20 +338,34 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournamen
     }))
 }
 
-/// Every rating row.
+/// Every rating row: the accounts' (named and kinded by their account) and
+/// the unclaimed ones of older files.
 pub(super) fn load_ratings(conn: &Connection) -> Result<Vec<RatingRow>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT family, player, rating, deviation, volatility, games FROM ratings",
+        "SELECT r.family, r.account, a.username, a.kind, r.rating, r.deviation, r.volatility,
+                r.games
+         FROM account_ratings r JOIN accounts a ON a.id = r.account
+         UNION ALL
+         SELECT family, NULL, player, NULL, rating, deviation, volatility, games FROM ratings",
     )?;
     let rows = stmt.query_map([], |row| {
+        let account: Option<i64> = row.get(1)?;
+        let kind: Option<String> = row.get(3)?;
         Ok(RatingRow {
             family: row.get(0)?,
+            account: account.map(|a| a.max(0) as u64),
             rating: PlayerRating {
-                player: row.get(1)?,
-                rating: row.get(2)?,
-                deviation: row.get(3)?,
-                volatility: row.get(4)?,
-                games: row.get::<_, i64>(5)?.max(0) as u64,
+                player: row.get(2)?,
+                player_kind: match kind.as_deref() {
+                    Some("bot") => Some(PlayerKind::Bot),
+                    Some(_) => Some(PlayerKind::Person),
+                    None => None,
+                },
+                unclaimed: account.is_none(),
+                rating: row.get(4)?,
+                deviation: row.get(5)?,
+                volatility: row.get(6)?,
+                games: row.get::<_, i64>(7)?.max(0) as u64,
             },
         })
     })?;
@@ -324,6 +396,7 @@ mod tests {
             event: TournamentEvent { seq, body },
             at_ms: 1000 + seq,
             player_token: None,
+            player_account: None,
             ratings: Vec::new(),
         }
     }
@@ -336,19 +409,25 @@ mod tests {
                 body: TournamentEventBody::Registered {
                     player,
                     name: name.into(),
+                    player_kind: None,
                 },
             },
             at_ms: 1000,
             player_token: Some(format!("token-{name}")),
+            player_account: (name == "bob").then_some(7),
             ratings: Vec::new(),
         }
     }
 
+    /// An unclaimed rating (as files before accounts hold them).
     fn rating(player: &str, value: f64, games: u64) -> RatingRow {
         RatingRow {
             family: "nim".into(),
+            account: None,
             rating: PlayerRating {
                 player: player.into(),
+                player_kind: None,
+                unclaimed: true,
                 rating: value,
                 deviation: 200.0,
                 volatility: 0.06,
@@ -420,6 +499,7 @@ mod tests {
             },
             at_ms: 2000,
             player_token: None,
+            player_account: None,
             ratings: vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)],
         };
         put(&store, ended).expect("game ended");
@@ -433,8 +513,16 @@ mod tests {
         assert_eq!(
             t.players,
             vec![
-                ("alice".to_string(), "token-alice".to_string()),
-                ("bob".to_string(), "token-bob".to_string())
+                StoredPlayer {
+                    name: "alice".into(),
+                    token: "token-alice".into(),
+                    account: None
+                },
+                StoredPlayer {
+                    name: "bob".into(),
+                    token: "token-bob".into(),
+                    account: Some(7)
+                }
             ]
         );
         assert_eq!(
@@ -500,7 +588,7 @@ mod tests {
 
     #[test]
     fn a_version_2_file_gains_room_numbers() {
-        migrates_to_the_current_schema(&format!("{V2_TABLES}{SCHEMA}"), 2);
+        migrates_to_the_current_schema(&format!("{V2_TABLES}{}", before_accounts()), 2);
     }
 
     /// A file with `tables` at `version`, holding an unfinished room with two
@@ -536,7 +624,7 @@ mod tests {
         let names: Vec<_> = rooms[0]
             .seats
             .iter()
-            .map(|s| s.as_ref().map(|s| s.name.clone()))
+            .map(|s| s.as_ref().map(|s| s.player.name.clone()))
             .collect();
         assert_eq!(names, [Some(Some("ann".to_string())), Some(None)]);
         let seqs: Vec<_> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
@@ -563,7 +651,7 @@ mod tests {
             .write(WriteOp::Seat {
                 room: "new".into(),
                 seat: 1,
-                name: Some("cy".into()),
+                player: crate::player::Player::guest("cy"),
                 token: "tok3".into(),
                 house: false,
             })

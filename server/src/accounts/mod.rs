@@ -1,0 +1,696 @@
+//! Accounts: who a player is. Every account and token lives in memory (loaded
+//! from the store at start) and every change is written to the store before
+//! it is told or takes effect.
+//!
+//! - [`names`]: usernames (alphabet, length, comparison) and guests' names;
+//! - [`password`]: Argon2id hashes, checked in the `password_checks` pool;
+//! - [`token`]: personal API tokens, kept as the hash of their secret;
+//! - [`throttle`]: the lock after wrong passwords, the per-address counts.
+//!
+//! A connection proves an account with a token in `hello` and gets a
+//! [`Session`]; what it may do is the token's scopes, checked again at each
+//! use (a revoked or expired token stops working on open connections too).
+
+pub mod names;
+pub mod password;
+pub mod throttle;
+pub mod token;
+
+use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use grundy_protocol::wire::{
+    AccountInfo, AccountKind, ErrorCode, Limits, NewToken, PlayerKind, RequestId, Scope, ServerMsg,
+    TokenInfo,
+};
+
+use crate::player::{AccountId, Player};
+use crate::store::{now_ms, AccountRow, AccountWrite, MatchStore, TokenRow, WriteOp};
+use crate::work::Pool;
+use throttle::{Lockout, PerAddress};
+
+/// Longest token name, in characters.
+pub const MAX_TOKEN_NAME: usize = 40;
+/// Longest token life, in days.
+pub const MAX_TOKEN_DAYS: u32 = 3650;
+/// Addresses the per-address counts remember at once.
+const ADDRESSES: usize = 100_000;
+
+/// A refused account request, as the `error` message carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub code: ErrorCode,
+    pub message: String,
+    pub retry_after_ms: Option<u64>,
+    pub limit: Option<&'static str>,
+}
+
+impl Refused {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
+        Refused {
+            code,
+            message: message.into(),
+            retry_after_ms: None,
+            limit: None,
+        }
+    }
+
+    fn rate(limit: &'static str, wait: Duration, message: impl Into<String>) -> Refused {
+        Refused {
+            code: ErrorCode::RateLimited,
+            message: message.into(),
+            // At least a millisecond: a client told 0 would ask again at once.
+            retry_after_ms: Some((wait.as_millis() as u64).max(1)),
+            limit: Some(limit),
+        }
+    }
+
+    pub fn answer(self, id: Option<RequestId>) -> ServerMsg {
+        ServerMsg::Error {
+            id,
+            code: self.code,
+            message: self.message,
+            retry_after_ms: self.retry_after_ms,
+            limit: self.limit.map(str::to_string),
+        }
+    }
+}
+
+impl From<crate::work::Refused> for Refused {
+    fn from(r: crate::work::Refused) -> Refused {
+        match r.answer(None) {
+            ServerMsg::Error {
+                code,
+                message,
+                retry_after_ms,
+                ..
+            } => Refused {
+                code,
+                message,
+                retry_after_ms,
+                limit: Some("password_checks"),
+            },
+            _ => Refused::new(ErrorCode::Internal, "the server failed at it"),
+        }
+    }
+}
+
+fn internal(what: &str, e: impl std::fmt::Display) -> Refused {
+    tracing::error!("accounts: {what}: {e}");
+    Refused::new(ErrorCode::Internal, format!("the server could not {what}"))
+}
+
+/// What a connection proved with its token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub account: AccountId,
+    pub token: String,
+    pub scopes: Vec<Scope>,
+}
+
+/// A new token: its secret (shown once) and what its owner sees of it.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    pub secret: String,
+    pub info: TokenInfo,
+    pub account: AccountInfo,
+}
+
+struct Account {
+    row: AccountRow,
+}
+
+impl Account {
+    fn info(&self) -> AccountInfo {
+        AccountInfo {
+            username: self.row.username.clone(),
+            kind: self.row.kind,
+            created_at_ms: self.row.created_at_ms,
+        }
+    }
+}
+
+fn token_info(row: &TokenRow) -> TokenInfo {
+    TokenInfo {
+        id: row.id.clone(),
+        name: row.name.clone(),
+        scopes: row.scopes.clone(),
+        created_at_ms: row.created_at_ms,
+        expires_at_ms: row.expires_at_ms,
+    }
+}
+
+/// Why a token does not work now, if it does not.
+fn dead(row: &TokenRow, now_ms: u64) -> Option<&'static str> {
+    if row.revoked_at_ms.is_some() {
+        Some("this token was revoked")
+    } else if row.expires_at_ms.is_some_and(|e| e <= now_ms) {
+        Some("this token has expired")
+    } else {
+        None
+    }
+}
+
+#[derive(Default)]
+struct State {
+    accounts: HashMap<AccountId, Account>,
+    by_key: HashMap<String, AccountId>,
+    /// What each account's name reads as ([`names::reads_as`]).
+    by_look: HashMap<String, AccountId>,
+    /// Names (keys and looks) of accounts being created.
+    pending: HashSet<String>,
+    tokens: HashMap<String, TokenRow>,
+    next_id: AccountId,
+    lockouts: HashMap<AccountId, Lockout>,
+}
+
+impl State {
+    fn insert(&mut self, row: AccountRow) {
+        self.next_id = self.next_id.max(row.id + 1);
+        self.by_key.insert(row.username_key.clone(), row.id);
+        self.by_look.insert(names::reads_as(&row.username), row.id);
+        self.accounts.insert(row.id, Account { row });
+    }
+
+    /// The account a name is taken by (same name whatever the case, or one
+    /// that reads the same), or one being created under it.
+    fn taken(&self, name: &str) -> Option<String> {
+        let (key, look) = (names::key(name), names::reads_as(name));
+        let by = self
+            .by_key
+            .get(&key)
+            .or_else(|| self.by_look.get(&look))
+            .and_then(|id| self.accounts.get(id));
+        match by {
+            Some(a) => Some(a.row.username.clone()),
+            None if self.pending.contains(&key) || self.pending.contains(&look) => {
+                Some(name.to_string())
+            }
+            None => None,
+        }
+    }
+
+    fn live_tokens(&self, account: AccountId, now_ms: u64) -> impl Iterator<Item = &TokenRow> {
+        self.tokens
+            .values()
+            .filter(move |t| t.account == account && dead(t, now_ms).is_none())
+    }
+}
+
+/// Every account, its tokens, and the limits on asking for them.
+pub struct Accounts {
+    state: Mutex<State>,
+    store: Arc<dyn MatchStore>,
+    limits: Limits,
+    /// Password hashes and checks: off the reactor, bounded.
+    checks: Pool,
+    logins: Mutex<PerAddress>,
+    creations: Mutex<PerAddress>,
+}
+
+/// Removes the names of an account being created, however its creation ends.
+struct Pending<'a> {
+    accounts: &'a Accounts,
+    names: [String; 2],
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let mut state = self.accounts.state();
+        for n in &self.names {
+            state.pending.remove(n);
+        }
+    }
+}
+
+/// Marks a password check under way for an account, however it ends.
+struct Checking<'a> {
+    accounts: &'a Accounts,
+    account: Option<AccountId>,
+    settled: bool,
+}
+
+impl Checking<'_> {
+    fn settle(&mut self, right: bool) {
+        let Some(id) = self.account else { return };
+        self.settled = true;
+        let limits = &self.accounts.limits;
+        let mut state = self.accounts.state();
+        let lockout = state.lockouts.entry(id).or_default();
+        if right {
+            lockout.succeeded();
+        } else {
+            lockout.failed(
+                Instant::now(),
+                limits.login_failures_before_lockout,
+                Duration::from_millis(limits.login_lockout_max_ms),
+            );
+        }
+        if lockout.idle() {
+            state.lockouts.remove(&id);
+        }
+    }
+}
+
+impl Drop for Checking<'_> {
+    fn drop(&mut self) {
+        if !self.settled {
+            // The check never finished (refused as busy, or the request
+            // went away): nothing was learnt, so nothing counts.
+            if let Some(id) = self.account {
+                let mut state = self.accounts.state();
+                if let Some(l) = state.lockouts.get_mut(&id) {
+                    l.abandoned();
+                    if l.idle() {
+                        state.lockouts.remove(&id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Accounts {
+    /// The registry over what the store holds. `checks`/`queued`: password
+    /// checks at once, and how many may wait.
+    pub fn new(
+        store: Arc<dyn MatchStore>,
+        limits: Limits,
+        accounts: Vec<AccountRow>,
+        tokens: Vec<TokenRow>,
+        checks: usize,
+        queued: usize,
+    ) -> Accounts {
+        let mut state = State {
+            next_id: 1,
+            ..State::default()
+        };
+        for row in accounts {
+            state.insert(row);
+        }
+        for t in tokens {
+            state.tokens.insert(t.id.clone(), t);
+        }
+        let minute = Duration::from_secs(60);
+        Accounts {
+            state: Mutex::new(state),
+            store,
+            logins: Mutex::new(PerAddress::new(
+                limits.logins_per_ip_per_minute,
+                minute,
+                ADDRESSES,
+            )),
+            creations: Mutex::new(PerAddress::new(
+                limits.accounts_per_ip_per_hour,
+                60 * minute,
+                ADDRESSES,
+            )),
+            limits,
+            checks: Pool::new("password_checks", checks, queued),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Every change is a whole insert or removal: a poisoned state is whole.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn write(&self, op: AccountWrite, what: &str) -> Result<(), Refused> {
+        match self.store.write(WriteOp::Account(op)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(internal(what, e)),
+            Err(e) => Err(internal(what, e)),
+        }
+    }
+
+    /// The account with this id, as others see it.
+    pub fn info(&self, account: AccountId) -> Option<AccountInfo> {
+        self.state().accounts.get(&account).map(Account::info)
+    }
+
+    /// The account and token of a session, as `welcome` shows them.
+    pub fn session_info(&self, session: &Session) -> Option<(AccountInfo, TokenInfo)> {
+        let state = self.state();
+        let account = state.accounts.get(&session.account)?.info();
+        let token = state.tokens.get(&session.token).map(token_info)?;
+        Some((account, token))
+    }
+
+    /// The player an account plays as.
+    pub fn player(&self, account: AccountId) -> Option<Player> {
+        let state = self.state();
+        let a = state.accounts.get(&account)?;
+        Some(Player {
+            name: Some(a.row.username.clone()),
+            kind: Some(PlayerKind::from(a.row.kind)),
+            account: Some(account),
+        })
+    }
+
+    /// The account's username a guest's `name` would pass for, if any.
+    pub fn taken(&self, name: &str) -> Option<String> {
+        self.state().taken(name)
+    }
+
+    /// Opens an account. `from`: the client's address (None: exempt from
+    /// the per-address count).
+    pub async fn create(
+        &self,
+        from: Option<IpAddr>,
+        username: &str,
+        password: String,
+        kind: AccountKind,
+    ) -> Result<AccountInfo, Refused> {
+        names::check_username(username).map_err(|m| Refused::new(ErrorCode::BadRequest, m))?;
+        password::check(&password).map_err(|m| Refused::new(ErrorCode::BadRequest, m))?;
+        let (key, look) = (names::key(username), names::reads_as(username));
+        let _pending = {
+            let mut state = self.state();
+            if let Some(owner) = state.taken(username) {
+                let message = if names::key(&owner) == key {
+                    format!("the name {owner:?} is taken")
+                } else {
+                    format!("{username:?} reads as {owner:?}, which is taken")
+                };
+                return Err(Refused::new(ErrorCode::NameTaken, message));
+            }
+            if let Err(wait) = lock(&self.creations).take(from, Instant::now()) {
+                return Err(Refused::rate(
+                    "accounts_per_ip_per_hour",
+                    wait,
+                    format!(
+                        "more than {} new accounts from this address in an hour (accounts_per_ip_per_hour)",
+                        self.limits.accounts_per_ip_per_hour
+                    ),
+                ));
+            }
+            state.pending.insert(key.clone());
+            state.pending.insert(look.clone());
+            Pending {
+                accounts: self,
+                names: [key.clone(), look],
+            }
+        };
+        let hash = self
+            .checks
+            .run(move || password::hash(&password))
+            .await?
+            .map_err(|e| internal("hash the password", e))?;
+        let id = {
+            let mut state = self.state();
+            let id = state.next_id;
+            state.next_id += 1;
+            id
+        };
+        let row = AccountRow {
+            id,
+            username: username.to_string(),
+            username_key: key,
+            kind,
+            password_hash: hash,
+            created_at_ms: now_ms(),
+        };
+        self.write(AccountWrite::Create(row.clone()), "record the account")
+            .await?;
+        let account = Account { row };
+        let info = account.info();
+        self.state().insert(account.row);
+        tracing::info!(username, ?kind, "account created");
+        Ok(info)
+    }
+
+    /// Trades a username and password for a new token.
+    pub async fn login(
+        &self,
+        from: Option<IpAddr>,
+        username: &str,
+        password: String,
+        new: NewToken,
+    ) -> Result<Issued, Refused> {
+        let request = check_new_token(new, "login")?;
+        if password.chars().count() > password::MAX_PASSWORD {
+            return Err(Refused::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "password: must be at most {} characters",
+                    password::MAX_PASSWORD
+                ),
+            ));
+        }
+        if let Err(wait) = lock(&self.logins).take(from, Instant::now()) {
+            return Err(Refused::rate(
+                "logins_per_ip_per_minute",
+                wait,
+                format!(
+                    "more than {} logins from this address in a minute (logins_per_ip_per_minute)",
+                    self.limits.logins_per_ip_per_minute
+                ),
+            ));
+        }
+        let (account, hash) = {
+            let mut state = self.state();
+            let account = state.by_key.get(&names::key(username)).copied();
+            let hash = account
+                .and_then(|id| state.accounts.get(&id))
+                .map(|a| a.row.password_hash.clone());
+            if let Some(id) = account {
+                let free = self.limits.login_failures_before_lockout;
+                let lockout = state.lockouts.entry(id).or_default();
+                if let Some(wait) = lockout.locked(Instant::now(), free) {
+                    return Err(Refused::rate(
+                        "login_failures_before_lockout",
+                        wait,
+                        format!(
+                            "too many wrong passwords for this account in a row (login_failures_before_lockout: {free}); try again in {} ms",
+                            wait.as_millis().max(1)
+                        ),
+                    ));
+                }
+                lockout.begin();
+            }
+            (account, hash)
+        };
+        let mut checking = Checking {
+            accounts: self,
+            account,
+            settled: false,
+        };
+        let right = self
+            .checks
+            .run(move || password::verify(&password, hash.as_deref()))
+            .await?;
+        checking.settle(right);
+        match account {
+            Some(id) if right => self.issue(id, request).await,
+            _ => Err(Refused::new(
+                ErrorCode::Unauthorized,
+                "wrong username or password",
+            )),
+        }
+    }
+
+    /// Mints, records and returns a new token of `account`.
+    async fn issue(&self, account: AccountId, request: TokenRequest) -> Result<Issued, Refused> {
+        let now = now_ms();
+        let info = {
+            let state = self.state();
+            let live = state.live_tokens(account, now).count();
+            if live >= self.limits.tokens_per_account as usize {
+                return Err(Refused {
+                    code: ErrorCode::LimitReached,
+                    message: format!(
+                        "an account may hold {} live tokens (tokens_per_account): revoke one first",
+                        self.limits.tokens_per_account
+                    ),
+                    retry_after_ms: None,
+                    limit: Some("tokens_per_account"),
+                });
+            }
+            state.accounts.get(&account).map(Account::info)
+        };
+        let Some(info) = info else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "no such account"));
+        };
+        let minted = token::mint().map_err(|e| internal("make a token", e))?;
+        let row = TokenRow {
+            id: minted.id,
+            account,
+            name: request.name,
+            scopes: request.scopes,
+            secret_sha256: minted.secret_sha256,
+            created_at_ms: now,
+            expires_at_ms: request
+                .days
+                .map(|d| now.saturating_add(u64::from(d) * 86_400_000)),
+            revoked_at_ms: None,
+        };
+        self.write(AccountWrite::Token(row.clone()), "record the token")
+            .await?;
+        let token = token_info(&row);
+        self.state().tokens.insert(row.id.clone(), row);
+        Ok(Issued {
+            secret: minted.text,
+            info: token,
+            account: info,
+        })
+    }
+
+    /// The session a token proves, or why it proves none. Every refusal is
+    /// `unauthorized`; an unknown and a wrong secret read the same.
+    pub fn authenticate(&self, text: &str) -> Result<(Session, AccountInfo, TokenInfo), Refused> {
+        let unknown = || Refused::new(ErrorCode::Unauthorized, "not a valid API token");
+        let (id, secret) = token::parse(text).ok_or_else(unknown)?;
+        let state = self.state();
+        let row = state.tokens.get(id).ok_or_else(unknown)?;
+        if !token::matches(secret, &row.secret_sha256) {
+            return Err(unknown());
+        }
+        if let Some(why) = dead(row, now_ms()) {
+            return Err(Refused::new(ErrorCode::Unauthorized, why));
+        }
+        let account = state.accounts.get(&row.account).ok_or_else(unknown)?;
+        Ok((
+            Session {
+                account: row.account,
+                token: row.id.clone(),
+                scopes: row.scopes.clone(),
+            },
+            account.info(),
+            token_info(row),
+        ))
+    }
+
+    /// Whether the session's token still works and carries `scope`, for
+    /// `what` (named in the refusal).
+    pub fn allow(&self, session: &Session, scope: Scope, what: &str) -> Result<(), Refused> {
+        let state = self.state();
+        let Some(row) = state.tokens.get(&session.token) else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "this token is gone"));
+        };
+        if let Some(why) = dead(row, now_ms()) {
+            return Err(Refused::new(ErrorCode::Unauthorized, why));
+        }
+        if !row.scopes.contains(&scope) {
+            let has: Vec<&str> = row.scopes.iter().map(|s| s.as_str()).collect();
+            return Err(Refused::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{what} needs a token with scope {:?}; this one has [{}]",
+                    scope.as_str(),
+                    has.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A new token for the session's account (scope `account`).
+    pub async fn create_token(&self, session: &Session, new: NewToken) -> Result<Issued, Refused> {
+        self.allow(session, Scope::Account, "create_token")?;
+        let request = check_new_token(new, "token")?;
+        self.issue(session.account, request).await
+    }
+
+    /// The account's live tokens, oldest first (scope `account`).
+    pub fn tokens(&self, session: &Session) -> Result<Vec<TokenInfo>, Refused> {
+        self.allow(session, Scope::Account, "list_tokens")?;
+        let state = self.state();
+        let mut tokens: Vec<TokenInfo> = state
+            .live_tokens(session.account, now_ms())
+            .map(token_info)
+            .collect();
+        tokens.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
+        Ok(tokens)
+    }
+
+    /// Revokes one of the account's tokens (scope `account`), or with None
+    /// the session's own (any scope). Revoking a revoked token is no error.
+    pub async fn revoke(&self, session: &Session, token: Option<&str>) -> Result<String, Refused> {
+        let id = match token {
+            None => session.token.clone(),
+            Some(id) => {
+                if id != session.token {
+                    self.allow(session, Scope::Account, "revoke_token of another token")?;
+                }
+                let state = self.state();
+                match state.tokens.get(id) {
+                    Some(row) if row.account == session.account => id.to_string(),
+                    _ => {
+                        return Err(Refused::new(
+                            ErrorCode::BadRequest,
+                            format!("token_id: your account has no token {id:?}"),
+                        ))
+                    }
+                }
+            }
+        };
+        if self
+            .state()
+            .tokens
+            .get(&id)
+            .is_some_and(|t| t.revoked_at_ms.is_some())
+        {
+            return Ok(id);
+        }
+        let at_ms = now_ms();
+        self.write(
+            AccountWrite::Revoke {
+                token: id.clone(),
+                at_ms,
+            },
+            "record the revocation",
+        )
+        .await?;
+        if let Some(row) = self.state().tokens.get_mut(&id) {
+            row.revoked_at_ms.get_or_insert(at_ms);
+        }
+        Ok(id)
+    }
+}
+
+fn lock(m: &Mutex<PerAddress>) -> MutexGuard<'_, PerAddress> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A token request with its defaults filled in and checked.
+struct TokenRequest {
+    name: String,
+    scopes: Vec<Scope>,
+    days: Option<u32>,
+}
+
+fn check_new_token(new: NewToken, default_name: &str) -> Result<TokenRequest, Refused> {
+    let bad = |m: String| Refused::new(ErrorCode::BadRequest, m);
+    let name = new
+        .name
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| default_name.to_string());
+    if name.chars().count() > MAX_TOKEN_NAME || name.chars().any(char::is_control) {
+        return Err(bad(format!(
+            "name: a token's name is at most {MAX_TOKEN_NAME} printable characters"
+        )));
+    }
+    let mut scopes = new.scopes.unwrap_or_else(|| Scope::ALL.to_vec());
+    scopes.sort();
+    scopes.dedup();
+    if scopes.is_empty() {
+        return Err(bad(
+            "scopes: give at least one (play, tournaments, account)".into(),
+        ));
+    }
+    if let Some(d) = new.expires_in_days {
+        if !(1..=MAX_TOKEN_DAYS).contains(&d) {
+            return Err(bad(format!(
+                "expires_in_days: must be 1 to {MAX_TOKEN_DAYS}, got {d}"
+            )));
+        }
+    }
+    Ok(TokenRequest {
+        name,
+        scopes,
+        days: new.expires_in_days,
+    })
+}
