@@ -100,6 +100,14 @@ pub struct Place {
     address: Option<IpAddr>,
 }
 
+impl Place {
+    /// The client's address as the per-address limits count it (an IPv6
+    /// address's /64); None for a connection exempt from them.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.address
+    }
+}
+
 impl Drop for Place {
     fn drop(&mut self) {
         METRICS.connections.dec();

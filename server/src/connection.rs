@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use grundy_protocol::wire::{
-    ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
+    ClientMsg, Clock, ErrorCode, RequestId, Scope, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
 use grundy_protocol::{Level, Position};
 use serde_json::Value;
@@ -23,12 +23,14 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
+use crate::accounts::{names, Accounts, Session};
 use crate::config::Config;
 use crate::drain::drain;
-use crate::house::{self, House, HouseSeat};
+use crate::house::{House, HouseSeat};
 use crate::http;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{Memberships, Outbox};
+use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::MatchStore;
@@ -37,6 +39,7 @@ use crate::tournament::registry::Tournaments;
 use crate::tournament::settings::{MAX_BANK_MS, MAX_INCREMENT_MS};
 use crate::work::Pool;
 
+mod account;
 mod read;
 mod tournament;
 
@@ -49,6 +52,7 @@ pub struct Shared {
     pub lobby: Arc<Lobby>,
     pub tournaments: Arc<Tournaments>,
     pub ratings: Arc<Ratings>,
+    pub accounts: Arc<Accounts>,
     pub store: Arc<dyn MatchStore>,
     pub config: Arc<Config>,
     pub next_conn: AtomicU64,
@@ -69,9 +73,6 @@ struct NewRoom {
     bot: Option<String>,
     hints: bool,
 }
-
-/// Longest player name.
-const MAX_NAME: usize = 40;
 
 pub fn ws_config(config: &Config) -> WebSocketConfig {
     let max = config.limits.max_frame_bytes;
@@ -124,7 +125,13 @@ struct Closing(CloseCode, String);
 struct Conn {
     shared: Arc<Shared>,
     outbox: Outbox,
-    name: Option<String>,
+    /// Who this connection plays as: a guest, or (with `session`) an account.
+    player: Player,
+    /// What the token given in `hello` proved.
+    session: Option<Session>,
+    /// The client's address as the per-address limits count it; None for
+    /// an address exempt from them (this host, like `connections_per_ip`).
+    address: Option<std::net::IpAddr>,
     hello: bool,
     bucket: Bucket,
     /// Messages refused in a row for the rate limit.
@@ -143,6 +150,7 @@ pub async fn serve(
     place: crate::caps::Place,
     router: axum::Router,
 ) {
+    let address = place.address();
     let _place = place;
     let _ = stream.set_nodelay(true);
     let config = shared.config.clone();
@@ -216,7 +224,9 @@ pub async fn serve(
     let mut conn = Conn {
         shared: shared.clone(),
         outbox: outbox.clone(),
-        name: None,
+        player: Player::default(),
+        session: None,
+        address,
         hello: false,
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
@@ -335,7 +345,9 @@ pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
     let mut conn = Conn {
         shared: shared.clone(),
         outbox: outbox.with_max_message(shared.config.limits.max_message_bytes),
-        name: None,
+        player: Player::default(),
+        session: None,
+        address: None,
         hello: true,
         bucket: Bucket::new(1, 1),
         refused_in_a_row: 0,
@@ -433,7 +445,12 @@ impl Conn {
 
     async fn dispatch(&mut self, msg: ClientMsg) {
         match msg {
-            ClientMsg::Hello { id, version, name } => {
+            ClientMsg::Hello {
+                id,
+                version,
+                name,
+                token,
+            } => {
                 if version != PROTOCOL_VERSION {
                     return self.error(
                         id,
@@ -443,27 +460,32 @@ impl Conn {
                         ),
                     );
                 }
-                if let Some(n) = &name {
-                    if n.chars().count() > MAX_NAME || n.chars().any(char::is_control) {
-                        return self.error(
-                            id,
-                            ErrorCode::BadRequest,
-                            format!("name must be at most {MAX_NAME} printable characters"),
-                        );
-                    }
-                    if house::reserved_name(n) {
-                        return self.error(id, ErrorCode::BadRequest, house::name_reserved(n));
-                    }
+                if let Err(refused) = self.hello(name, token) {
+                    return self.reply(refused.answer(id));
                 }
-                self.name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
                 self.hello = true;
+                let (account, token) = match &self.session {
+                    Some(session) => {
+                        let info = self.shared.accounts.session_info(session);
+                        (info.clone().map(|i| i.0), info.map(|i| i.1))
+                    }
+                    None => (None, None),
+                };
                 self.reply(ServerMsg::Welcome {
                     id,
                     version: PROTOCOL_VERSION,
                     server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
                     limits: self.shared.config.limits.clone(),
+                    name: self.player.name.clone().unwrap_or_default(),
+                    account,
+                    token,
                 });
             }
+            ClientMsg::CreateAccount { .. }
+            | ClientMsg::Login { .. }
+            | ClientMsg::CreateToken { .. }
+            | ClientMsg::ListTokens { .. }
+            | ClientMsg::RevokeToken { .. } => Box::pin(self.dispatch_account(msg)).await,
             ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
             ClientMsg::ListRooms { id, limit, offset } => {
                 let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
@@ -491,6 +513,9 @@ impl Conn {
                 bot,
                 hints,
             } => {
+                if let Err(refused) = self.may(Scope::Play, "create_room") {
+                    return self.reply(refused.answer(id));
+                }
                 let request = NewRoom {
                     spec,
                     random,
@@ -503,11 +528,14 @@ impl Conn {
                 Box::pin(self.create_room(id, request)).await
             }
             ClientMsg::Join { id, room, seat } => {
-                let name = self.name.clone();
+                if let Err(refused) = self.may(Scope::Play, "join") {
+                    return self.reply(refused.answer(id));
+                }
+                let player = self.player.clone();
                 self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
                     outbox,
                     id,
-                    name,
+                    player,
                     seat,
                 })
                 .await
@@ -526,10 +554,15 @@ impl Conn {
                 token,
                 since,
             } => {
+                let (token, account) = match self.resume_as(token) {
+                    Ok(found) => found,
+                    Err(refused) => return self.reply(refused.answer(id)),
+                };
                 self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Resume {
                     outbox,
                     id,
                     token,
+                    account,
                     since,
                 })
                 .await
@@ -769,7 +802,7 @@ impl Conn {
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),
-                    name: self.name.clone(),
+                    player: self.player.clone(),
                     seat: Some(seat),
                 };
                 if tx.send(cmd).await.is_err() {
@@ -834,11 +867,13 @@ fn random_start(
 }
 
 /// The next connection id.
+#[allow(clippy::too_many_arguments)]
 pub fn shared(
     house: Arc<House>,
     lobby: Arc<Lobby>,
     tournaments: Arc<Tournaments>,
     ratings: Arc<Ratings>,
+    accounts: Arc<Accounts>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
 ) -> Arc<Shared> {
@@ -847,6 +882,7 @@ pub fn shared(
         lobby,
         tournaments,
         ratings,
+        accounts,
         store,
         next_conn: AtomicU64::new(1),
         spec_builds: Pool::new("spec_builds", config.spec_builds, config.spec_builds_queued),

@@ -20,11 +20,13 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use grundy_client::client::Hello;
 use grundy_client::seat::{play_seat, SeatPlan};
 use grundy_protocol::wire::EventBody;
 use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
+use crate::player::Player;
 use crate::room::RoomCmd;
 use crate::store::StoredRoom;
 use crate::task::OnExit;
@@ -134,7 +136,7 @@ impl House {
             url: self.url.clone(),
             // The seat's name was set when the server reserved it; `resume`
             // uses none (and the house's own is refused in `hello`).
-            name: String::new(),
+            hello: Hello::Guest(None),
             room: seat.room,
             seat: seat.seat,
             token,
@@ -152,7 +154,7 @@ impl House {
         let (_, tx) = self.lobby.find(&seat.room).ok_or("the room has closed")?;
         let (reply, answer) = oneshot::channel();
         let reserve = RoomCmd::Reserve {
-            name: house_name(seat.level),
+            player: Player::house(house_name(seat.level)),
             seat: seat.seat,
             house: true,
             reply,
@@ -199,25 +201,13 @@ pub fn house_name(level: Level) -> String {
 /// its case, spacing, punctuation, accents, invisible characters or
 /// look-alike letters (anywhere in the name: "the real house bot" too).
 pub fn reserved_name(name: &str) -> bool {
+    let reads_as = crate::accounts::names::reads_as;
     reads_as(name).contains(&reads_as("housebot"))
 }
 
 /// The refusal of a reserved name.
 pub fn name_reserved(name: &str) -> String {
     format!("name {name:?} is reserved: names like \"house-bot\" belong to the server's own bots")
-}
-
-/// What a name reads as: compatibility forms folded (fullwidth, styled
-/// letters), look-alike characters mapped to the one they imitate (Unicode's
-/// confusables, UTS #39, which also drops invisible characters and splits off
-/// accents), lower case, and only ASCII letters and digits kept.
-fn reads_as(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
-    unicode_security::skeleton(&folded)
-        .flat_map(char::to_lowercase)
-        .filter(char::is_ascii_alphanumeric)
-        .collect()
 }
 
 /// Where a bot in this process reaches a server listening on `addr`: a

@@ -15,8 +15,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
+use crate::player::Player;
 use crate::ratings::Ratings;
-use crate::room::{EndHook, Room, RoomCmd, RoomInit};
+use crate::room::{self, EndHook, Room, RoomCmd, RoomInit};
 use crate::store::{now_ms, MatchStore, StoreError, StoredRoom, WriteOp};
 use crate::task::committed;
 
@@ -37,7 +38,7 @@ const LISTING_MAX_AGE: Duration = Duration::from_millis(500);
 /// listing them never takes the lock that every command's room lookup takes.
 #[derive(Default)]
 struct Listing {
-    rooms: Mutex<HashMap<String, Arc<Mutex<RoomSummary>>>>,
+    rooms: Mutex<HashMap<String, Arc<Mutex<room::Listing>>>>,
     /// The last sorted list and when it was made (one rebuild at a time).
     sorted: tokio::sync::Mutex<Option<(Instant, Arc<Vec<RoomSummary>>)>>,
 }
@@ -184,19 +185,19 @@ impl Lobby {
         Ok((id, tx))
     }
 
-    /// Opens a room with both seats taken for `names` (seat 0, seat 1), whose
-    /// players come with `resume`; returns its id and the two seat tokens.
+    /// Opens a room with both seats taken for `players` (seat 0, seat 1),
+    /// who come with `resume`; returns its id and the two seat tokens.
     pub async fn create_seated(
         self: &Arc<Self>,
         setup: RoomSetup,
-        names: [String; 2],
+        players: [Player; 2],
     ) -> Result<(String, [String; 2]), Refusal> {
         let (id, tx) = self.create(setup).await?;
         let mut tokens = [String::new(), String::new()];
-        for (seat, name) in names.into_iter().enumerate() {
+        for (seat, player) in players.into_iter().enumerate() {
             let (reply, answer) = tokio::sync::oneshot::channel();
             let sent = tx.send(RoomCmd::Reserve {
-                name,
+                player,
                 seat: seat as u8,
                 house: false,
                 reply,
@@ -320,24 +321,24 @@ impl Lobby {
 
     /// Every listed room that is open or playing, in the lobby's order.
     fn sorted_listing(&self) -> Vec<RoomSummary> {
-        let summaries: Vec<Arc<Mutex<RoomSummary>>> =
+        let listings: Vec<Arc<Mutex<room::Listing>>> =
             lock(&self.listing.rooms).values().cloned().collect();
-        let mut out: Vec<RoomSummary> = summaries
+        let mut out: Vec<RoomSummary> = listings
             .iter()
-            .map(|s| lock(s).clone())
+            .map(|s| {
+                let listing = lock(s);
+                let mut summary = listing.summary.clone();
+                for (seat, account) in listing.accounts.iter().enumerate() {
+                    summary.ratings[seat] =
+                        account.and_then(|a| self.ratings.get(&summary.game, a));
+                }
+                summary
+            })
             // A room may have finished meanwhile.
             .filter(|s| s.state != "finished")
             .collect();
         // "open" sorts before "playing".
         out.sort_unstable_by(|a, b| (&a.state, &a.code).cmp(&(&b.state, &b.code)));
-        for summary in &mut out {
-            for seat in 0..2 {
-                summary.ratings[seat] = summary.seats[seat]
-                    .name
-                    .as_deref()
-                    .and_then(|name| self.ratings.get(&summary.game, name));
-            }
-        }
         out
     }
 
@@ -387,7 +388,7 @@ impl Lobby {
                 self.store.clone(),
                 self.config.clone(),
             );
-            let seats = s.seats.map(|seat| seat.map(|x| (x.name, x.token)));
+            let seats = s.seats.map(|seat| seat.map(|x| (x.player, x.token)));
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
             match room.restore(seats, events) {
                 Ok(pending) => completing.extend(pending.map(|p| (s.room.clone(), p))),

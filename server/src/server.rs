@@ -10,6 +10,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::accounts::Accounts;
 use crate::caps::Caps;
 use crate::config::Config;
 use crate::connection;
@@ -58,6 +59,15 @@ impl Server {
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let ratings = Arc::new(Ratings::new(store.load_ratings()?));
+        let (accounts, tokens) = store.load_accounts()?;
+        let accounts = Arc::new(Accounts::new(
+            store.clone(),
+            config.limits.clone(),
+            accounts,
+            tokens,
+            config.password_checks,
+            config.password_checks_queued,
+        ));
         let lobby = Lobby::new(
             store.clone(),
             config.clone(),
@@ -105,6 +115,7 @@ impl Server {
             lobby.clone(),
             tournaments.clone(),
             ratings,
+            accounts,
             store.clone(),
             config,
         );

@@ -14,6 +14,7 @@ use grundy_protocol::wire::Clock;
 use grundy_protocol::Position;
 use grundy_server::lobby::{Lobby, RoomSetup};
 use grundy_server::outbox::{self, Outbox};
+use grundy_server::player::Player;
 use grundy_server::ratings::Ratings;
 use grundy_server::room::RoomCmd;
 use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
@@ -150,7 +151,7 @@ async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
         tx.send(RoomCmd::Join {
             outbox: outbox.clone(),
             id: None,
-            name: None,
+            player: Player::default(),
             seat: Some(seat),
         })
         .await
@@ -344,7 +345,7 @@ async fn a_room_nobody_is_in_is_called_off() {
     tx.send(RoomCmd::Join {
         outbox: creator,
         id: None,
-        name: None,
+        player: Player::default(),
         seat: Some(0),
     })
     .await
@@ -383,7 +384,7 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
         tx.send(RoomCmd::Join {
             outbox,
             id: None,
-            name: None,
+            player: Player::default(),
             seat: Some(seat),
         })
         .await
@@ -437,7 +438,7 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
         )),
     };
     let (room, tokens) = lobby
-        .create_seated(setup, ["ann".into(), "ben".into()])
+        .create_seated(setup, [Player::guest("ann"), Player::guest("ben")])
         .await
         .unwrap();
     assert!(tokens.iter().all(|t| t.len() == 32));
@@ -469,7 +470,7 @@ async fn commands_queued_as_a_finished_room_leaves_are_answered() {
         tx.send(RoomCmd::Join {
             outbox: player.clone(),
             id: None,
-            name: None,
+            player: Player::default(),
             seat: Some(0),
         })
         .await

@@ -11,6 +11,12 @@ import {
   GAMES, specName, moveWords, parseTyped, typingHelp, formatClock, clockWords, resultWords,
 } from "./words.js";
 
+// A player's kind beside the name: accounts of bots and guests are marked
+// (a guest's name proves nothing); people's accounts are plain.
+const kindTag = (kind) => kind === "bot" || kind === "guest"
+  ? h("span", { class: `tag kind-${kind}`, title: kind === "bot" ? "a bot's account" : "a guest: no account" }, kind)
+  : "";
+
 const app = document.getElementById("app");
 
 function guestName() {
@@ -49,7 +55,7 @@ conn.listen((msg) => {
 
 const status = h("span", { class: "status", id: "status" }, "connecting…");
 conn.onStatus((state, detail) => {
-  status.textContent = state === "connected" ? "connected" : `${state}${detail ? `: ${detail}` : ""}`;
+  status.textContent = `${state}${detail ? `: ${detail}` : ""}`;
   status.className = `status ${state}`;
   status.dataset.state = state;
 });
@@ -99,7 +105,7 @@ function lobby() {
   const roomRow = (r) => {
     const seated = store.seat(r.room);
     const players = r.seats.map((s, i) => h("span", { class: "player" },
-      s.name ? s.name : h("em", {}, "free"), r.ratings && r.ratings[i] ? ` (${Math.round(r.ratings[i])})` : ""));
+      s.name ? s.name : h("em", {}, "free"), kindTag(s.player_kind), r.ratings && r.ratings[i] ? ` (${Math.round(r.ratings[i])})` : ""));
     return h("tr", { dataset: { code: r.code } },
       h("td", {}, h("strong", {}, r.name), h("div", { class: "muted small" }, r.description)),
       h("td", {}, players[0], " vs ", players[1]),
@@ -252,7 +258,7 @@ function room(key) {
     s.seq = event.seq;
     snap.seq = event.seq;
     switch (event.kind) {
-      case "seated": snap.seats[event.seat] = { name: event.name, connected: true }; break;
+      case "seated": snap.seats[event.seat] = { name: event.name, connected: true, player_kind: event.player_kind }; break;
       case "started": snap.to_move = 0; s.receivedAt = performance.now(); break;
       case "moved":
         snap.moves.push(event.move);
@@ -341,7 +347,7 @@ function room(key) {
     const playerBox = (seat) => h("div", { class: `player-box${snap.to_move === seat && !over ? " to-move" : ""}`, dataset: { seat } },
       h("span", { class: `dot${snap.seats[seat].connected ? " on" : ""}`, title: snap.seats[seat].connected ? "connected" : "away" }),
       h("span", { class: "pname" }, snap.seats[seat].name || h("em", {}, "waiting for a player"),
-        s.seat === seat ? " (you)" : ""),
+        kindTag(snap.seats[seat].player_kind), s.seat === seat ? " (you)" : ""),
       h("span", { class: "muted small" }, seat === 0 ? " moves first" : ""),
       snap.clock ? clocks[seat] : "");
     let line;
@@ -646,8 +652,8 @@ function tournament(key) {
       } }, `Start (${t.players.length} players)`) : "",
       h("h3", {}, "Standings"),
       h("table", { class: "standings" }, h("thead", {}, h("tr", {}, ["#", "Player", "Score", "Games", "W", "L", "Byes", "Buchholz", "SB", "Rating"].map((x) => h("th", {}, x)))),
-        h("tbody", {}, (t.standings.length ? t.standings : t.players.map((p) => ({ rank: "", player: p.player, name: p.name, score: 0, games: 0, wins: 0, losses: 0, byes: 0, buchholz: 0, sonneborn_berger: 0, rating: null, withdrawn: p.withdrawn })))
-          .map((r) => h("tr", { class: r.withdrawn ? "muted" : "" }, [r.rank, r.name, r.score, r.games, r.wins, r.losses, r.byes, r.buchholz, r.sonneborn_berger, r.rating == null ? "–" : Math.round(r.rating)].map((x) => h("td", {}, x)))))),
+        h("tbody", {}, (t.standings.length ? t.standings : t.players.map((p) => ({ rank: "", player: p.player, name: p.name, player_kind: p.player_kind, score: 0, games: 0, wins: 0, losses: 0, byes: 0, buchholz: 0, sonneborn_berger: 0, rating: null, withdrawn: p.withdrawn })))
+          .map((r) => h("tr", { class: r.withdrawn ? "muted" : "" }, [r.rank, h("span", {}, r.name, kindTag(r.player_kind)), r.score, r.games, r.wins, r.losses, r.byes, r.buchholz, r.sonneborn_berger, r.rating == null ? "–" : Math.round(r.rating)].map((x) => h("td", {}, x)))))),
       h("h3", {}, "Games"),
       t.games.length ? h("table", { class: "games" }, h("tbody", {}, [...t.games].reverse().map((g) => h("tr", {},
         h("td", {}, `round ${g.round}`),

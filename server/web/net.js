@@ -28,9 +28,9 @@ export class Connection {
     this.ready = new Promise((resolve) => {
       ws.onopen = async () => {
         try {
-          await this.send({ type: "hello", version: 1, name: this.name || undefined }, true);
+          const refused = await this.hello();
           this.backoff = 500;
-          this.status("connected");
+          this.status("connected", refused);
           resolve();
           // The views subscribe by themselves the first time.
           const again = this.opened;
@@ -110,10 +110,26 @@ export class Connection {
     return () => this.reconnectHooks.delete(fn);
   }
 
+  // Says hello under the chosen name; a name the server refuses (an
+  // account's, or a bad one) gives way to one the server gives: the
+  // refusal's message comes back, to be shown.
+  async hello(urgent = true) {
+    try {
+      const welcome = await this.send({ type: "hello", version: 1, name: this.name || undefined }, urgent);
+      this.given = welcome.name;
+      return undefined;
+    } catch (e) {
+      if (!this.name || !["name_taken", "bad_request"].includes(e.code)) throw e;
+      const welcome = await this.send({ type: "hello", version: 1 }, urgent);
+      this.given = welcome.name;
+      return `${e.message}; playing as ${welcome.name}`;
+    }
+  }
+
   rename(name) {
     this.name = name;
     if (this.state === "connected") {
-      this.send({ type: "hello", version: 1, name: name || undefined }).catch(() => {});
+      this.hello(false).then((refused) => this.status("connected", refused), () => {});
     }
   }
 }

@@ -114,6 +114,17 @@ impl Client {
         }
     }
 
+    /// Connects and says hello with an account's token.
+    pub async fn connect_token(url: &str, token: &str) -> Client {
+        let mut c = Client::raw(url).await;
+        let welcome = c
+            .request(json!({"type": "hello", "version": 1, "token": token}))
+            .await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        assert!(welcome["account"].is_object(), "{welcome}");
+        c
+    }
+
     /// Connects and says hello as `name`.
     pub async fn connect(url: &str, name: &str) -> Client {
         let mut c = Client::raw(url).await;
@@ -264,6 +275,45 @@ impl HttpAnswer {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// The password of every account the tests open.
+pub const PASSWORD: &str = "correct horse battery";
+
+/// Opens a bot account named `name` and logs in: its token (every scope).
+pub async fn account(url: &str, name: &str) -> String {
+    let mut c = Client::raw(url).await;
+    c.request(json!({"type": "hello", "version": 1})).await;
+    let created = c
+        .request(json!({"type": "create_account", "username": name,
+                        "password": PASSWORD, "kind": "bot"}))
+        .await;
+    assert_eq!(created["type"], "account_created", "{created}");
+    let token = c
+        .request(json!({"type": "login", "username": name, "password": PASSWORD}))
+        .await;
+    assert_eq!(token["type"], "token", "{token}");
+    token["token"].as_str().expect("the token").to_string()
+}
+
+/// Opens an account per name: their tokens, in order.
+pub async fn accounts(url: &str, names: &[String]) -> Vec<String> {
+    let mut tokens = Vec::with_capacity(names.len());
+    for name in names {
+        tokens.push(account(url, name).await);
+    }
+    tokens
+}
+
+/// Logs in to the account `name` (opened by [`account`]): a new token.
+pub async fn login(url: &str, name: &str) -> String {
+    let mut c = Client::raw(url).await;
+    c.request(json!({"type": "hello", "version": 1})).await;
+    let token = c
+        .request(json!({"type": "login", "username": name, "password": PASSWORD}))
+        .await;
+    assert_eq!(token["type"], "token", "{token}");
+    token["token"].as_str().expect("the token").to_string()
 }
 
 /// `method path` against the server at `addr` (an HTTP/1.1 client of the

@@ -193,7 +193,7 @@ async fn a_bot_back_after_its_room_left_memory_reads_the_result() {
 
     let plan = grundy_client::seat::SeatPlan {
         url: server.url(),
-        name: "bob".into(),
+        hello: grundy_client::client::Hello::guest("bob"),
         room,
         seat: 1,
         token: t1,

@@ -636,7 +636,7 @@ async fn a_person_joins_a_tournament_and_plays_each_game_as_it_comes() {
     let bot = grundy_bot::tournament::register(
         &server.url(),
         &id,
-        "bot-1",
+        &grundy_client::client::Hello::guest("bot-1"),
         grundy_protocol::Level::Perfect,
         1,
     )

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use grundy_protocol::wire::{Event, EventBody};
 use grundy_protocol::Level;
+use grundy_server::player::Player;
 use grundy_server::store::{MatchStore, SqliteStore, WriteOp};
 use grundy_tests::{Client, TestServer, PATIENCE};
 use serde_json::{json, Value};
@@ -213,7 +214,11 @@ fn seat(room: &str, seat: u8, name: &str, house: bool) -> WriteOp {
     WriteOp::Seat {
         room: room.into(),
         seat,
-        name: Some(name.into()),
+        player: if house {
+            Player::house(name)
+        } else {
+            Player::guest(name)
+        },
         token: format!("token-{room}-{seat}"),
         house,
     }
@@ -231,6 +236,7 @@ fn seated(room: &str, seq: u64, seat: u8, name: &str) -> WriteOp {
         EventBody::Seated {
             seat,
             name: Some(name.into()),
+            player_kind: None,
         },
     )
 }
@@ -431,7 +437,14 @@ async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
     let external = {
         let (url, room) = (url.clone(), room.clone());
         tokio::spawn(async move {
-            grundy_bot::house::join_and_play(&url, &room, Level::Perfect, 1).await
+            grundy_bot::house::join_and_play(
+                &url,
+                &grundy_client::client::Hello::guest("grundy-bot (perfect)"),
+                &room,
+                Level::Perfect,
+                1,
+            )
+            .await
         })
     };
     let mut me = Person::new(me);

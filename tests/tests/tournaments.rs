@@ -4,13 +4,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use grundy_bot::tournament::{register, run_field, Field, FieldOutcome};
+use grundy_bot::tournament::{bot_name, register, run_field, Field, FieldOutcome};
+use grundy_client::client::Hello;
 use grundy_protocol::wire::{
     Clock, EndReason, TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState,
     TournamentStatus,
 };
 use grundy_protocol::{Level, Outcome, Position, Strategy};
-use grundy_tests::{Client, TestServer};
+use grundy_tests::{accounts, login, Client, TestServer};
 use serde_json::{json, Value};
 
 fn settings(format: TournamentFormat, rounds: Option<u32>, family: &str) -> TournamentSettings {
@@ -27,7 +28,7 @@ fn settings(format: TournamentFormat, rounds: Option<u32>, family: &str) -> Tour
             increment_ms: 1_000,
         }),
         max_players: None,
-        rated: true,
+        rated: false,
     }
 }
 
@@ -37,6 +38,15 @@ async fn field(
     players: usize,
     levels: Vec<Level>,
 ) -> FieldOutcome {
+    // A rated tournament takes accounts only: one per bot.
+    let tokens = if settings.rated {
+        let names: Vec<String> = (0..players)
+            .map(|i| bot_name(levels[i % levels.len()], i))
+            .collect();
+        accounts(url, &names).await
+    } else {
+        Vec::new()
+    };
     run_field(
         Field {
             url: url.to_string(),
@@ -45,6 +55,7 @@ async fn field(
             players,
             levels,
             seed: 7,
+            tokens,
         },
         |_| {},
     )
@@ -86,7 +97,11 @@ fn check_consistent(state: &TournamentState) {
     let score = scores(state);
     for s in &state.standings {
         assert_eq!(s.score, score.get(&s.player).copied().unwrap_or(0), "{s:?}");
-        assert!(s.rating.is_some(), "rated games give ratings: {s:?}");
+        assert_eq!(
+            s.rating.is_some(),
+            state.settings.rated,
+            "rated games give ratings, unrated ones none: {s:?}"
+        );
     }
     let ranks: Vec<u32> = state.standings.iter().map(|s| s.score).collect();
     assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "sorted: {ranks:?}");
@@ -95,13 +110,11 @@ fn check_consistent(state: &TournamentState) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
     let server = TestServer::start().await;
-    let out = field(
-        &server.url(),
-        settings(TournamentFormat::RoundRobin, None, "nim"),
-        5,
-        vec![Level::Perfect],
-    )
-    .await;
+    let rated = TournamentSettings {
+        rated: true,
+        ..settings(TournamentFormat::RoundRobin, None, "nim")
+    };
+    let out = field(&server.url(), rated, 5, vec![Level::Perfect]).await;
     let state = &out.state;
     check_consistent(state);
     // 5 players: 5 rounds, each pair meets once, each player sits out once.
@@ -140,7 +153,9 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
     }
     // Every player has a rating now: 8 rated games each. The leaderboard and
     // the lobby show it.
-    let mut c = Client::connect(&server.url(), "bot-perfect-01").await;
+    // The lobby shows the rating of the account that sits down.
+    let token = login(&server.url(), "bot-perfect-01").await;
+    let mut c = Client::connect_token(&server.url(), &token).await;
     let answer = c
         .request(json!({"type": "get_ratings", "family": "nim", "limit": 3}))
         .await;
@@ -184,6 +199,7 @@ async fn a_swiss_of_sixteen_bots_over_seven_rounds_finishes_with_correct_standin
                 Level::Casual(1),
             ],
             seed: 11,
+            tokens: Vec::new(),
         },
         |e| events.push(e.clone()),
     )
@@ -249,6 +265,7 @@ async fn a_tournament_survives_a_server_restart_between_rounds() {
             players: 8,
             levels: vec![Level::Perfect, Level::Casual(2)],
             seed: 5,
+            tokens: Vec::new(),
         },
         move |e| {
             if let TournamentEventBody::RoundEnded { round, .. } = e {
@@ -470,7 +487,7 @@ async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
     // Two bots and a person who leaves during their first game.
     let mut bots = Vec::new();
     for name in ["bot-a", "bot-b"] {
-        let entrant = register(&url, &code, name, Level::Perfect, 1)
+        let entrant = register(&url, &code, &Hello::guest(name), Level::Perfect, 1)
             .await
             .expect("register");
         bots.push(tokio::spawn(entrant.play()));

@@ -51,6 +51,12 @@ const FIELDS: &[&str] = &[
     "limit",
     "offset",
     "round",
+    "username",
+    "password",
+    "kind",
+    "scopes",
+    "expires_in_days",
+    "token_id",
 ];
 
 /// How serde starts the error for a required field left out: no one field is

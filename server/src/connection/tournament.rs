@@ -1,13 +1,16 @@
 //! The tournament messages of a connection: checked here, carried out by the
 //! tournament's own task (`crate::tournament::actor`).
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg, TournamentSettings};
+use grundy_protocol::wire::{
+    ClientMsg, ErrorCode, RequestId, Scope, ServerMsg, TournamentSettings,
+};
 
 use tokio::sync::mpsc;
 
-use super::{Conn, MAX_NAME};
-use crate::house;
+use super::Conn;
+use crate::accounts::{names, Refused};
 use crate::outbox::Outbox;
+use crate::player::Player;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::settings;
 
@@ -16,6 +19,19 @@ const MAX_RATINGS: u32 = 1000;
 
 impl Conn {
     pub(super) async fn dispatch_tournament(&mut self, msg: ClientMsg) {
+        let acts_as_player = match &msg {
+            ClientMsg::CreateTournament { .. } => Some("create_tournament"),
+            ClientMsg::Register { .. } => Some("register"),
+            ClientMsg::Rejoin { .. } => Some("rejoin"),
+            ClientMsg::Withdraw { .. } => Some("withdraw"),
+            ClientMsg::StartTournament { .. } => Some("start_tournament"),
+            _ => None,
+        };
+        if let Some(what) = acts_as_player {
+            if let Err(refused) = self.may(Scope::Tournaments, what) {
+                return self.reply(refused.answer(msg.id().cloned()));
+            }
+        }
         match msg {
             ClientMsg::CreateTournament { id, settings } => {
                 self.create_tournament(id, settings).await
@@ -29,32 +45,16 @@ impl Conn {
                 tournament,
                 name,
             } => {
-                let name = name
-                    .map(|n| n.trim().to_string())
-                    .filter(|n| !n.is_empty())
-                    .or_else(|| self.name.clone());
-                let name = match name {
-                    Some(n) if n.chars().count() > MAX_NAME || n.chars().any(char::is_control) => {
-                        return self.error(
-                            id,
-                            ErrorCode::BadRequest,
-                            format!("name must be at most {MAX_NAME} printable characters"),
-                        )
-                    }
-                    Some(n) if house::reserved_name(&n) => {
-                        return self.error(id, ErrorCode::BadRequest, house::name_reserved(&n))
-                    }
-                    Some(n) => n,
-                    None => {
-                        return self.error(
-                            id,
-                            ErrorCode::BadRequest,
-                            "a player needs a name: give `name` (or one in hello)",
-                        )
-                    }
+                let entrant = match self.entrant(name) {
+                    Ok(entrant) => entrant,
+                    Err(refused) => return self.reply(refused.answer(id)),
                 };
                 self.send_to_tournament(id, &tournament, true, |outbox, id| {
-                    TournamentCmd::Register { outbox, id, name }
+                    TournamentCmd::Register {
+                        outbox,
+                        id,
+                        entrant,
+                    }
                 })
                 .await
             }
@@ -174,6 +174,42 @@ impl Conn {
     /// Sends a command to a tournament found by id or code. `follows`: this
     /// connection will hear the tournament's events (counted against the same
     /// limit as rooms, `seats_per_connection`).
+    /// Who registers: the connection's account (under its username), or a
+    /// guest under `name` (default: the connection's).
+    fn entrant(&self, name: Option<String>) -> Result<Player, Refused> {
+        let bad = |message: String| Refused {
+            code: ErrorCode::BadRequest,
+            message,
+            retry_after_ms: None,
+            limit: None,
+        };
+        let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        if self.session.is_some() {
+            let username = self.player.name.clone().unwrap_or_default();
+            if name.is_some_and(|n| names::key(&n) != names::key(&username)) {
+                return Err(bad(format!(
+                    "name: an account plays under its username ({username:?}); leave name out"
+                )));
+            }
+            return Ok(self.player.clone());
+        }
+        let Some(name) = name.or_else(|| self.player.name.clone()) else {
+            return Err(bad(
+                "a player needs a name: give `name` (or one in hello)".into()
+            ));
+        };
+        names::check_guest_name(&name).map_err(bad)?;
+        if let Some(owner) = self.shared.accounts.taken(&name) {
+            return Err(Refused {
+                code: ErrorCode::NameTaken,
+                message: format!("name {name:?} is an account's ({owner:?}): log in to play as it"),
+                retry_after_ms: None,
+                limit: None,
+            });
+        }
+        Ok(Player::guest(name))
+    }
+
     async fn send_to_tournament(
         &mut self,
         id: Option<RequestId>,

@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
+use crate::accounts::Session;
 use crate::connection::{self, Shared};
 use crate::metrics::{self, Gauges};
 use crate::store::{now_ms, WriteOp};
@@ -70,11 +71,68 @@ pub fn router(api: Api) -> Router {
         .route("/api/tournaments", get(tournaments))
         .route("/api/tournaments/{id}", get(tournament))
         .route("/api/ratings", get(ratings))
+        .route("/api/account", get(account))
         .route("/api", get(not_found))
         .route("/api/{*rest}", get(not_found))
         .fallback(super::page::asset)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(api.clone(), bearer))
         .with_state(api)
+}
+
+/// The account an `Authorization: Bearer` token proves, put in the request's
+/// extensions for the handlers; a request with a token that proves nothing
+/// (malformed, unknown, revoked, expired) is refused with a 401, whatever it
+/// asked for.
+async fn bearer(
+    State(api): State<Api>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+        return next.run(request).await;
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let Some(token) = token else {
+        return unauthorized("Authorization: give `Bearer <token>`");
+    };
+    match api.shared.accounts.authenticate(token) {
+        Ok((session, _, _)) => {
+            request.extensions_mut().insert(session);
+            next.run(request).await
+        }
+        Err(refused) => unauthorized(&refused.message),
+    }
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut response =
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"grundy\""),
+    );
+    response
+}
+
+/// The account the bearer token proves, the token itself, and (with scope
+/// `account`) the account's live tokens.
+async fn account(State(api): State<Api>, session: Option<axum::Extension<Session>>) -> Answer {
+    let Some(axum::Extension(session)) = session else {
+        return Ok(unauthorized(
+            "this endpoint needs `Authorization: Bearer <token>`",
+        ));
+    };
+    let accounts = &api.shared.accounts;
+    let Some((account, token)) = accounts.session_info(&session) else {
+        return Ok(unauthorized("this token is gone"));
+    };
+    let tokens = accounts.tokens(&session).ok();
+    Ok(axum::Json(json!({"account": account, "token": token, "tokens": tokens})).into_response())
 }
 
 /// A refusal: its status and the JSON body that names what is wrong.

@@ -44,6 +44,8 @@ enum Answer<'a> {
         id: &'a Option<RequestId>,
         room: &'a str,
         seat: Option<u8>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        token: Option<&'a str>,
         snapshot: Option<SnapshotView<'a>>,
         events: [(); 0],
     },
@@ -66,11 +68,13 @@ pub fn seated(
     })
 }
 
-/// `{"type":"watching",...}` with a snapshot, or with the events' texts.
+/// `{"type":"watching",...}` with a snapshot, or with the events' texts;
+/// `token`: the seat token, for a resume by an account.
 pub fn watching(
     id: &Option<RequestId>,
     room: &str,
     seat: Option<u8>,
+    token: Option<&str>,
     snapshot: Option<SnapshotView<'_>>,
     events: &[Arc<str>],
 ) -> Utf8Bytes {
@@ -78,6 +82,7 @@ pub fn watching(
         id,
         room,
         seat,
+        token,
         snapshot,
         events: [],
     })
@@ -140,10 +145,12 @@ mod tests {
                 SeatInfo {
                     name: Some("a".into()),
                     connected: true,
+                    player_kind: Some(grundy_protocol::wire::PlayerKind::Person),
                 },
                 SeatInfo {
                     name: None,
                     connected: false,
+                    player_kind: None,
                 },
             ],
             moves,
@@ -218,20 +225,27 @@ mod tests {
             .iter()
             .map(|e| serde_json::to_string(e).unwrap().into())
             .collect();
-        for (snapshot, events, texts) in [
-            (Some(view(&moves(), &spec)), &[][..], &[][..]),
-            (None, &events[..], &texts[..]),
-            (None, &events[..1], &texts[..1]),
+        for (with_snapshot, events, texts) in [
+            (true, &[][..], &[][..]),
+            (false, &events[..], &texts[..]),
+            (false, &events[..1], &texts[..1]),
         ] {
-            let id = Some(RequestId::Text("x".into()));
-            let expected = crate::outbox::encode(&ServerMsg::Watching {
-                id: id.clone(),
-                room: "r".into(),
-                seat: Some(0),
-                snapshot: snapshot.as_ref().map(wire_snapshot),
-                events: events.to_vec(),
-            });
-            assert_eq!(watching(&id, "r", Some(0), snapshot, texts), expected);
+            for token in [None, Some("t")] {
+                let snapshot = with_snapshot.then(|| view(&moves(), &spec));
+                let id = Some(RequestId::Text("x".into()));
+                let expected = crate::outbox::encode(&ServerMsg::Watching {
+                    id: id.clone(),
+                    room: "r".into(),
+                    seat: Some(0),
+                    token: token.map(str::to_string),
+                    snapshot: snapshot.as_ref().map(wire_snapshot),
+                    events: events.to_vec(),
+                });
+                assert_eq!(
+                    watching(&id, "r", Some(0), token, snapshot, texts),
+                    expected
+                );
+            }
         }
     }
 

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::clock::{self, Timing};
 use crate::config::Config;
+use crate::player::{AccountId, Player};
 use crate::refusal::{refuse, Refusal};
 use crate::secret::constant_time_eq;
 
@@ -26,7 +27,7 @@ use crate::secret::constant_time_eq;
 pub enum Record {
     Seat {
         seat: u8,
-        name: Option<String>,
+        player: Player,
         token: String,
         /// Reserved for the server's house bot.
         house: bool,
@@ -40,21 +41,24 @@ pub enum Intent<'a> {
     /// A player asks for a seat (any free one when `seat` is None). `token`
     /// is the fresh secret the seat gets.
     Join {
-        name: Option<String>,
+        player: Player,
         seat: Option<u8>,
         token: String,
     },
     /// The server seats a player with no connection yet: a tournament's, or
     /// its house bot (`house`).
     Reserve {
-        name: String,
+        player: Player,
         seat: u8,
         house: bool,
         token: String,
     },
-    /// A seat's holder comes (back); `here`: the seats someone holds now.
+    /// A seat's holder comes (back) with the seat's token, or (an empty
+    /// token) as `account`, the account that took the seat; `here`: the
+    /// seats someone holds now.
     Resume {
         token: &'a str,
+        account: Option<AccountId>,
         here: [bool; 2],
     },
     /// A move, read from its connection at `received`.
@@ -142,6 +146,8 @@ impl MatchRules {
 pub struct Core {
     pub game: MatchState,
     tokens: [Option<String>; 2],
+    /// The accounts that took the seats, if any.
+    accounts: [Option<AccountId>; 2],
     pub rules: MatchRules,
 }
 
@@ -155,6 +161,7 @@ impl Core {
         Core {
             game: MatchState::new(spec, start, clock),
             tokens: [None, None],
+            accounts: [None, None],
             rules,
         }
     }
@@ -164,11 +171,17 @@ impl Core {
     pub fn apply(&mut self, record: &Record, at: Instant) -> Result<(), FollowError> {
         match record {
             Record::Seat {
-                seat, name, token, ..
+                seat,
+                player,
+                token,
+                ..
             } => {
-                if let Some(t) = self.tokens.get_mut(*seat as usize) {
+                let s = *seat as usize;
+                if let Some(t) = self.tokens.get_mut(s) {
                     *t = Some(token.clone());
-                    self.game.seats[*seat as usize].name = name.clone();
+                    self.accounts[s] = player.account;
+                    self.game.seats[s].name = player.name.clone();
+                    self.game.seats[s].player_kind = player.kind;
                 }
                 Ok(())
             }
@@ -182,6 +195,11 @@ impl Core {
 
     pub fn seated(&self, seat: u8) -> bool {
         self.tokens.get(seat as usize).is_some_and(|t| t.is_some())
+    }
+
+    /// The accounts that took the seats.
+    pub fn accounts(&self) -> [Option<AccountId>; 2] {
+        self.accounts
     }
 
     pub fn token(&self, seat: u8) -> Option<&str> {
@@ -209,6 +227,25 @@ impl Core {
             )
     }
 
+    /// The seat a resume acts for: by its seat token, or (no token) by the
+    /// account that took it.
+    fn seat_resumed(&self, token: &str, account: Option<AccountId>) -> Result<u8, Refusal> {
+        match account {
+            Some(account) if token.is_empty() => (0..2u8)
+                .find(|&s| self.accounts[s as usize] == Some(account))
+                .map_or_else(
+                    || {
+                        refuse(
+                            ErrorCode::Unauthorized,
+                            "your account holds no seat in this room",
+                        )
+                    },
+                    Ok,
+                ),
+            _ => self.seat_of(token),
+        }
+    }
+
     /// When the match ends by itself unless something happens first.
     pub fn deadline(&self, abandoned_since: Option<Instant>) -> Option<(Instant, EndReason)> {
         clock::deadline(&self.game, abandoned_since, &self.rules.timing)
@@ -229,23 +266,31 @@ impl Core {
     /// The records that would carry out `intent` at `now`, or why not.
     pub fn decide(&self, intent: Intent<'_>, now: Instant) -> Result<Decision, Refusal> {
         match intent {
-            Intent::Join { name, seat, token } => {
+            Intent::Join {
+                player,
+                seat,
+                token,
+            } => {
                 if self.rules.tournament {
                     return refuse(
                         ErrorCode::RoomFull,
                         "this is a tournament game: its players are seated by the tournament",
                     );
                 }
-                self.take_seat(name, seat, token, false)
+                self.take_seat(player, seat, token, false)
             }
             Intent::Reserve {
-                name,
+                player,
                 seat,
                 house,
                 token,
-            } => self.take_seat(Some(name), Some(seat), token, house),
-            Intent::Resume { token, here } => {
-                let seat = self.seat_of(token)?;
+            } => self.take_seat(player, Some(seat), token, house),
+            Intent::Resume {
+                token,
+                account,
+                here,
+            } => {
+                let seat = self.seat_resumed(token, account)?;
                 let mut decision = Decision {
                     seat: Some(seat),
                     ..Decision::default()
@@ -332,7 +377,7 @@ impl Core {
     /// Seats a player and starts the match once both seats are taken.
     fn take_seat(
         &self,
-        name: Option<String>,
+        player: Player,
         seat: Option<u8>,
         token: String,
         house: bool,
@@ -356,14 +401,15 @@ impl Core {
         };
         let mut bodies = vec![EventBody::Seated {
             seat,
-            name: name.clone(),
+            name: player.name.clone(),
+            player_kind: player.kind,
         }];
         if self.seated(1 - seat) {
             bodies.push(EventBody::Started);
         }
         let mut records = vec![Record::Seat {
             seat,
-            name,
+            player,
             token,
             house,
         }];
@@ -537,6 +583,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use grundy_protocol::wire::PlayerKind;
 
     const NO_SHOW: Duration = Duration::from_secs(30);
     const ABANDON: Duration = Duration::from_secs(600);
@@ -581,7 +628,7 @@ mod tests {
 
     fn join(c: &mut Core, name: &str, now: Instant) -> Decision {
         let intent = Intent::Join {
-            name: Some(name.into()),
+            player: Player::guest(name),
             seat: None,
             token: format!("token-{name}"),
         };
@@ -627,7 +674,7 @@ mod tests {
             first.records[0],
             Record::Seat {
                 seat: 0,
-                name: Some("a".into()),
+                player: Player::guest("a"),
                 token: "token-a".into(),
                 house: false
             }
@@ -636,7 +683,8 @@ mod tests {
             bodies(&first),
             [EventBody::Seated {
                 seat: 0,
-                name: Some("a".into())
+                name: Some("a".into()),
+                player_kind: Some(PlayerKind::Guest),
             }]
         );
         assert!(!c.game.started);
@@ -655,7 +703,7 @@ mod tests {
         let mut c = nim(&[1, 2], None);
         join(&mut c, "a", t0);
         let ask = |seat| Intent::Join {
-            name: None,
+            player: Player::default(),
             seat: Some(seat),
             token: "t".into(),
         };
@@ -669,7 +717,7 @@ mod tests {
         );
         join(&mut c, "b", t0);
         let any = Intent::Join {
-            name: None,
+            player: Player::default(),
             seat: None,
             token: "t".into(),
         };
@@ -679,7 +727,7 @@ mod tests {
         );
         act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
         let reserve = Intent::Reserve {
-            name: "x".into(),
+            player: Player::guest("x"),
             seat: 0,
             house: false,
             token: "t".into(),
@@ -698,7 +746,7 @@ mod tests {
         let t0 = Instant::now();
         let mut c = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
         let join = Intent::Join {
-            name: Some("x".into()),
+            player: Player::guest("x"),
             seat: None,
             token: "t".into(),
         };
@@ -709,7 +757,7 @@ mod tests {
             "{message}"
         );
         let reserve = Intent::Reserve {
-            name: "p".into(),
+            player: Player::guest("p"),
             seat: 1,
             house: true,
             token: "t1".into(),
@@ -745,6 +793,7 @@ mod tests {
             .decide(
                 Intent::Resume {
                     token: "token-b",
+                    account: None,
                     here: [false, true],
                 },
                 t0,
@@ -755,6 +804,7 @@ mod tests {
             .decide(
                 Intent::Resume {
                     token: "token-b",
+                    account: None,
                     here: [true, false],
                 },
                 t0,
@@ -778,6 +828,7 @@ mod tests {
         act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
         let after_end = Intent::Resume {
             token: "token-a",
+            account: None,
             here: [false, false],
         };
         assert!(c.decide(after_end, t0).unwrap().records.is_empty());
@@ -976,7 +1027,7 @@ mod tests {
             );
             for (seat, name) in [(0, "a"), (1, "b")] {
                 let reserve = Intent::Reserve {
-                    name: name.into(),
+                    player: Player::guest(name),
                     seat,
                     house: false,
                     token: format!("token-{name}"),
@@ -1099,7 +1150,7 @@ mod tests {
         assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
         let mut t = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
         let reserve = Intent::Reserve {
-            name: "a".into(),
+            player: Player::guest("a"),
             seat: 0,
             house: false,
             token: "token-a".into(),
@@ -1165,7 +1216,7 @@ mod tests {
                 let mut now = t0;
                 for name in ["a", "b"] {
                     let intent = Intent::Join {
-                        name: Some(name.into()),
+                        player: Player::guest(name),
                         seat: None,
                         token: format!("token-{name}"),
                     };
@@ -1183,6 +1234,7 @@ mod tests {
                         at(&mut live, Intent::Left { seat }, now, &mut log);
                         let back = Intent::Resume {
                             token,
+                            account: None,
                             here: [false, false],
                         };
                         at(&mut live, back, now, &mut log);

@@ -31,6 +31,7 @@ use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomState, METRICS};
 use crate::outbox::{encode, ConnId, Outbox};
+use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
 use crate::store::{now_ms, MatchStore, WriteOp};
@@ -46,7 +47,7 @@ pub enum RoomCmd {
     Join {
         outbox: Outbox,
         id: Option<RequestId>,
-        name: Option<String>,
+        player: Player,
         seat: Option<u8>,
     },
     Watch {
@@ -54,10 +55,13 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         since: Option<u64>,
     },
+    /// Back to a seat with its token, or (an empty token) as the account
+    /// that took it.
     Resume {
         outbox: Outbox,
         id: Option<RequestId>,
         token: String,
+        account: Option<AccountId>,
         since: Option<u64>,
     },
     Move {
@@ -88,7 +92,7 @@ pub enum RoomCmd {
     /// A tournament seats a player who has no connection here yet, or the
     /// server its house bot (`house`); they come with `resume` and the token.
     Reserve {
-        name: String,
+        player: Player,
         seat: u8,
         /// The seat is the house bot's: recorded so, it gets a bot back after
         /// a restart.
@@ -102,6 +106,14 @@ pub enum RoomCmd {
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat { seat: u8 },
+}
+
+/// A room's line of the lobby list, with the accounts holding its seats
+/// (the lobby adds their ratings).
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub summary: RoomSummary,
+    pub accounts: [Option<AccountId>; 2],
 }
 
 /// Told the result when a match ends (a tournament's games report this way).
@@ -150,7 +162,7 @@ pub struct Room {
     finished_at: Option<Instant>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
-    summary: Arc<Mutex<RoomSummary>>,
+    summary: Arc<Mutex<Listing>>,
     /// This room's place in `grundy_rooms{state}`.
     counted: RoomState,
 }
@@ -184,19 +196,22 @@ impl Room {
             finished_at: None,
             store,
             config,
-            summary: Arc::new(Mutex::new(RoomSummary {
-                room: String::new(),
-                code: String::new(),
-                game: String::new(),
-                name: String::new(),
-                description: String::new(),
-                seats: [no_seat(), no_seat()],
-                state: String::new(),
-                clock: None,
-                bot: None,
-                hints: false,
-                ratings: [None, None],
-                tournament: None,
+            summary: Arc::new(Mutex::new(Listing {
+                summary: RoomSummary {
+                    room: String::new(),
+                    code: String::new(),
+                    game: String::new(),
+                    name: String::new(),
+                    description: String::new(),
+                    seats: [no_seat(), no_seat()],
+                    state: String::new(),
+                    clock: None,
+                    bot: None,
+                    hints: false,
+                    ratings: [None, None],
+                    tournament: None,
+                },
+                accounts: [None, None],
             })),
             counted: RoomState::new(),
         };
@@ -213,7 +228,7 @@ impl Room {
     }
 
     /// The lobby's view of this room, kept current by the room's task.
-    pub fn summary(&self) -> Arc<Mutex<RoomSummary>> {
+    pub fn summary(&self) -> Arc<Mutex<Listing>> {
         self.summary.clone()
     }
 
@@ -232,14 +247,14 @@ impl Room {
     /// not say so: wait for it before serving.
     pub fn restore(
         &mut self,
-        seats: [Option<(Option<String>, String)>; 2],
+        seats: [Option<(Player, String)>; 2],
         events: Vec<Event>,
     ) -> Result<Option<Pending>, String> {
         let at = now();
         let seats = seats.into_iter().zip(0u8..).filter_map(|(seat, i)| {
-            seat.map(|(name, token)| Record::Seat {
+            seat.map(|(player, token)| Record::Seat {
                 seat: i,
-                name,
+                player,
                 token,
                 house: false,
             })
@@ -358,11 +373,11 @@ impl Room {
             RoomCmd::Join {
                 outbox,
                 id,
-                name,
+                player,
                 seat,
             } => {
                 let intent = Intent::Join {
-                    name,
+                    player,
                     seat,
                     token: new_token(),
                 };
@@ -373,16 +388,17 @@ impl Room {
                 self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Watch { outbox, id, since } => {
-                let answer = self.catch_up(None, since, &id);
+                let answer = self.catch_up(None, None, since, &id);
                 self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Resume {
                 outbox,
                 id,
                 token,
+                account,
                 since,
             } => {
-                let answer = self.resume(&outbox, &token, since, &id).await;
+                let answer = self.resume(&outbox, &token, account, since, &id).await;
                 self.answer_joining(outbox, id, answer);
             }
             RoomCmd::Move {
@@ -433,14 +449,14 @@ impl Room {
                 self.drop_conn(conn).await;
             }
             RoomCmd::Reserve {
-                name,
+                player,
                 seat,
                 house,
                 reply,
             } => {
                 let token = new_token();
                 let intent = Intent::Reserve {
-                    name,
+                    player,
                     seat,
                     house,
                     token,
@@ -558,6 +574,7 @@ impl Room {
     fn catch_up(
         &self,
         seat: Option<u8>,
+        token: Option<&str>,
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
@@ -570,8 +587,8 @@ impl Room {
         let events =
             since.and_then(|since| self.subscribers.after(since, self.core.game.seq, budget));
         Ok(match events {
-            Some(events) => answer::watching(id, &self.id, seat, None, &events),
-            None => answer::watching(id, &self.id, seat, Some(self.snapshot()), &[]),
+            Some(events) => answer::watching(id, &self.id, seat, token, None, &events),
+            None => answer::watching(id, &self.id, seat, token, Some(self.snapshot()), &[]),
         })
     }
 
@@ -579,11 +596,17 @@ impl Room {
         &mut self,
         outbox: &Outbox,
         token: &str,
+        account: Option<AccountId>,
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
         let here = self.here();
-        let decision = self.core.decide(Intent::Resume { token, here }, now())?;
+        let intent = Intent::Resume {
+            token,
+            account,
+            here,
+        };
+        let decision = self.core.decide(intent, now())?;
         // Check `since` before changing anything.
         self.check_since(since)?;
         let seat = decision.seat.expect("a resume names its seat");
@@ -604,7 +627,9 @@ impl Room {
             }
             return Err(refusal);
         }
-        self.catch_up(Some(seat), since, id)
+        // Resumed by an account: the seat token comes back, for the moves.
+        let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
+        self.catch_up(Some(seat), seat_token, since, id)
     }
 
     async fn drop_conn(&mut self, conn: ConnId) {
@@ -637,13 +662,13 @@ impl Room {
             match record {
                 Record::Seat {
                     seat,
-                    name,
+                    player,
                     token,
                     house,
                 } => ops.push(WriteOp::Seat {
                     room: self.id.clone(),
                     seat: *seat,
-                    name: name.clone(),
+                    player: player.clone(),
                     token: token.clone(),
                     house: *house,
                 }),
@@ -730,6 +755,7 @@ impl Room {
         SeatInfo {
             name: self.core.game.seats[seat].name.clone(),
             connected: !self.holders[seat].is_empty(),
+            player_kind: self.core.game.seats[seat].player_kind,
         }
     }
 
@@ -776,7 +802,10 @@ impl Room {
             tournament: self.tournament.clone(),
         };
         if let Ok(mut s) = self.summary.lock() {
-            *s = summary;
+            *s = Listing {
+                summary,
+                accounts: self.core.accounts(),
+            };
         }
         self.counted.set(state);
     }
@@ -795,5 +824,6 @@ fn no_seat() -> SeatInfo {
     SeatInfo {
         name: None,
         connected: false,
+        player_kind: None,
     }
 }

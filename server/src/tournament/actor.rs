@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use grundy_protocol::wire::{
-    EndReason, ErrorCode, MatchResult, RequestId, ServerMsg, TournamentEvent, TournamentEventBody,
-    TournamentGame, TournamentStatus, TournamentSummary,
+    EndReason, ErrorCode, MatchResult, PlayerKind, RequestId, ServerMsg, TournamentEvent,
+    TournamentEventBody, TournamentGame, TournamentStatus, TournamentSummary,
 };
 use grundy_protocol::Position;
 use serde_json::Value;
@@ -20,7 +20,8 @@ use super::state::{Core, Player, Step};
 use crate::config::Config;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
-use crate::ratings::Ratings;
+use crate::player::Player as Entrant;
+use crate::ratings::{Rated, Ratings};
 use crate::refusal::{refuse, Refusal};
 use crate::room::{EndHook, RoomCmd};
 use crate::store::{now_ms, MatchStore, RatingRow, WriteOp};
@@ -32,10 +33,12 @@ const RETRY: Duration = Duration::from_secs(1);
 
 /// What a connection asks of a tournament. Answers go to `outbox`.
 pub enum TournamentCmd {
+    /// `entrant`: who registers (name, kind, account), as the connection
+    /// proved it.
     Register {
         outbox: Outbox,
         id: Option<RequestId>,
-        name: String,
+        entrant: Entrant,
     },
     Rejoin {
         outbox: Outbox,
@@ -145,8 +148,8 @@ impl Tournament {
         self.summary.clone()
     }
 
-    fn rating(&self) -> impl Fn(&str) -> Option<f64> + '_ {
-        |name| self.services.ratings.get(&self.core.family, name)
+    fn rating(&self) -> impl Fn(&Player) -> Option<f64> + '_ {
+        |p| self.services.ratings.of(&self.core.family, p)
     }
 
     /// The task: commands, game results, and retries. `on_finish` is called
@@ -285,8 +288,12 @@ impl Tournament {
 
     async fn handle(&mut self, cmd: TournamentCmd) {
         match cmd {
-            TournamentCmd::Register { outbox, id, name } => {
-                let result = self.register(&outbox, name).await;
+            TournamentCmd::Register {
+                outbox,
+                id,
+                entrant,
+            } => {
+                let result = self.register(&outbox, entrant).await;
                 self.answer_registered(&outbox, id, result);
             }
             TournamentCmd::Rejoin { outbox, id, token } => {
@@ -414,7 +421,12 @@ impl Tournament {
         outbox.send(&msg);
     }
 
-    async fn register(&mut self, outbox: &Outbox, name: String) -> Result<(u32, String), Refusal> {
+    async fn register(
+        &mut self,
+        outbox: &Outbox,
+        entrant: Entrant,
+    ) -> Result<(u32, String), Refusal> {
+        let name = entrant.name.clone().unwrap_or_default();
         match self.core.status {
             TournamentStatus::Registering => {}
             TournamentStatus::Running => {
@@ -429,6 +441,12 @@ impl Tournament {
                     "registration is closed: the tournament is over",
                 )
             }
+        }
+        if self.core.settings.rated && entrant.account.is_none() {
+            return refuse(
+                ErrorCode::AccountRequired,
+                "this tournament is rated: only accounts may play in it (say hello with a token)",
+            );
         }
         if self.core.players.iter().any(|p| p.name == name) {
             return refuse(
@@ -467,6 +485,7 @@ impl Tournament {
         let body = TournamentEventBody::Registered {
             player,
             name: name.clone(),
+            player_kind: entrant.kind,
         };
         let event = self.next_event(body);
         let done = self.services.store.write(WriteOp::TournamentEvent {
@@ -474,6 +493,7 @@ impl Tournament {
             event: event.clone(),
             at_ms: now_ms(),
             player_token: Some(token.clone()),
+            player_account: entrant.account,
             ratings: Vec::new(),
         });
         committed(done, &self.core.id).await?;
@@ -481,6 +501,8 @@ impl Tournament {
             name,
             token: token.clone(),
             withdrawn: false,
+            kind: entrant.kind,
+            account: entrant.account,
         });
         self.publish(event);
         self.subscribe(outbox, Some(player));
@@ -622,7 +644,14 @@ impl Tournament {
             Ok(Err(e)) => return refuse(ErrorCode::BadSpec, format!("start refused: {e}")),
             Err(_) => return refuse(ErrorCode::Internal, "reading the start failed"),
         };
-        let names = players.map(|p| self.core.players[p as usize].name.clone());
+        let entrants = players.map(|p| {
+            let p = &self.core.players[p as usize];
+            Entrant {
+                name: Some(p.name.clone()),
+                kind: p.kind,
+                account: p.account,
+            }
+        });
         let setup = RoomSetup {
             spec,
             start,
@@ -632,11 +661,7 @@ impl Tournament {
             hints: false,
             tournament: Some((self.core.id.clone(), end_hook(self.results.clone()))),
         };
-        let (room, tokens) = self
-            .services
-            .lobby
-            .create_seated(setup, names.clone())
-            .await?;
+        let (room, tokens) = self.services.lobby.create_seated(setup, entrants).await?;
         self.record(TournamentEventBody::GameStarted {
             round,
             room: room.clone(),
@@ -650,7 +675,7 @@ impl Tournament {
                 &room,
                 seat as u8,
                 tokens[seat].clone(),
-                names[1 - seat].clone(),
+                players[1 - seat],
             );
         }
         self.seat_tokens.insert(room, tokens);
@@ -664,15 +689,17 @@ impl Tournament {
         room: &str,
         seat: u8,
         token: String,
-        opponent: String,
+        opponent: u32,
     ) {
+        let opponent = &self.core.players[opponent as usize];
         let msg = ServerMsg::YourGame {
             tournament: self.core.id.clone(),
             round,
             room: room.to_string(),
             seat,
             token,
-            opponent,
+            opponent: opponent.name.clone(),
+            opponent_kind: opponent.kind,
         };
         if let Some(conns) = self.player_conns.get_mut(&player) {
             conns.retain(|o| o.send(&msg));
@@ -697,9 +724,7 @@ impl Tournament {
         let Some(token) = token else {
             return;
         };
-        let opponent = self.core.players[game.players[1 - seat] as usize]
-            .name
-            .clone();
+        let opponent = game.players[1 - seat];
         self.tell_game(player, game.round, &room, seat as u8, token, opponent);
     }
 
@@ -723,18 +748,29 @@ impl Tournament {
         );
         let (done, rows) = match (self.core.settings.rated, played, result.winner) {
             (true, true, Some(seat)) => {
-                let names = game
-                    .players
-                    .map(|p| self.core.players[p as usize].name.as_str());
+                let rated = game.players.map(|p| {
+                    let p = &self.core.players[p as usize];
+                    p.account.map(|account| Rated {
+                        account,
+                        name: &p.name,
+                        kind: p.kind.unwrap_or(PlayerKind::Person),
+                    })
+                });
                 // The new ratings are computed once and queued for the store
                 // under the ratings' lock (so a player's rows are written in
                 // the order they were computed); a failed write keeps them
                 // with the result, to be written again as they are.
-                self.services
-                    .ratings
-                    .rate(&self.core.family, names, seat as usize, |rows| {
-                        (self.write(&event, rows.clone()), rows)
-                    })
+                match rated {
+                    // Only accounts register in a rated tournament; a game
+                    // of one restored from before accounts rates nobody.
+                    [Some(a), Some(b)] => self.services.ratings.rate(
+                        &self.core.family,
+                        [a, b],
+                        seat as usize,
+                        |rows| (self.write(&event, rows.clone()), rows),
+                    ),
+                    _ => (self.write(&event, Vec::new()), Vec::new()),
+                }
             }
             _ => (self.write(&event, Vec::new()), Vec::new()),
         };
@@ -828,6 +864,7 @@ impl Tournament {
             event: event.clone(),
             at_ms: now_ms(),
             player_token: None,
+            player_account: None,
             ratings,
         })
     }

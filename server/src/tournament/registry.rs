@@ -113,7 +113,7 @@ impl Tournaments {
         });
         committed(done, &id).await?;
         let core = Core::new(id.clone(), code.clone(), settings, family);
-        let state = core.state(|name| self.services.ratings.get(&core.family, name));
+        let state = core.state(|p| self.services.ratings.of(&core.family, p));
         let (tx, restored) = self.register(core, owner_token.clone());
         self.spawn(restored);
         Ok(Created {
@@ -209,7 +209,7 @@ impl Tournaments {
         };
         let (core, _) = rebuild(stored)?;
         let ratings = &self.services.ratings;
-        Ok(Some(core.state(|name| ratings.get(&core.family, name))))
+        Ok(Some(core.state(|p| ratings.of(&core.family, p))))
     }
 
     /// Rebuilds every unfinished tournament from the store and puts it in the
@@ -249,10 +249,12 @@ fn rebuild(stored: StoredTournament) -> Result<(Core, String), StoreError> {
     core.players = stored
         .players
         .into_iter()
-        .map(|(name, token)| Player {
-            name,
-            token,
+        .map(|p| Player {
+            name: p.name,
+            token: p.token,
             withdrawn: false,
+            kind: None,
+            account: p.account,
         })
         .collect();
     for event in stored.events {

@@ -6,14 +6,15 @@
 //! same `apply`, so a restored tournament is exactly the one that went down.
 
 use grundy_protocol::wire::{
-    Bye, EndReason, MatchResult, Pairing, Standing, TournamentEvent, TournamentEventBody,
-    TournamentFormat, TournamentGame, TournamentPlayer, TournamentSettings, TournamentState,
-    TournamentStatus, TournamentSummary,
+    Bye, EndReason, MatchResult, Pairing, PlayerKind, Standing, TournamentEvent,
+    TournamentEventBody, TournamentFormat, TournamentGame, TournamentPlayer, TournamentSettings,
+    TournamentState, TournamentStatus, TournamentSummary,
 };
 use serde_json::Value;
 
 use super::pairing::{self, PlayerId, SwissPlayer};
 use super::standings::{self, GameResult, TieBreaks};
+use crate::player::AccountId;
 
 /// A registered player.
 #[derive(Debug, Clone)]
@@ -21,6 +22,10 @@ pub struct Player {
     pub name: String,
     pub token: String,
     pub withdrawn: bool,
+    /// From the `registered` event (None before accounts).
+    pub kind: Option<PlayerKind>,
+    /// The account that registered, if any: only accounts are rated.
+    pub account: Option<AccountId>,
 }
 
 /// What the tournament should do next.
@@ -125,7 +130,15 @@ impl Core {
     /// a `registered` event must have been pushed already (it carries the token).
     pub fn apply(&mut self, event: TournamentEvent) {
         match &event.body {
-            TournamentEventBody::Registered { .. } => {}
+            TournamentEventBody::Registered {
+                player,
+                player_kind,
+                ..
+            } => {
+                if let Some(p) = self.players.get_mut(*player as usize) {
+                    p.kind = *player_kind;
+                }
+            }
             TournamentEventBody::Withdrawn { player } => {
                 if let Some(p) = self.players.get_mut(*player as usize) {
                     p.withdrawn = true;
@@ -378,7 +391,7 @@ impl Core {
     }
 
     /// The standings, with each player's current rating from `rating`.
-    pub fn standings(&self, rating: impl Fn(&str) -> Option<f64>) -> Vec<Standing> {
+    pub fn standings(&self, rating: impl Fn(&Player) -> Option<f64>) -> Vec<Standing> {
         self.ranking()
             .into_iter()
             .filter_map(|s| {
@@ -387,6 +400,7 @@ impl Core {
                     rank: s.rank,
                     player: s.player,
                     name: p.name.clone(),
+                    player_kind: p.kind,
                     score: s.score,
                     games: s.games,
                     wins: s.wins,
@@ -394,14 +408,14 @@ impl Core {
                     byes: s.byes,
                     buchholz: s.buchholz,
                     sonneborn_berger: s.sonneborn_berger,
-                    rating: rating(&p.name),
+                    rating: rating(p),
                     withdrawn: p.withdrawn,
                 })
             })
             .collect()
     }
 
-    pub fn state(&self, rating: impl Fn(&str) -> Option<f64>) -> TournamentState {
+    pub fn state(&self, rating: impl Fn(&Player) -> Option<f64>) -> TournamentState {
         TournamentState {
             only_round: None,
             tournament: self.id.clone(),
@@ -417,6 +431,7 @@ impl Core {
                 .map(|(i, p)| TournamentPlayer {
                     player: i as u32,
                     name: p.name.clone(),
+                    player_kind: p.kind,
                     withdrawn: p.withdrawn,
                 })
                 .collect(),
@@ -488,12 +503,15 @@ mod tests {
                 name: name.to_string(),
                 token: format!("tok{i}"),
                 withdrawn: false,
+                kind: None,
+                account: None,
             });
             record(
                 &mut core,
                 TournamentEventBody::Registered {
                     player: i as u32,
                     name: name.to_string(),
+                    player_kind: None,
                 },
             );
         }

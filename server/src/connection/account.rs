@@ -1,0 +1,190 @@
+//! Who a connection is: `hello` (a guest's name, or an account's token), the
+//! scope checks of the commands that act as the account, and the account
+//! messages (`create_account`, `login`, tokens), carried out by
+//! [`crate::accounts`].
+
+use grundy_protocol::wire::{ClientMsg, ErrorCode, Scope, ServerMsg};
+
+use super::{names, Conn};
+use crate::accounts::{token, Refused};
+use crate::player::{AccountId, Player};
+
+fn bad(message: impl Into<String>) -> Refused {
+    Refused {
+        code: ErrorCode::BadRequest,
+        message: message.into(),
+        retry_after_ms: None,
+        limit: None,
+    }
+}
+
+impl Conn {
+    /// Sets who the connection is from `hello`'s name and token; on a
+    /// refusal the connection stays as it was.
+    pub(super) fn hello(
+        &mut self,
+        name: Option<String>,
+        token: Option<String>,
+    ) -> Result<(), Refused> {
+        let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        let accounts = &self.shared.accounts;
+        if let Some(token) = token {
+            let (session, info, _) = accounts.authenticate(&token)?;
+            if let Some(n) = &name {
+                if names::key(n) != names::key(&info.username) {
+                    return Err(bad(format!(
+                        "name: an account plays under its username ({:?}); leave name out",
+                        info.username
+                    )));
+                }
+            }
+            self.player = accounts
+                .player(session.account)
+                .ok_or_else(|| bad("the token's account is gone"))?;
+            self.session = Some(session);
+            return Ok(());
+        }
+        let name = match name {
+            Some(n) => {
+                names::check_guest_name(&n).map_err(bad)?;
+                if let Some(owner) = accounts.taken(&n) {
+                    return Err(Refused {
+                        code: ErrorCode::NameTaken,
+                        message: format!(
+                            "name {n:?} is an account's ({owner:?}): log in to play as it, or choose another"
+                        ),
+                        retry_after_ms: None,
+                        limit: None,
+                    });
+                }
+                n
+            }
+            // A guest keeps the name it was given, across hellos.
+            None => match (&self.session, &self.player.name) {
+                (None, Some(given)) => given.clone(),
+                _ => names::guest_name(),
+            },
+        };
+        self.player = Player::guest(name);
+        self.session = None;
+        Ok(())
+    }
+
+    /// Whether the connection may do `what`, which acts as its account with
+    /// `scope`: a guest may (as a guest); an account's token must still work
+    /// and carry the scope.
+    pub(super) fn may(&self, scope: Scope, what: &str) -> Result<(), Refused> {
+        match &self.session {
+            Some(session) => self.shared.accounts.allow(session, scope, what),
+            None => Ok(()),
+        }
+    }
+
+    /// The seat token a `resume` presents, or (an empty token) the account
+    /// it resumes as: the connection's own, or the one an API token in place
+    /// of the seat token proves.
+    pub(super) fn resume_as(&self, token: String) -> Result<(String, Option<AccountId>), Refused> {
+        if token::looks_like(&token) {
+            let accounts = &self.shared.accounts;
+            let (session, _, _) = accounts.authenticate(&token)?;
+            accounts.allow(&session, Scope::Play, "resume")?;
+            return Ok((String::new(), Some(session.account)));
+        }
+        if token.is_empty() {
+            if let Some(session) = &self.session {
+                self.may(Scope::Play, "resume")?;
+                return Ok((token, Some(session.account)));
+            }
+        }
+        Ok((token, None))
+    }
+
+    /// The account messages.
+    pub(super) async fn dispatch_account(&mut self, msg: ClientMsg) {
+        let accounts = self.shared.accounts.clone();
+        let (id, answer) = match msg {
+            ClientMsg::CreateAccount {
+                id,
+                username,
+                password,
+                kind,
+            } => {
+                let created = accounts
+                    .create(self.address, &username, password, kind)
+                    .await;
+                (
+                    id.clone(),
+                    created.map(|account| ServerMsg::AccountCreated { id, account }),
+                )
+            }
+            ClientMsg::Login {
+                id,
+                username,
+                password,
+                token,
+            } => {
+                let issued = accounts
+                    .login(self.address, &username, password, token)
+                    .await;
+                (
+                    id.clone(),
+                    issued.map(|t| ServerMsg::Token {
+                        id,
+                        token: t.secret,
+                        info: t.info,
+                        account: t.account,
+                    }),
+                )
+            }
+            ClientMsg::CreateToken { id, token } => {
+                let issued = match self.account_session("create_token") {
+                    Ok(session) => accounts.create_token(&session, token).await,
+                    Err(refused) => Err(refused),
+                };
+                (
+                    id.clone(),
+                    issued.map(|t| ServerMsg::Token {
+                        id,
+                        token: t.secret,
+                        info: t.info,
+                        account: t.account,
+                    }),
+                )
+            }
+            ClientMsg::ListTokens { id } => {
+                let listed = self
+                    .account_session("list_tokens")
+                    .and_then(|session| accounts.tokens(&session));
+                (
+                    id.clone(),
+                    listed.map(|tokens| ServerMsg::Tokens { id, tokens }),
+                )
+            }
+            ClientMsg::RevokeToken { id, token_id } => {
+                let revoked = match self.account_session("revoke_token") {
+                    Ok(session) => accounts.revoke(&session, token_id.as_deref()).await,
+                    Err(refused) => Err(refused),
+                };
+                (
+                    id.clone(),
+                    revoked.map(|token_id| ServerMsg::TokenRevoked { id, token_id }),
+                )
+            }
+            _ => return,
+        };
+        match answer {
+            Ok(msg) => self.reply(msg),
+            Err(refused) => self.reply(refused.answer(id)),
+        }
+    }
+
+    /// The connection's session, for a command only an account may send.
+    fn account_session(&self, what: &str) -> Result<crate::accounts::Session, Refused> {
+        self.session.clone().ok_or_else(|| Refused {
+            code: ErrorCode::AccountRequired,
+            message: format!("{what} needs an account: say hello with a token (login gives one)"),
+            retry_after_ms: None,
+            limit: None,
+        })
+    }
+}
