@@ -1,6 +1,7 @@
 //! Bot versus bot: two bots on one server play a match from a given start, each
 //! over its own connection, exactly as two third-party bots would.
 
+use grundy_client::client::Hello;
 use grundy_client::seat::{take_seat, PlayError};
 use grundy_protocol::wire::{ClientMsg, EndReason};
 use grundy_protocol::Level;
@@ -26,8 +27,12 @@ pub async fn duel(
     levels: [Level; 2],
     seed: u64,
 ) -> Result<DuelGame, PlayError> {
-    let a = take_seat(url, &format!("bot-{}", levels[0]), levels[0], seed, |id| {
-        ClientMsg::CreateRoom {
+    let a = take_seat(
+        url,
+        &Hello::guest(&format!("bot-{}", levels[0])),
+        levels[0],
+        seed,
+        |id| ClientMsg::CreateRoom {
             id,
             spec: Some(spec.clone()),
             random: None,
@@ -36,13 +41,13 @@ pub async fn duel(
             seat: Some(0),
             hints: false,
             bot: None,
-        }
-    })
+        },
+    )
     .await?;
     let room = a.plan.room.clone();
     let b = take_seat(
         url,
-        &format!("bot-{}", levels[1]),
+        &Hello::guest(&format!("bot-{}", levels[1])),
         levels[1],
         seed.wrapping_add(1),
         |id| ClientMsg::Join {

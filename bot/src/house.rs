@@ -2,6 +2,7 @@
 //! for a bot on servers whose own house bots are off. The server's own house
 //! bots (and the name of their seats) live in the server.
 
+use grundy_client::client::Hello;
 use grundy_client::seat::{take_seat, PlayError};
 use grundy_protocol::wire::{ClientMsg, MatchResult};
 use grundy_protocol::Level;
@@ -13,19 +14,19 @@ pub fn external_name(level: Level) -> String {
     format!("grundy-bot ({level})")
 }
 
-/// Joins `room` (any free seat) as [`external_name`] and plays it to the end.
+/// Joins `room` (any free seat) as `hello` says (the house serves as
+/// [`external_name`]) and plays it to the end.
 pub async fn join_and_play(
     url: &str,
+    hello: &Hello,
     room: &str,
     level: Level,
     seed: u64,
 ) -> Result<MatchResult, PlayError> {
-    take_seat(url, &external_name(level), level, seed, |id| {
-        ClientMsg::Join {
-            id,
-            room: room.to_string(),
-            seat: None,
-        }
+    take_seat(url, hello, level, seed, |id| ClientMsg::Join {
+        id,
+        room: room.to_string(),
+        seat: None,
     })
     .await?
     .play()

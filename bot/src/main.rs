@@ -9,6 +9,7 @@ use grundy_bot::duel::duel;
 use grundy_bot::house::{external_name, join_and_play};
 use grundy_bot::tournament::{run_field, Field};
 use grundy_client::client::Client;
+use grundy_client::client::Hello;
 use grundy_client::seat::take_seat;
 use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
@@ -28,6 +29,10 @@ struct Cli {
     /// The server's WebSocket address.
     #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
     server: String,
+    /// Play as the account of this personal API token (create, join), not as
+    /// a guest. Default: $GRUNDY_TOKEN.
+    #[arg(long, global = true, env = "GRUNDY_TOKEN", hide_env_values = true)]
+    token: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -90,9 +95,15 @@ struct TournamentArgs {
     /// 1.5+0, 90s+1.
     #[arg(long, default_value = "1+1")]
     clock: String,
-    /// Games do not change ratings.
+    /// Games change the players' ratings: only accounts may play, so give
+    /// --tokens.
+    #[arg(long, requires = "tokens")]
+    rated: bool,
+    /// A file of personal API tokens, one per line: bot i plays as the
+    /// account of line i (at least --players lines). Without it the bots are
+    /// guests.
     #[arg(long)]
-    unrated: bool,
+    tokens: Option<std::path::PathBuf>,
     /// A title.
     #[arg(long)]
     name: Option<String>,
@@ -171,9 +182,10 @@ async fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Match(args) => run_matches(&cli.server, args).await,
-        Command::Create(args) => create(&cli.server, args).await,
+        Command::Create(args) => create(&cli.server, cli.token, args).await,
         Command::Join { room, level, seed } => {
-            let result = join_and_play(&cli.server, &room, level, seed).await?;
+            let hello = Hello::from_token(cli.token, &format!("bot-{level}"));
+            let result = join_and_play(&cli.server, &hello, &room, level, seed).await?;
             println!("{}", json!(result));
             Ok(())
         }
@@ -214,13 +226,35 @@ async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {
         rounds: args.rounds,
         clock: Some(parse_clock(&args.clock)?),
         max_players: None,
-        rated: !args.unrated,
+        rated: args.rated,
     };
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} games ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
+    let tokens = match &args.tokens {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --tokens {}", path.display()))?;
+            let tokens: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
+            if tokens.len() < args.players {
+                bail!(
+                    "--tokens {} has {} tokens for {} players",
+                    path.display(),
+                    tokens.len(),
+                    args.players
+                );
+            }
+            tokens
+        }
+        None => Vec::new(),
+    };
     let players = args.players as u64;
     let outcome = run_field(
         Field {
@@ -230,6 +264,7 @@ async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {
             players: args.players,
             levels: args.levels.clone(),
             seed: args.seed,
+            tokens,
         },
         |event| match event {
             TournamentEventBody::Started { rounds } => {
@@ -376,10 +411,10 @@ async fn run_matches(url: &str, args: MatchArgs) -> Result<()> {
     Ok(())
 }
 
-async fn create(url: &str, args: CreateArgs) -> Result<()> {
+async fn create(url: &str, token: Option<String>, args: CreateArgs) -> Result<()> {
     let spec = args.start.spec(args.seed)?;
-    let name = format!("bot-{}", args.level);
-    let taken = take_seat(url, &name, args.level, args.seed, |id| {
+    let hello = Hello::from_token(token, &format!("bot-{}", args.level));
+    let taken = take_seat(url, &hello, args.level, args.seed, |id| {
         ClientMsg::CreateRoom {
             id,
             spec: Some(spec),
@@ -423,7 +458,8 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
                     let (url, room) = (url.to_string(), r.room.clone());
                     seed += 1;
                     tasks.spawn(async move {
-                        if let Err(e) = join_and_play(&url, &room, level, seed).await {
+                        let hello = Hello::guest(&external_name(level));
+                        if let Err(e) = join_and_play(&url, &hello, &room, level, seed).await {
                             tracing::warn!(%room, "house match failed: {e}");
                         }
                     });

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use grundy_client::client::{Client, ClientError};
+use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::seat::{play_seat, PlayError, SeatPlan};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
@@ -22,7 +22,10 @@ const RECONNECT_ATTEMPTS: u32 = 30;
 pub struct Entrant {
     pub url: String,
     pub tournament: String,
+    /// The name it plays under (the account's, with a token).
     pub name: String,
+    /// Who its connections say they are.
+    pub hello: Hello,
     pub level: Level,
     pub seed: u64,
     pub player: u32,
@@ -30,20 +33,21 @@ pub struct Entrant {
     client: Client,
 }
 
-/// Connects as `name` and registers in `tournament` (id or code).
+/// Connects as `hello` says and registers in `tournament` (id or code).
 pub async fn register(
     url: &str,
     tournament: &str,
-    name: &str,
+    hello: &Hello,
     level: Level,
     seed: u64,
 ) -> Result<Entrant, PlayError> {
-    let mut client = Client::connect(url, name).await?;
+    let mut client = Client::connect_as(url, hello).await?;
+    let name = client.identity().name.clone();
     let answer = client
         .request(|id| ClientMsg::Register {
             id,
             tournament: tournament.to_string(),
-            name: Some(name.to_string()),
+            name: None,
         })
         .await?;
     match answer {
@@ -55,7 +59,8 @@ pub async fn register(
         } => Ok(Entrant {
             url: url.to_string(),
             tournament,
-            name: name.to_string(),
+            name,
+            hello: hello.clone(),
             level,
             seed,
             player,
@@ -74,7 +79,7 @@ impl Entrant {
         let Entrant {
             url,
             tournament,
-            name,
+            hello,
             level,
             seed,
             token,
@@ -88,7 +93,7 @@ impl Entrant {
         loop {
             let mut c = match client.take() {
                 Some(c) => c,
-                None => match rejoin(&url, &tournament, &name, &token).await {
+                None => match rejoin(&url, &tournament, &hello, &token).await {
                     // It ended while this player was away.
                     Ok((c, TournamentStatus::Finished)) => {
                         c.close().await;
@@ -126,7 +131,7 @@ impl Entrant {
                         }
                         let plan = SeatPlan {
                             url: url.clone(),
-                            name: name.clone(),
+                            hello: hello.clone(),
                             room,
                             seat,
                             token,
@@ -171,10 +176,10 @@ fn retryable(e: &ClientError) -> bool {
 async fn rejoin(
     url: &str,
     tournament: &str,
-    name: &str,
+    hello: &Hello,
     token: &str,
 ) -> Result<(Client, TournamentStatus), ClientError> {
-    let mut c = Client::connect(url, name).await?;
+    let mut c = Client::connect_as(url, hello).await?;
     let answer = c
         .request(|id| ClientMsg::Rejoin {
             id,
@@ -209,6 +214,9 @@ pub struct Field {
     pub players: usize,
     pub levels: Vec<Level>,
     pub seed: u64,
+    /// The bots' accounts, one token each (a rated tournament takes only
+    /// accounts): bot i plays as `tokens[i]`; without, bots are guests.
+    pub tokens: Vec<String>,
 }
 
 /// A tournament played out by a field of bots.
@@ -270,10 +278,10 @@ pub async fn run_field(
     let mut registering = tokio::task::JoinSet::new();
     for i in 0..field.players {
         let level = field.levels[i % field.levels.len()];
-        let name = bot_name(level, i);
+        let hello = Hello::from_token(field.tokens.get(i).cloned(), &bot_name(level, i));
         let (url, t, seed) = (field.url.clone(), tournament.clone(), field.seed);
         registering.spawn(async move {
-            register(&url, &t, &name, level, seed.wrapping_add(i as u64 * 7919)).await
+            register(&url, &t, &hello, level, seed.wrapping_add(i as u64 * 7919)).await
         });
     }
     let mut players = tokio::task::JoinSet::new();

@@ -1,7 +1,9 @@
 //! `grundy`: the command for people: play matches (against the house bot, a
 //! person, or on a server started in this process), look at the lobby, watch,
-//! replay, and analyse positions; tournaments: join and play, watch, export.
+//! replay, and analyse positions; tournaments: join and play, watch, export;
+//! accounts: open one, log in, manage its tokens.
 
+mod account;
 mod analyze;
 mod describe;
 mod follow;
@@ -34,6 +36,9 @@ enum Command {
     Analyze(analyze::Args),
     #[command(subcommand)]
     Tournament(tournament::Command),
+    /// Your account: create, login, logout, whoami, tokens, token, revoke.
+    #[command(subcommand)]
+    Account(account::Command),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
                     Command::Watch(args) => spectate::watch(args).await,
                     Command::Replay(args) => spectate::replay(args).await,
                     Command::Tournament(command) => tournament::run(command).await,
+                    Command::Account(command) => account::run(command).await,
                     Command::Analyze(args) => analyze::run(args),
                 }
             }),

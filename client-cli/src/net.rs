@@ -85,8 +85,9 @@ pub fn backoff(n: u32) -> Duration {
 /// `attempts` tries.
 pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, ClientError> {
     let mut n = 1;
+    let hello = crate::account::hello(url, name);
     loop {
-        match Client::connect(url, name).await {
+        match Client::connect_as(url, &hello).await {
             Ok(c) => return Ok(c),
             Err(e) if is_transport(&e) && n < attempts => {
                 eprintln!("cannot reach {url} ({e}); trying again…");

@@ -135,7 +135,8 @@ pub async fn run(args: Args) -> Result<()> {
         url = l.url.clone();
         local = Some(l);
     }
-    let mut client = match Client::connect(&url, &args.name).await {
+    let mut client = match Client::connect_as(&url, &crate::account::hello(&url, &args.name)).await
+    {
         Ok(c) => c,
         Err(e) if local.is_none() && creating && net::is_transport(&e) => {
             let l = Local::start().await?;
@@ -642,7 +643,8 @@ async fn reconnect(
 
 /// One resume; true when a fresh snapshot replaced the state.
 async fn resume(seat: &Seat, f: &mut Follow) -> Result<(Client, bool), ClientError> {
-    let mut c = Client::connect(&seat.url, &seat.name).await?;
+    let mut c =
+        Client::connect_as(&seat.url, &crate::account::hello(&seat.url, &seat.name)).await?;
     let since = (f.game.seq > 0).then_some(f.game.seq);
     let answer = c
         .request(|id| ClientMsg::Resume {

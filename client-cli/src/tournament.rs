@@ -10,7 +10,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use grundy_client::client::{Client, ClientError};
 use grundy_client::tournament::{export_games, games_csv, tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientMsg, Clock, ErrorCode, RequestId, ServerMsg, Standing, TournamentEvent,
+    ClientMsg, Clock, ErrorCode, PlayerKind, RequestId, ServerMsg, Standing, TournamentEvent,
     TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState, TournamentStatus,
 };
 use grundy_protocol::Position;
@@ -86,9 +86,9 @@ pub struct CreateArgs {
     /// Registration closes at this many players.
     #[arg(long)]
     max_players: Option<u32>,
-    /// Games do not change the players' ratings.
+    /// Games change the players' ratings (only accounts may then register).
     #[arg(long)]
-    unrated: bool,
+    rated: bool,
     /// A title shown in lists.
     #[arg(long)]
     name: Option<String>,
@@ -263,7 +263,7 @@ async fn create(args: CreateArgs) -> Result<()> {
         rounds: args.rounds,
         clock,
         max_players: args.max_players,
-        rated: !args.unrated,
+        rated: args.rated,
     };
     let mut c = connect(&args.server, "organizer").await?;
     let answer = ask(&mut c, |id| ClientMsg::CreateTournament { id, settings }).await?;
@@ -359,10 +359,12 @@ async fn join(args: JoinArgs) -> Result<()> {
             .await?
         }
         None => {
+            // An account registers under its username; a guest under its name.
+            let name = c.identity().account.is_none().then(|| hello_name.clone());
             ask(&mut c, |id| ClientMsg::Register {
                 id,
                 tournament: args.code.clone(),
-                name: Some(hello_name.clone()),
+                name,
             })
             .await?
         }
@@ -577,7 +579,8 @@ async fn rejoin(me: &Player, log: &mut Log, pending: &mut VecDeque<ServerMsg>) -
     let mut attempt = 1;
     loop {
         let tried = async {
-            let mut c = Client::connect(&me.url, &me.name).await?;
+            let hello = crate::account::hello(&me.url, &me.name);
+            let mut c = Client::connect_as(&me.url, &hello).await?;
             c.request(|id| ClientMsg::Rejoin {
                 id,
                 tournament: me.tournament.clone(),
@@ -853,7 +856,7 @@ impl Log {
             return None;
         }
         self.seq = event.seq;
-        if let TournamentEventBody::Registered { player, name } = &event.body {
+        if let TournamentEventBody::Registered { player, name, .. } = &event.body {
             self.set_name(*player, name);
         }
         Some(self.text(&event.body))
@@ -861,8 +864,13 @@ impl Log {
 
     fn text(&self, body: &TournamentEventBody) -> String {
         match body {
-            TournamentEventBody::Registered { player, name } => {
-                format!("{name} registered (player {player}).\n")
+            TournamentEventBody::Registered {
+                player,
+                name,
+                player_kind,
+            } => {
+                let who = PlayerKind::show(name, *player_kind);
+                format!("{who} registered (player {player}).\n")
             }
             TournamentEventBody::Withdrawn { player } => format!(
                 "{} withdrew: their remaining games are forfeited.\n",
@@ -1114,6 +1122,7 @@ mod tests {
             rank,
             player,
             name: name.into(),
+            player_kind: None,
             score: wins,
             games: wins + losses,
             wins,
@@ -1196,10 +1205,12 @@ mod tests {
             TournamentEventBody::Registered {
                 player: 0,
                 name: "alice".into(),
+                player_kind: Some(PlayerKind::Person),
             },
             TournamentEventBody::Registered {
                 player: 1,
                 name: "bob".into(),
+                player_kind: None,
             },
             TournamentEventBody::RoundStarted {
                 round: 1,

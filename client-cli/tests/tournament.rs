@@ -73,7 +73,13 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
     // The perfect bot registers first (player 0) and plays on its own.
     let entrant = server
         .rt
-        .block_on(register(&url, &code, "perfect-bot", Level::Perfect, 1))
+        .block_on(register(
+            &url,
+            &code,
+            &grundy_client::client::Hello::guest("perfect-bot"),
+            Level::Perfect,
+            1,
+        ))
         .expect("the bot registers");
     let bot = server.rt.spawn(entrant.play());
 
@@ -143,10 +149,11 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         "rank  player       score  W-L  byes  Buchholz  S-B  rating",
     );
     let (_, first) = p
-        .exp_regex(r"1  perfect-bot      2  2-0     0         0    0    1\d\d\d")
+        .exp_regex(r"1  perfect-bot      2  2-0     0         0    0       -")
         .expect("the bot's line");
     assert!(first.contains("perfect-bot"));
-    p.exp_regex(r"2  alice            0  0-2     0         2    0    1\d\d\d")
+    // Guests in an unrated tournament (the default): no ratings.
+    p.exp_regex(r"2  alice            0  0-2     0         2    0       -")
         .expect("alice's line");
     p.exp_eof().expect("join ends with the tournament");
     match p.process().wait() {
@@ -164,7 +171,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         .expect("bot task")
         .expect("the bot plays to the end");
 
-    // The ratings moved: the bot is above alice.
+    // Guests in an unrated tournament: nobody's rating moved.
     let ratings = stdout(&grundy(&[
         "tournament",
         "ratings",
@@ -173,9 +180,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         "--server",
         &url,
     ]));
-    let bot_at = ratings.find("perfect-bot").expect("the bot is rated");
-    let alice_at = ratings.find("alice").expect("alice is rated");
-    assert!(bot_at < alice_at, "{ratings}");
+    assert!(ratings.contains("No rated nim players yet."), "{ratings}");
 }
 
 /// A finished round robin of three perfect bots (one sits out each round).
@@ -199,11 +204,12 @@ fn finished_tournament(server: &TestServer) -> (String, String) {
                         increment_ms: 1_000,
                     }),
                     max_players: None,
-                    rated: true,
+                    rated: false,
                 },
                 players: 3,
                 levels: vec![Level::Perfect],
                 seed: 3,
+                tokens: Vec::new(),
             },
             |_| {},
         ))

@@ -5,7 +5,9 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg, PROTOCOL_VERSION};
+use grundy_protocol::wire::{
+    AccountInfo, ClientMsg, ErrorCode, RequestId, ServerMsg, TokenInfo, PROTOCOL_VERSION,
+};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -32,11 +34,51 @@ pub struct Client {
     next_id: u64,
     /// Messages that arrived while a request waited for its answer.
     backlog: VecDeque<ServerMsg>,
+    identity: Identity,
+}
+
+/// Who a connection says it is in `hello`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hello {
+    /// A guest under this name (None: the server gives one, `guest-4f2a`).
+    Guest(Option<String>),
+    /// The account this personal API token proves.
+    Token(String),
+}
+
+impl Hello {
+    pub fn guest(name: &str) -> Hello {
+        Hello::Guest(Some(name.to_string()))
+    }
+
+    /// With a token (if any), as its account; else as a guest named `name`.
+    pub fn from_token(token: Option<String>, name: &str) -> Hello {
+        match token {
+            Some(t) => Hello::Token(t),
+            None => Hello::guest(name),
+        }
+    }
+}
+
+/// Who the server says this connection is (its `welcome`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Identity {
+    /// The name seats and registrations take.
+    pub name: String,
+    /// The account a token proved; None for a guest.
+    pub account: Option<AccountInfo>,
+    /// The token said hello with.
+    pub token: Option<TokenInfo>,
 }
 
 impl Client {
-    /// Connects and says hello.
+    /// Connects and says hello as a guest named `name`.
     pub async fn connect(url: &str, name: &str) -> Result<Client, ClientError> {
+        Client::connect_as(url, &Hello::guest(name)).await
+    }
+
+    /// Connects and says hello as `hello` says.
+    pub async fn connect_as(url: &str, hello: &Hello) -> Result<Client, ClientError> {
         let (ws, _) =
             tokio_tungstenite::connect_async(url)
                 .await
@@ -48,19 +90,41 @@ impl Client {
             ws,
             next_id: 1,
             backlog: VecDeque::new(),
+            identity: Identity::default(),
         };
-        let name = Some(name.to_string());
+        let (name, token) = match hello.clone() {
+            Hello::Token(t) => (None, Some(t)),
+            Hello::Guest(name) => (name, None),
+        };
         match client
             .request(|id| ClientMsg::Hello {
                 id,
                 version: PROTOCOL_VERSION,
                 name,
+                token,
             })
             .await?
         {
-            ServerMsg::Welcome { .. } => Ok(client),
+            ServerMsg::Welcome {
+                name,
+                account,
+                token,
+                ..
+            } => {
+                client.identity = Identity {
+                    name,
+                    account,
+                    token,
+                };
+                Ok(client)
+            }
             other => Err(ClientError::Unexpected(format!("{other:?}"))),
         }
+    }
+
+    /// Who the server says this connection is.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
     }
 
     pub async fn send(&mut self, msg: &ClientMsg) -> Result<(), ClientError> {

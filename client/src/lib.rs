@@ -2,8 +2,9 @@
 //! over WebSocket needs, the bot, the `grundy` command, the server's own house
 //! bots and the tests alike.
 //!
-//! - [`client`]: the connection: hello, requests answered by id, the stream of
-//!   events;
+//! - [`client`]: the connection: hello (as a guest or with an account's
+//!   token), requests answered by id, the stream of events;
+//! - [`account`]: opening an account, logging in, tokens;
 //! - [`seat`]: taking a seat and playing it to the end at a [`Level`], resuming
 //!   after dropped connections;
 //! - [`tournament`]: a tournament's state, watching its events, exporting its
@@ -11,6 +12,7 @@
 //!
 //! [`Level`]: grundy_protocol::Level
 
+pub mod account;
 pub mod client;
 pub mod seat;
 pub mod tournament;

@@ -11,13 +11,14 @@ use grundy_protocol::wire::{
 };
 use grundy_protocol::{Level, Rules};
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, Hello};
 
 /// Everything a bot needs to act for a seat.
 #[derive(Debug, Clone)]
 pub struct SeatPlan {
     pub url: String,
-    pub name: String,
+    /// Who its connections say they are.
+    pub hello: Hello,
     pub room: String,
     pub seat: u8,
     pub token: String,
@@ -39,16 +40,16 @@ impl Taken {
     }
 }
 
-/// Connects as `name` and sends `command` (a `create_room` or a `join`); returns
-/// the seat the server gave.
+/// Connects as `hello` says and sends `command` (a `create_room` or a
+/// `join`); returns the seat the server gave.
 pub async fn take_seat(
     url: &str,
-    name: &str,
+    hello: &Hello,
     level: Level,
     seed: u64,
     command: impl FnOnce(Option<RequestId>) -> ClientMsg,
 ) -> Result<Taken, PlayError> {
-    let mut client = Client::connect(url, name).await?;
+    let mut client = Client::connect_as(url, hello).await?;
     match client.request(command).await? {
         ServerMsg::Seated {
             room,
@@ -59,7 +60,7 @@ pub async fn take_seat(
         } => Ok(Taken {
             plan: SeatPlan {
                 url: url.to_string(),
-                name: name.to_string(),
+                hello: hello.clone(),
                 room,
                 seat,
                 token,
@@ -281,7 +282,7 @@ async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconn
 
 /// The result in the room's stored record, if the match is over.
 async fn recorded_result(plan: &SeatPlan) -> Option<MatchResult> {
-    let mut c = Client::connect(&plan.url, &plan.name).await.ok()?;
+    let mut c = Client::connect_as(&plan.url, &plan.hello).await.ok()?;
     let answer = c
         .request(|id| ClientMsg::GetMatch {
             id,
@@ -296,7 +297,7 @@ async fn recorded_result(plan: &SeatPlan) -> Option<MatchResult> {
 }
 
 async fn resume(plan: &SeatPlan, since: Option<u64>) -> Result<(Client, ServerMsg), ClientError> {
-    let mut c = Client::connect(&plan.url, &plan.name).await?;
+    let mut c = Client::connect_as(&plan.url, &plan.hello).await?;
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,
