@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plays examples/python/random_bot.py against the server's house bot in every game
-# of the catalogue (and a few extra specs, a dropped connection and a join between
-# two Python bots). Fails if a match does not end with a result, or if any move was
+# of the catalogue (and a few extra specs, a dropped connection, a bot playing as
+# its account, and a join between two Python bots). Fails if a match does not end with a result, or if any move was
 # refused or the bot's model of a position disagreed with the server's.
 #
 #   bash examples/python/check.sh            # CHECK_SEED=N to replay a run
@@ -81,6 +81,19 @@ play "treblecross from a board" --spec '{"game":"treblecross","board":"..X......
 play "graph with shared tokens" --bot random \
     --spec '{"game":"graph","vertices":5,"edges":[[0,1],[0,2],[1,3],[2,3],[3,4],[0,4]],"tokens":[0,0,1]}'
 play "resume after a drop" --random new-stone --bot random --drop-after 2
+
+# As an account: open one and log in with account.py, then play with its token.
+status=0 account="py-bot-$seed"
+token=$(GRUNDY_PASSWORD="check.sh password $seed" timeout 30 python3 "$here/account.py" --server "$url" \
+            --create "$account" --bot --scopes play 2>"$work/account.log") || status=$?
+if [[ $status == 0 && $token == grundy_* ]]; then
+    play "as an account" --token "$token" --random kayles --bot random
+    if ! grep -q "as $account (account, bot)" "$work/$n.log"; then
+        failed=$((failed + 1)); echo "FAIL  the account bot did not play as its account"
+    fi
+else
+    failed=$((failed + 1)); echo "FAIL  account.py (exit $status)"; sed 's/^/      | /' "$work/account.log"
+fi
 
 # Two Python bots: one creates a room without a house bot, the other joins by code.
 n=$((n + 1)); host=$work/$n.host.log; guest=$work/$n.log

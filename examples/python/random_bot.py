@@ -7,6 +7,7 @@ proof that a third-party bot needs nothing else. One dependency: `websockets`.
     python3 random_bot.py --random kayles --bot perfect
     python3 random_bot.py --spec '{"game": "nim", "heaps": [3, 4, 5]}'
     python3 random_bot.py --join 6GPLJV
+    GRUNDY_TOKEN=grundy_... python3 random_bot.py --random nim   # as an account
 
 Exit status: 0 when the match ended with a result and no move was refused,
 2 when a move was refused (or our model of the position disagreed with the
@@ -15,6 +16,7 @@ server's), 1 on any other failure.
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 from math import comb
@@ -416,11 +418,21 @@ class Bot:
             try:
                 async with connect(self.args.server, max_size=None, compression=None) as ws:
                     self.ws, self.tokens, self.last_send = ws, 1, asyncio.get_running_loop().time()
-                    welcome = await self.request({"type": "hello", "version": 1, "name": self.args.name})
+                    # With a personal API token the bot plays as its account
+                    # (the name is then the account's); without, as a guest.
+                    hello = {"type": "hello", "version": 1}
+                    if self.args.token:
+                        hello["token"] = self.args.token
+                    else:
+                        hello["name"] = self.args.name
+                    welcome = await self.request(hello)
                     limits = welcome["limits"]
                     self.rate, self.burst = limits["messages_per_second"] * 0.9, limits["burst"] - 1
                     if attempt == 0:
-                        self.log(f"connected to {welcome['server']} at {self.args.server}")
+                        who = welcome["name"]
+                        if welcome.get("account"):
+                            who += f" (account, {welcome['account']['kind']})"
+                        self.log(f"connected to {welcome['server']} at {self.args.server} as {who}")
                     if self.token is None:
                         await self.sit()
                     else:
@@ -560,7 +572,9 @@ class Bot:
 def main():
     p = argparse.ArgumentParser(description="A Grundy bot that plays uniformly random legal moves.")
     p.add_argument("--server", default="ws://127.0.0.1:7878", help="server URL (default %(default)s)")
-    p.add_argument("--name", default="random_bot.py", help="the name shown to others")
+    p.add_argument("--name", default="random_bot.py", help="the name shown to others (as a guest)")
+    p.add_argument("--token", default=os.environ.get("GRUNDY_TOKEN"),
+                   help="a personal API token: play as its account (default: $GRUNDY_TOKEN)")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--spec", help='create a room with this game spec (JSON), e.g. \'{"game":"nim","heaps":[3,4]}\'')
     how.add_argument("--random", metavar="GAME", help="create a room with a random start of GAME (e.g. kayles)")
