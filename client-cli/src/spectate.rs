@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, PlayerKind, ServerMsg};
 use grundy_protocol::{Position, Rules};
 
 use crate::describe::describe_move;
@@ -65,10 +65,17 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
     }
     for r in &rooms {
         // A rated player shows with their rating in this game.
-        let seat = |i: usize| match (&r.seats[i].name, r.ratings[i]) {
-            (Some(name), Some(rating)) => format!("{name} ({rating:.0})"),
-            (Some(name), None) => name.clone(),
-            (None, _) => "(free)".to_string(),
+        // Bots' accounts and guests are marked: a guest's name proves nothing.
+        let seat = |i: usize| {
+            let who = r.seats[i]
+                .name
+                .as_deref()
+                .map(|name| PlayerKind::show(name, r.seats[i].player_kind));
+            match (who, r.ratings[i]) {
+                (Some(who), Some(rating)) => format!("{who} ({rating:.0})"),
+                (Some(who), None) => who,
+                (None, _) => "(free)".to_string(),
+            }
         };
         let clock = r
             .clock

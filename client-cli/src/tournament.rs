@@ -798,7 +798,11 @@ async fn ratings(args: RatingsArgs) -> Result<()> {
         .map(|(i, r)| {
             vec![
                 (i + 1).to_string(),
-                r.player.clone(),
+                if r.unclaimed {
+                    format!("{} (unclaimed: before accounts)", r.player)
+                } else {
+                    PlayerKind::show(&r.player, r.player_kind)
+                },
                 format!("{}", r.rating.round() as i64),
                 format!("{}", r.deviation.round() as i64),
                 r.games.to_string(),

@@ -364,6 +364,34 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
 }
 
 #[tokio::test]
+async fn a_guest_name_that_is_an_accounts_gives_way_to_a_given_one() {
+    let (server, base, driver) = start().await;
+    grundy_tests::account(&server.url(), "Ivan").await;
+    let b = driver.browser().await;
+    b.goto(&format!("{base}/#/")).await.expect("lobby");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    // Tab leaves the field: its change says hello again under the name.
+    set_value(&b, "#name", "ivan\u{E004}").await;
+    let status = wait_text(&b, "#status", "account").await;
+    assert!(status.contains("playing as guest-"), "{status}");
+    // The page plays on, as the guest the server named.
+    create_room(
+        &b,
+        &base,
+        &json!({"game": "nim", "heaps": [2]}),
+        "perfect",
+        "0",
+        "",
+        false,
+    )
+    .await;
+    let me = wait_text(&b, ".player-box[data-seat=\"0\"] .pname", "guest").await;
+    assert!(me.starts_with("guest-"), "{me}");
+    screenshot(&b, "account-name-refused").await;
+    b.close().await.expect("close");
+}
+
+#[tokio::test]
 async fn an_illegal_click_shows_the_servers_reason() {
     let (_server, base, driver) = start().await;
     let b = driver.browser().await;

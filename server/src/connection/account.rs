@@ -3,11 +3,21 @@
 //! messages (`create_account`, `login`, tokens), carried out by
 //! [`crate::accounts`].
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, Scope, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, Scope, ServerMsg};
 
 use super::{names, Conn};
-use crate::accounts::{token, Refused};
+use crate::accounts::{token, Issued, Refused};
 use crate::player::{AccountId, Player};
+
+/// The `token` answer: the secret, shown this once.
+fn token_answer(id: Option<RequestId>, issued: Issued) -> ServerMsg {
+    ServerMsg::Token {
+        id,
+        token: issued.secret,
+        info: issued.info,
+        account: issued.account,
+    }
+}
 
 fn bad(message: impl Into<String>) -> Refused {
     Refused {
@@ -126,30 +136,14 @@ impl Conn {
                 let issued = accounts
                     .login(self.address, &username, password, token)
                     .await;
-                (
-                    id.clone(),
-                    issued.map(|t| ServerMsg::Token {
-                        id,
-                        token: t.secret,
-                        info: t.info,
-                        account: t.account,
-                    }),
-                )
+                (id.clone(), issued.map(|t| token_answer(id, t)))
             }
             ClientMsg::CreateToken { id, token } => {
                 let issued = match self.account_session("create_token") {
                     Ok(session) => accounts.create_token(&session, token).await,
                     Err(refused) => Err(refused),
                 };
-                (
-                    id.clone(),
-                    issued.map(|t| ServerMsg::Token {
-                        id,
-                        token: t.secret,
-                        info: t.info,
-                        account: t.account,
-                    }),
-                )
+                (id.clone(), issued.map(|t| token_answer(id, t)))
             }
             ClientMsg::ListTokens { id } => {
                 let listed = self

@@ -215,41 +215,33 @@ pub(super) fn event(
     for row in ratings {
         let r = &row.rating;
         let games = to_i64(tournament, "games", r.games)?;
-        match row.account {
-            Some(account) => conn
-                .prepare_cached(
-                    "INSERT INTO account_ratings (family, account, rating, deviation,
-                                                  volatility, games)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (family, account) DO UPDATE SET rating = excluded.rating,
-                         deviation = excluded.deviation, volatility = excluded.volatility,
-                         games = excluded.games",
-                )?
-                .execute(params![
-                    row.family,
-                    to_i64(tournament, "account", account)?,
-                    r.rating,
-                    r.deviation,
-                    r.volatility,
-                    games
-                ])?,
-            None => conn
-                .prepare_cached(
-                    "INSERT INTO ratings (family, player, rating, deviation, volatility, games)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (family, player) DO UPDATE SET rating = excluded.rating,
-                         deviation = excluded.deviation, volatility = excluded.volatility,
-                         games = excluded.games",
-                )?
-                .execute(params![
-                    row.family,
-                    r.player,
-                    r.rating,
-                    r.deviation,
-                    r.volatility,
-                    games
-                ])?,
+        // An account's row, or (older files' tests only) a plain name's.
+        let (sql, holder): (&str, rusqlite::types::Value) = match row.account {
+            Some(account) => (
+                "INSERT INTO account_ratings (family, account, rating, deviation, volatility, games)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (family, account) DO UPDATE SET rating = excluded.rating,
+                     deviation = excluded.deviation, volatility = excluded.volatility,
+                     games = excluded.games",
+                to_i64(tournament, "account", account)?.into(),
+            ),
+            None => (
+                "INSERT INTO ratings (family, player, rating, deviation, volatility, games)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (family, player) DO UPDATE SET rating = excluded.rating,
+                     deviation = excluded.deviation, volatility = excluded.volatility,
+                     games = excluded.games",
+                r.player.clone().into(),
+            ),
         };
+        conn.prepare_cached(sql)?.execute(params![
+            row.family,
+            holder,
+            r.rating,
+            r.deviation,
+            r.volatility,
+            games
+        ])?;
     }
     if matches!(event.body, TournamentEventBody::Finished { .. }) {
         conn.prepare_cached("UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1")?
