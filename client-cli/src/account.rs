@@ -268,8 +268,12 @@ async fn signed_in(url: &str) -> Result<Client> {
         .map_err(|e| anyhow::anyhow!("{} (log in again?)", words(&e)))
 }
 
-/// The token to play with on `url`: GRUNDY_TOKEN, or the one kept for it.
+/// The token to play with on `url`: GRUNDY_TOKEN, or the one kept for it;
+/// none for a server started in this process (`--local`).
 pub fn token_for(url: &str) -> Result<Option<String>> {
+    if crate::net::is_local(url) {
+        return Ok(None);
+    }
     match std::env::var("GRUNDY_TOKEN") {
         Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
         _ => kept(url),

@@ -34,12 +34,26 @@ impl Local {
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the local server: {e}"))?;
         let url = format!("ws://{}", server.local_addr());
+        lock(&LOCAL_URLS).push(url.clone());
         Ok(Local {
             server,
             url,
             _dir: dir,
         })
     }
+}
+
+/// The servers started in this process: they know no account, so no token
+/// is offered to them.
+static LOCAL_URLS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether `url` is a server started in this process.
+pub fn is_local(url: &str) -> bool {
+    lock(&LOCAL_URLS).iter().any(|u| u == url)
 }
 
 /// Lines typed by the person; `None` once input ends.

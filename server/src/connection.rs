@@ -126,9 +126,9 @@ struct Conn {
     shared: Arc<Shared>,
     outbox: Outbox,
     /// Who this connection plays as: a guest, or (with `session`) an account.
-    player: Player,
+    player: Box<Player>,
     /// What the token given in `hello` proved.
-    session: Option<Session>,
+    session: Option<Box<Session>>,
     /// The client's address as the per-address limits count it; None for
     /// an address exempt from them (this host, like `connections_per_ip`).
     address: Option<std::net::IpAddr>,
@@ -224,7 +224,7 @@ pub async fn serve(
     let mut conn = Conn {
         shared: shared.clone(),
         outbox: outbox.clone(),
-        player: Player::default(),
+        player: Box::default(),
         session: None,
         address,
         hello: false,
@@ -345,7 +345,7 @@ pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
     let mut conn = Conn {
         shared: shared.clone(),
         outbox: outbox.with_max_message(shared.config.limits.max_message_bytes),
-        player: Player::default(),
+        player: Box::default(),
         session: None,
         address: None,
         hello: true,
@@ -531,7 +531,7 @@ impl Conn {
                 if let Err(refused) = self.may(Scope::Play, "join") {
                     return self.reply(refused.answer(id));
                 }
-                let player = self.player.clone();
+                let player = (*self.player).clone();
                 self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
                     outbox,
                     id,
@@ -802,7 +802,7 @@ impl Conn {
                 let cmd = RoomCmd::Join {
                     outbox: self.outbox.clone(),
                     id: id.clone(),
-                    player: self.player.clone(),
+                    player: (*self.player).clone(),
                     seat: Some(seat),
                 };
                 if tx.send(cmd).await.is_err() {

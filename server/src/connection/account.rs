@@ -48,10 +48,10 @@ impl Conn {
                     )));
                 }
             }
-            self.player = accounts
+            *self.player = accounts
                 .player(session.account)
                 .ok_or_else(|| bad("the token's account is gone"))?;
-            self.session = Some(session);
+            self.session = Some(Box::new(session));
             return Ok(());
         }
         let name = match name {
@@ -75,7 +75,7 @@ impl Conn {
                 _ => names::guest_name(),
             },
         };
-        self.player = Player::guest(name);
+        *self.player = Player::guest(name);
         self.session = None;
         Ok(())
     }
@@ -174,7 +174,7 @@ impl Conn {
 
     /// The connection's session, for a command only an account may send.
     fn account_session(&self, what: &str) -> Result<crate::accounts::Session, Refused> {
-        self.session.clone().ok_or_else(|| Refused {
+        self.session.as_deref().cloned().ok_or_else(|| Refused {
             code: ErrorCode::AccountRequired,
             message: format!("{what} needs an account: say hello with a token (login gives one)"),
             retry_after_ms: None,

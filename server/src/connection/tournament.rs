@@ -191,7 +191,7 @@ impl Conn {
                     "name: an account plays under its username ({username:?}); leave name out"
                 )));
             }
-            return Ok(self.player.clone());
+            return Ok((*self.player).clone());
         }
         let Some(name) = name.or_else(|| self.player.name.clone()) else {
             return Err(bad(
