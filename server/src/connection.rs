@@ -460,17 +460,12 @@ impl Conn {
                         ),
                     );
                 }
-                if let Err(refused) = self.hello(name, token) {
-                    return self.reply(refused.answer(id));
-                }
-                self.hello = true;
-                let (account, token) = match &self.session {
-                    Some(session) => {
-                        let info = self.shared.accounts.session_info(session);
-                        (info.clone().map(|i| i.0), info.map(|i| i.1))
-                    }
-                    None => (None, None),
+                let (account, token) = match self.hello(name, token) {
+                    Ok(Some((account, token))) => (Some(account), Some(token)),
+                    Ok(None) => (None, None),
+                    Err(refused) => return self.reply(refused.answer(id)),
                 };
+                self.hello = true;
                 self.reply(ServerMsg::Welcome {
                     id,
                     version: PROTOCOL_VERSION,

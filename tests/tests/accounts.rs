@@ -596,3 +596,47 @@ async fn an_expired_token_is_refused() {
     // The account itself still logs in.
     login(&server.url(), "nell").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_requests_are_checked_and_an_account_holds_so_many() {
+    let mut config = grundy_server::Config::default();
+    config.limits.tokens_per_account = 2;
+    let server = TestServer::start_with(config).await;
+    let url = server.url();
+    let first = account(&url, "olga").await;
+    let mut olga = Client::connect_token(&url, &first).await;
+    for (request, names) in [
+        (
+            json!({"type": "create_token", "expires_in_days": 0}),
+            "expires_in_days",
+        ),
+        (
+            json!({"type": "create_token", "expires_in_days": 4000}),
+            "expires_in_days",
+        ),
+        (json!({"type": "create_token", "scopes": []}), "scopes"),
+        (
+            json!({"type": "create_token", "name": "x".repeat(41)}),
+            "name",
+        ),
+    ] {
+        let answer = olga.request(request).await;
+        assert_eq!(code(&answer), "bad_request", "{answer}");
+        assert!(
+            answer["message"].as_str().unwrap().starts_with(names),
+            "{answer}"
+        );
+    }
+    let second = olga.request(json!({"type": "create_token"})).await;
+    assert_eq!(second["type"], "token", "{second}");
+    // Two live tokens: a third is refused until one is revoked.
+    let third = olga.request(json!({"type": "create_token"})).await;
+    assert_eq!(code(&third), "limit_reached", "{third}");
+    assert_eq!(third["limit"], "tokens_per_account");
+    let answer = olga
+        .request(json!({"type": "revoke_token", "token_id": second["info"]["id"]}))
+        .await;
+    assert_eq!(answer["type"], "token_revoked", "{answer}");
+    let third = olga.request(json!({"type": "create_token"})).await;
+    assert_eq!(third["type"], "token", "{third}");
+}

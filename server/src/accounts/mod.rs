@@ -48,13 +48,17 @@ pub struct Refused {
 }
 
 impl Refused {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
         Refused {
             code,
             message: message.into(),
             retry_after_ms: None,
             limit: None,
         }
+    }
+
+    pub fn bad(message: impl Into<String>) -> Refused {
+        Refused::new(ErrorCode::BadRequest, message)
     }
 
     fn rate(limit: &'static str, wait: Duration, message: impl Into<String>) -> Refused {
@@ -349,9 +353,19 @@ impl Accounts {
         })
     }
 
-    /// The account's username a guest's `name` would pass for, if any.
-    pub fn taken(&self, name: &str) -> Option<String> {
-        self.state().taken(name)
+    /// Whether a guest may play as `name` (trimmed already): a name fit for
+    /// a guest, and none an account's (whatever its case or look-alikes).
+    pub fn guest_may_use(&self, name: &str) -> Result<(), Refused> {
+        names::check_guest_name(name).map_err(Refused::bad)?;
+        match self.state().taken(name) {
+            Some(owner) => Err(Refused::new(
+                ErrorCode::NameTaken,
+                format!(
+                    "name {name:?} is an account's ({owner:?}): log in to play as it, or choose another"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Opens an account. `from`: the client's address (None: exempt from

@@ -3,7 +3,9 @@
 //! messages (`create_account`, `login`, tokens), carried out by
 //! [`crate::accounts`].
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, Scope, ServerMsg};
+use grundy_protocol::wire::{
+    AccountInfo, ClientMsg, ErrorCode, RequestId, Scope, ServerMsg, TokenInfo,
+};
 
 use super::{names, Conn};
 use crate::accounts::{token, Issued, Refused};
@@ -19,54 +21,40 @@ fn token_answer(id: Option<RequestId>, issued: Issued) -> ServerMsg {
     }
 }
 
-fn bad(message: impl Into<String>) -> Refused {
-    Refused {
-        code: ErrorCode::BadRequest,
-        message: message.into(),
-        retry_after_ms: None,
-        limit: None,
+/// An account plays under its username: a `name` given beside it must be
+/// that (in any case).
+pub(super) fn under_username(name: Option<&str>, username: &str) -> Result<(), Refused> {
+    match name {
+        Some(n) if names::key(n) != names::key(username) => Err(Refused::bad(format!(
+            "name: an account plays under its username ({username:?}); leave name out"
+        ))),
+        _ => Ok(()),
     }
 }
 
 impl Conn {
-    /// Sets who the connection is from `hello`'s name and token; on a
-    /// refusal the connection stays as it was.
+    /// Sets who the connection is from `hello`'s name and token, and gives
+    /// what `welcome` shows of the account and its token (None for a guest);
+    /// on a refusal the connection stays as it was.
     pub(super) fn hello(
         &mut self,
         name: Option<String>,
         token: Option<String>,
-    ) -> Result<(), Refused> {
+    ) -> Result<Option<(AccountInfo, TokenInfo)>, Refused> {
         let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         let accounts = &self.shared.accounts;
         if let Some(token) = token {
-            let (session, info, _) = accounts.authenticate(&token)?;
-            if let Some(n) = &name {
-                if names::key(n) != names::key(&info.username) {
-                    return Err(bad(format!(
-                        "name: an account plays under its username ({:?}); leave name out",
-                        info.username
-                    )));
-                }
-            }
+            let (session, account, info) = accounts.authenticate(&token)?;
+            under_username(name.as_deref(), &account.username)?;
             *self.player = accounts
                 .player(session.account)
-                .ok_or_else(|| bad("the token's account is gone"))?;
+                .ok_or_else(|| Refused::bad("the token's account is gone"))?;
             self.session = Some(Box::new(session));
-            return Ok(());
+            return Ok(Some((account, info)));
         }
         let name = match name {
             Some(n) => {
-                names::check_guest_name(&n).map_err(bad)?;
-                if let Some(owner) = accounts.taken(&n) {
-                    return Err(Refused {
-                        code: ErrorCode::NameTaken,
-                        message: format!(
-                            "name {n:?} is an account's ({owner:?}): log in to play as it, or choose another"
-                        ),
-                        retry_after_ms: None,
-                        limit: None,
-                    });
-                }
+                accounts.guest_may_use(&n)?;
                 n
             }
             // A guest keeps the name it was given, across hellos.
@@ -77,7 +65,7 @@ impl Conn {
         };
         *self.player = Player::guest(name);
         self.session = None;
-        Ok(())
+        Ok(None)
     }
 
     /// Whether the connection may do `what`, which acts as its account with
@@ -174,11 +162,11 @@ impl Conn {
 
     /// The connection's session, for a command only an account may send.
     fn account_session(&self, what: &str) -> Result<crate::accounts::Session, Refused> {
-        self.session.as_deref().cloned().ok_or_else(|| Refused {
-            code: ErrorCode::AccountRequired,
-            message: format!("{what} needs an account: say hello with a token (login gives one)"),
-            retry_after_ms: None,
-            limit: None,
+        self.session.as_deref().cloned().ok_or_else(|| {
+            Refused::new(
+                ErrorCode::AccountRequired,
+                format!("{what} needs an account: say hello with a token (login gives one)"),
+            )
         })
     }
 }

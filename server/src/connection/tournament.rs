@@ -8,7 +8,7 @@ use grundy_protocol::wire::{
 use tokio::sync::mpsc;
 
 use super::Conn;
-use crate::accounts::{names, Refused};
+use crate::accounts::Refused;
 use crate::outbox::Outbox;
 use crate::player::Player;
 use crate::tournament::actor::TournamentCmd;
@@ -171,45 +171,27 @@ impl Conn {
         }
     }
 
-    /// Sends a command to a tournament found by id or code. `follows`: this
-    /// connection will hear the tournament's events (counted against the same
-    /// limit as rooms, `seats_per_connection`).
     /// Who registers: the connection's account (under its username), or a
     /// guest under `name` (default: the connection's).
     fn entrant(&self, name: Option<String>) -> Result<Player, Refused> {
-        let bad = |message: String| Refused {
-            code: ErrorCode::BadRequest,
-            message,
-            retry_after_ms: None,
-            limit: None,
-        };
         let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         if self.session.is_some() {
-            let username = self.player.name.clone().unwrap_or_default();
-            if name.is_some_and(|n| names::key(&n) != names::key(&username)) {
-                return Err(bad(format!(
-                    "name: an account plays under its username ({username:?}); leave name out"
-                )));
-            }
+            let username = self.player.name.as_deref().unwrap_or_default();
+            super::account::under_username(name.as_deref(), username)?;
             return Ok((*self.player).clone());
         }
         let Some(name) = name.or_else(|| self.player.name.clone()) else {
-            return Err(bad(
-                "a player needs a name: give `name` (or one in hello)".into()
+            return Err(Refused::bad(
+                "a player needs a name: give `name` (or one in hello)",
             ));
         };
-        names::check_guest_name(&name).map_err(bad)?;
-        if let Some(owner) = self.shared.accounts.taken(&name) {
-            return Err(Refused {
-                code: ErrorCode::NameTaken,
-                message: format!("name {name:?} is an account's ({owner:?}): log in to play as it"),
-                retry_after_ms: None,
-                limit: None,
-            });
-        }
+        self.shared.accounts.guest_may_use(&name)?;
         Ok(Player::guest(name))
     }
 
+    /// Sends a command to a tournament found by id or code. `follows`: this
+    /// connection will hear the tournament's events (counted against the same
+    /// limit as rooms, `seats_per_connection`).
     async fn send_to_tournament(
         &mut self,
         id: Option<RequestId>,
