@@ -6,7 +6,7 @@
 //! `tournament join` …) then plays as the account.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -287,8 +287,9 @@ pub fn hello(url: &str, name: &str) -> Hello {
 }
 
 fn tokens_file() -> Result<PathBuf> {
-    let dir = dirs::config_dir().context("no config directory (set HOME or XDG_CONFIG_HOME)")?;
-    Ok(dir.join("grundy").join("tokens.json"))
+    let dir =
+        crate::seats::config_dir().context("no config directory (set HOME or XDG_CONFIG_HOME)")?;
+    Ok(dir.join("tokens.json"))
 }
 
 fn read_tokens() -> Result<BTreeMap<String, String>> {
@@ -314,32 +315,7 @@ fn keep(url: &str, token: Option<&str>) -> Result<()> {
         Some(t) => tokens.insert(url.to_string(), t.to_string()),
         None => tokens.remove(url),
     };
-    let dir = path.parent().context("the tokens file has a folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
-    let text = serde_json::to_string_pretty(&tokens)?;
-    // Written beside it and renamed: a crash leaves the old file or the new.
-    let tmp = path.with_extension("json.tmp");
-    {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options
-            .open(&tmp)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        }
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::seats::write_private(&path, serde_json::to_string_pretty(&tokens)?.as_bytes())
 }
 
 /// A password typed without echo at a terminal, or the next line of

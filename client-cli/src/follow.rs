@@ -5,8 +5,10 @@
 use std::time::Instant;
 
 use grundy_protocol::match_state::MatchState;
-use grundy_protocol::wire::{EndReason, Event, EventBody, MatchResult, Snapshot};
-use grundy_protocol::Rules;
+use grundy_protocol::wire::{
+    EndReason, Event, EventBody, MatchResult, PlayerKind, SeatInfo, Snapshot,
+};
+use grundy_protocol::{Outcome, Rules, Strategy};
 
 use crate::describe::describe_move;
 use crate::render::{board, Paint};
@@ -18,6 +20,10 @@ pub struct Follow {
     pub room: String,
     pub code: String,
     pub game: MatchState,
+    /// The room allows hints to both players.
+    pub hints: bool,
+    /// Seats told to be away (only their coming back is news).
+    away: [bool; 2],
 }
 
 /// What an event changed, in words for a person (None: nothing to say).
@@ -37,6 +43,8 @@ impl Follow {
             room: s.room.clone(),
             code: s.code.clone(),
             game: MatchState::from_snapshot(s, Instant::now()).map_err(|e| e.to_string())?,
+            hints: s.hints,
+            away: [false; 2],
         })
     }
 
@@ -61,12 +69,18 @@ impl Follow {
             return Ok(Happened::Nothing);
         }
         Ok(match &event.body {
-            EventBody::Seated { name, .. } => {
-                Happened::Seated(name.clone().unwrap_or_else(|| "someone".into()))
-            }
+            EventBody::Seated { seat, .. } => Happened::Seated(self.shown(*seat)),
             EventBody::Started => Happened::Started,
             EventBody::Moved { seat, .. } => Happened::Moved(*seat, words),
-            EventBody::Presence { seat, connected } => Happened::Presence(*seat, *connected),
+            EventBody::Presence { seat, connected } => {
+                let away = &mut self.away[*seat as usize % 2];
+                if *connected && !*away {
+                    // A first connection (a bot sitting down) is no news.
+                    return Ok(Happened::Nothing);
+                }
+                *away = !*connected;
+                Happened::Presence(*seat, *connected)
+            }
             EventBody::Ended { result } => Happened::Ended(*result),
         })
     }
@@ -76,8 +90,27 @@ impl Follow {
         self.game.to_move()
     }
 
+    /// The seat's player's name; "nobody yet" for an empty seat.
     pub fn name(&self, seat: u8) -> String {
-        self.game.name(seat)
+        match self.game.seats.get(seat as usize) {
+            Some(SeatInfo {
+                name: Some(name), ..
+            }) => name.clone(),
+            _ => "nobody yet".to_string(),
+        }
+    }
+
+    /// The name with the player's kind when not a person (`ann (guest)`,
+    /// `deep-blue (bot)`; the house bot's name says it already).
+    pub fn shown(&self, seat: u8) -> String {
+        match self.game.seats.get(seat as usize) {
+            Some(SeatInfo {
+                name: Some(name),
+                player_kind,
+                ..
+            }) if !name.starts_with("house-bot") => PlayerKind::show(name, *player_kind),
+            _ => self.name(seat),
+        }
     }
 
     /// A seat's bank now, with the running clock charged.
@@ -98,15 +131,16 @@ impl Follow {
     /// The players, their clocks and whose turn it is; `me` is the viewer's seat.
     pub fn status_line(&self, me: Option<u8>, paint: &Paint) -> String {
         let who = |seat: u8| {
-            let mut s = self.name(seat);
-            if me == Some(seat) {
-                s = format!("you ({s})");
-            }
+            let mut s = if me == Some(seat) {
+                "you".to_string()
+            } else {
+                self.shown(seat)
+            };
             if let Some(ms) = self.bank_ms(seat) {
                 s.push_str(&format!(" {}", clock_text(ms)));
             }
             let info = &self.game.seats[seat as usize];
-            if !info.connected && info.name.is_some() {
+            if !info.connected && info.name.is_some() && me != Some(seat) {
                 s.push_str(" [away]");
             }
             if self.to_move() == Some(seat) {
@@ -116,19 +150,75 @@ impl Follow {
         };
         let turn = match (self.to_move(), self.game.result) {
             (_, Some(r)) => result_text(&r, me, self),
-            (None, None) if !self.game.started => "waiting for an opponent to join".to_string(),
+            (None, None) if !self.game.started => "waiting for a second player".to_string(),
             (None, None) => "the game is over".to_string(),
             (Some(s), None) if me == Some(s) => paint.good("your move"),
             (Some(s), None) => format!("{} to move", self.name(s)),
         };
-        format!(
-            "[room {}]  seat 0: {}   seat 1: {}   — {turn}",
-            self.code,
-            who(0),
-            who(1)
-        )
+        format!("[room {}]  {}  vs  {}  — {turn}", self.code, who(0), who(1))
+    }
+
+    /// The prompt's text: whose move it is and, on a clock, both banks now.
+    pub fn prompt_text(&self, me: u8) -> String {
+        let mut s = match (self.to_move(), self.game.result) {
+            (_, Some(_)) => return "match over".to_string(),
+            (None, None) => return "waiting for a second player".to_string(),
+            (Some(s), None) if s == me => "your move".to_string(),
+            (Some(s), None) => format!("{} to move", self.name(s)),
+        };
+        if let (Some(mine), Some(theirs)) = (self.bank_ms(me), self.bank_ms(me ^ 1)) {
+            s.push_str(&format!(
+                " (you {} · {} {})",
+                clock_text(mine),
+                self.name(me ^ 1),
+                clock_text(theirs)
+            ));
+        }
+        s
+    }
+
+    /// The moves so far, numbered, with who played them; with `marks` (after
+    /// the end: during the match it would be a hint), each move that threw a
+    /// win away is marked.
+    pub fn move_list(&self, marks: bool, paint: &Paint) -> String {
+        let Ok(mut position) = grundy_protocol::Position::from_spec(&self.game.spec) else {
+            return "The moves cannot be read back from this match's start.\n".into();
+        };
+        let first = self.game.moves().len().saturating_sub(MOVE_LIST);
+        let mut out = String::new();
+        if first > 0 {
+            out.push_str(&format!("({first} earlier moves not shown)\n"));
+        }
+        for (i, raw) in self.game.moves().iter().enumerate() {
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+                break;
+            };
+            let Ok(mv) = position.parse_move(&value) else {
+                break;
+            };
+            let winning_before = marks && i >= first && position.outcome() == Outcome::N;
+            let words = (i >= first).then(|| describe_move(&position, &mv));
+            if position.play(&mv).is_err() {
+                break;
+            }
+            if let Some(words) = words {
+                let mut line = format!("{:>4}. {}: {words}", i + 1, self.name(i as u8 % 2));
+                if winning_before && position.outcome() == Outcome::N {
+                    line.push_str(&paint.bad("   ✗ threw the win away"));
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        if self.game.moves().is_empty() {
+            out.push_str("No moves yet.\n");
+        }
+        out
     }
 }
+
+/// The most moves `moves` lists (the latest).
+const MOVE_LIST: usize = 200;
 
 pub fn clock_text(ms: u64) -> String {
     let s = ms / 1000;
@@ -154,13 +244,35 @@ pub fn reason_text(reason: EndReason) -> &'static str {
     }
 }
 
-/// The result in words, from `me`'s side when given.
+/// The result in words, from `me`'s side when given: who won, and how.
 pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
-    let why = reason_text(r.reason);
-    match (r.winner, me) {
-        (None, _) => format!("no winner ({why})"),
-        (Some(w), Some(m)) if w == m => format!("you won ({why})"),
-        (Some(_), Some(_)) => format!("you lost ({why})"),
-        (Some(w), None) => format!("{} won ({why})", f.name(w)),
+    let who = |seat: u8| {
+        if me == Some(seat) {
+            "you".to_string()
+        } else {
+            f.shown(seat)
+        }
+    };
+    let misere = matches!(&f.game.position, grundy_protocol::Position::Nim(n) if n.misere);
+    match (r.reason, r.winner, me) {
+        (reason, None, _) => format!("no winner ({})", reason_text(reason)),
+        (EndReason::Rules, Some(w), None) if !misere => {
+            format!("{} won by making the last move", who(w))
+        }
+        (EndReason::Rules, Some(w), _) => {
+            let why = if misere {
+                format!("{} had to take the last stone", who(w ^ 1))
+            } else {
+                format!("{} made the last move", who(w))
+            };
+            match me {
+                Some(m) if m == w => format!("you won: {why}"),
+                Some(_) => format!("you lost: {why}"),
+                None => format!("{} won: {why}", who(w)),
+            }
+        }
+        (reason, Some(w), Some(m)) if w == m => format!("you won ({})", reason_text(reason)),
+        (reason, Some(_), Some(_)) => format!("you lost ({})", reason_text(reason)),
+        (reason, Some(w), None) => format!("{} won ({})", who(w), reason_text(reason)),
     }
 }

@@ -14,6 +14,10 @@ pub enum Input {
     Help,
     Hint,
     Resign,
+    /// Call the match off (before one's own first move).
+    Abort,
+    /// The moves so far.
+    Moves,
     Quit,
     /// An empty line: draw the position again.
     Redraw,
@@ -28,6 +32,8 @@ pub fn parse(position: &Position, line: &str) -> Result<Input, String> {
         "help" | "h" | "?" => return Ok(Input::Help),
         "hint" => return Ok(Input::Hint),
         "resign" => return Ok(Input::Resign),
+        "abort" => return Ok(Input::Abort),
+        "moves" | "m" => return Ok(Input::Moves),
         "quit" | "exit" | "q" => return Ok(Input::Quit),
         _ => {}
     }
@@ -220,8 +226,10 @@ pub fn help_text(position: &Position) -> String {
     };
     format!(
         "Moves (numbers as shown on the board):\n{moves}\n  {{...}}          any move as raw JSON, e.g. {}\n\
-         Commands:\n  help           this text\n  hint           who wins, the winning move, and why (casual rooms)\n  \
-         resign         give up the match\n  quit           leave (your seat stays: the command to come back is shown)\n  \
+         Commands:\n  help           this text\n  hint           who wins, the winning move, and why (rooms with hints)\n  \
+         moves          the moves so far\n  \
+         abort          call the match off, before your first move\n  \
+         resign         give up the match (asks to confirm)\n  quit           leave (your seat stays: `grundy play --resume` comes back)\n  \
          (empty line)   draw the board again\n",
         example_json(position)
     )

@@ -5,12 +5,14 @@
 
 mod account;
 mod analyze;
+mod console;
 mod describe;
 mod follow;
 mod input;
 mod net;
 mod play;
 mod render;
+mod seats;
 mod spec;
 mod spectate;
 mod tournament;
@@ -33,6 +35,8 @@ enum Command {
     Lobby(spectate::LobbyArgs),
     Watch(spectate::WatchArgs),
     Replay(spectate::ReplayArgs),
+    /// Your past games and unfinished seats, as kept by this client.
+    Games(spectate::GamesArgs),
     Analyze(analyze::Args),
     #[command(subcommand)]
     Tournament(tournament::Command),
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => analyze::run(args),
+        Command::Games(args) => spectate::games(args),
         command => match tokio::runtime::Runtime::new() {
             Ok(rt) => rt.block_on(async {
                 match command {
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
                     Command::Tournament(command) => tournament::run(command).await,
                     Command::Account(command) => account::run(command).await,
                     Command::Analyze(args) => analyze::run(args),
+                    Command::Games(args) => spectate::games(args),
                 }
             }),
             Err(e) => Err(e.into()),

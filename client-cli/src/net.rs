@@ -1,6 +1,6 @@
-//! Connections for the client: the embedded local server, connecting with
-//! retries (a server that goes away gives a message and another try, never a
-//! crash), and the lines a person types, read on their own thread.
+//! Connections for the client: which server (flag, `GRUNDY_SERVER` or the
+//! default), the embedded local server, connecting with retries (a server
+//! that goes away gives a message and another try, never a crash).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +9,6 @@ use anyhow::{Context, Result};
 use grundy_client::client::{Client, ClientError};
 use grundy_server::store::SqliteStore;
 use grundy_server::{Config, Server};
-use tokio::sync::mpsc;
 
 pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878";
 
@@ -56,30 +55,48 @@ pub fn is_local(url: &str) -> bool {
     lock(&LOCAL_URLS).iter().any(|u| u == url)
 }
 
-/// Lines typed by the person; `None` once input ends.
-pub type Lines = mpsc::UnboundedReceiver<String>;
+/// The server a command talks to, and whether the person chose it: the
+/// `--server` given, else `GRUNDY_SERVER`, else the default.
+pub fn server_choice(flag: Option<&str>) -> (String, bool) {
+    if let Some(url) = flag {
+        return (url.to_string(), true);
+    }
+    match std::env::var("GRUNDY_SERVER") {
+        Ok(v) if !v.trim().is_empty() => match parse_server(v.trim()) {
+            Ok(url) => (url, true),
+            Err(_) => (v.trim().to_string(), true),
+        },
+        _ => (DEFAULT_SERVER.to_string(), false),
+    }
+}
 
-/// Reads standard input on a thread of its own.
-pub fn stdin_lines() -> Lines {
-    let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            match std::io::stdin().read_line(&mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if tx
-                        .send(line.trim_end_matches(['\n', '\r']).to_string())
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    rx
+/// Reads a server address: `ws://` or `wss://` URLs as given, `http(s)://`
+/// as the WebSocket on the same host, and a bare `host:port` as `ws://`.
+pub fn parse_server(text: &str) -> Result<String, String> {
+    let text = text.trim().trim_end_matches('/');
+    if text.is_empty() {
+        return Err("say which server, e.g. ws://127.0.0.1:7878".into());
+    }
+    let url = if let Some(rest) = text.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else if let Some(rest) = text.strip_prefix("https://") {
+        format!("wss://{rest}")
+    } else if text.starts_with("ws://") || text.starts_with("wss://") {
+        text.to_string()
+    } else if text.contains("://") {
+        return Err(format!(
+            "{text:?}: a server is a ws:// or wss:// address, e.g. ws://127.0.0.1:7878"
+        ));
+    } else {
+        format!("ws://{text}")
+    };
+    let host = url.split("://").nth(1).unwrap_or("");
+    if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "{text:?} is not a server address, e.g. ws://127.0.0.1:7878"
+        ));
+    }
+    Ok(url)
 }
 
 /// Whether an error means the connection is gone (worth reconnecting).
@@ -121,5 +138,24 @@ pub fn words(e: &ClientError) -> String {
         ClientError::Closed => "the connection closed".into(),
         ClientError::Timeout(d) => format!("the server did not answer within {d:?}"),
         ClientError::Unexpected(m) => format!("unexpected answer from the server: {m}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_server;
+
+    #[test]
+    fn server_addresses() {
+        assert_eq!(
+            parse_server("127.0.0.1:18080").as_deref(),
+            Ok("ws://127.0.0.1:18080")
+        );
+        assert_eq!(parse_server("ws://h:1/").as_deref(), Ok("ws://h:1"));
+        assert_eq!(parse_server("https://h.org").as_deref(), Ok("wss://h.org"));
+        assert_eq!(parse_server("http://h:7878").as_deref(), Ok("ws://h:7878"));
+        assert!(parse_server("ftp://h").unwrap_err().contains("ws://"));
+        assert!(parse_server("").is_err());
+        assert!(parse_server("a b").is_err());
     }
 }

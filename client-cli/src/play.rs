@@ -1,37 +1,46 @@
 //! `grundy play`: a match at the terminal, against the house bot or a person,
-//! with a line-based prompt. Moves are checked with the engine before they are
-//! sent; a dropped connection is resumed on its own.
+//! with a line editor (see `console`). Moves are checked with the engine
+//! before they are sent; a dropped connection is resumed on its own; the seat
+//! is kept on disk until the match is over, so `grundy play --resume` comes
+//! back to it after Ctrl-C, a closed terminal or a crash.
 
-use std::io::Write;
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{ClientMsg, RandomStart, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, Clock, RandomStart, ServerMsg, Snapshot};
 use grundy_protocol::{Analysis, Outcome};
-use serde_json::json;
+use serde_json::{json, Value};
 
+use crate::console::{Console, Typed};
 use crate::describe::{describe_move, nim_table};
-use crate::follow::{result_text, Follow, Happened};
+use crate::follow::{clock_text, result_text, Follow, Happened};
 use crate::input::{self, Input};
-use crate::net::{self, Lines, Local, DEFAULT_SERVER};
+use crate::net::{self, Local};
 use crate::render::Paint;
+use crate::seats::{self, KeptSeat, PastGame};
 
 /// Play a match: against the house bot, open for a person, or by joining a room.
 ///
 /// Examples:
-///   grundy play --local --game "nim 3 4 5" --bot perfect
+///   grundy play --game "nim 3 4 5" --bot perfect
 ///   grundy play --random kayles --bot 5 --clock 5+2
 ///   grundy play --game '{"game": "wythoff", "heaps": [3, 5]}' --open
 ///   grundy play --join ABC234
+///   grundy play --resume            (back to your unfinished game)
+///
+/// The server is --server, else $GRUNDY_SERVER, else ws://127.0.0.1:7878.
 #[derive(ClapArgs, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The server (when none answers, a local one is started in this process).
-    #[arg(long)]
+    /// The server, e.g. ws://example.org:7878 or example.org:7878 (default:
+    /// $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, value_parser = net::parse_server)]
     server: Option<String>,
-    /// Start a server inside this process and play there.
-    #[arg(long)]
+    /// Start a server inside this process and play there (it stops when you
+    /// leave: nobody else can join, and the match is not kept).
+    #[arg(long, conflicts_with_all = ["server", "open", "join", "resume"])]
     local: bool,
     /// The start position: a short form (`nim 3 4 5`, `kayles 5 7`,
     /// `bash --k 3 5 6`, `treblecross 9`, `darkraft RL LR`, `twist 10`) or a
@@ -50,17 +59,18 @@ pub struct Args {
     /// Play the house bot at this level: perfect, random, or 0-10.
     #[arg(long, conflicts_with_all = ["open", "join"])]
     bot: Option<String>,
-    /// Open the room for a person (the code to share is shown).
+    /// Open the room for a person (the command that joins it is shown).
     #[arg(long, conflicts_with = "join")]
     open: bool,
     /// Join a room by its code (or id).
     #[arg(long)]
     join: Option<String>,
-    /// Come back to a seat: the room (with --token).
-    #[arg(long, requires = "token", conflicts_with_all = ["join", "bot", "open"])]
+    /// Come back to a seat you left: without a value, your unfinished game on
+    /// this server (kept by this client); or the room's code or id.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["join", "bot", "open", "game", "random"])]
     resume: Option<String>,
-    /// The seat token for --resume.
-    #[arg(long)]
+    /// The seat token for --resume, when the seat was taken elsewhere.
+    #[arg(long, requires = "resume")]
     token: Option<String>,
     /// A time control: minutes+seconds a move, e.g. 5+2, 1.5+0, 90s+1 or 1h+30.
     #[arg(long)]
@@ -68,17 +78,29 @@ pub struct Args {
     /// The seat to take (0 moves first).
     #[arg(long)]
     seat: Option<u8>,
-    /// Your name, shown to others.
+    /// Allow hints to both players in a room open for a person (they are
+    /// always allowed against the house bot). Both players are told.
+    #[arg(long)]
+    hints: bool,
+    /// Your name, shown to others (an account's API token, when you are
+    /// logged in, plays under its username instead).
     #[arg(long, default_value = "player")]
     name: String,
 }
 
 /// Reads a `--clock`: minutes + seconds, e.g. `5+2`, `1.5+0`, `90s+1`
 /// (`grundy_protocol::time_control`, the one reading every command shares).
-pub fn parse_clock(text: &str) -> Result<grundy_protocol::wire::Clock> {
+pub fn parse_clock(text: &str) -> Result<Clock> {
     grundy_protocol::time_control::parse_time_control(text)
         .map_err(|e| anyhow::anyhow!("--clock {text:?}: {e}"))
 }
+
+/// A timed match's first move must come within this, or the match is called
+/// off (docs/protocol.md, "No-show").
+const NO_SHOW_MS: u64 = 30_000;
+
+/// Warnings of low time on the player's own clock, in milliseconds left.
+const LOW_TIME_MS: [u64; 3] = [60_000, 30_000, 10_000];
 
 /// Who plays this seat, where.
 struct Seat {
@@ -87,25 +109,12 @@ struct Seat {
     room: String,
     seat: u8,
     token: String,
-    /// Hints allowed (a casual room).
-    casual: bool,
-    /// The command that comes back to this seat, told to a person who quits.
-    comeback: String,
-}
-
-impl Seat {
-    fn new(url: &str, name: &str, room: String, seat: u8, token: String, casual: bool) -> Seat {
-        let comeback = format!("grundy play --server {url} --resume {room} --token {token}");
-        Seat {
-            url: url.to_string(),
-            name: name.to_string(),
-            room,
-            seat,
-            token,
-            casual,
-            comeback,
-        }
-    }
+    /// The command that comes back to this seat, told to a person who
+    /// leaves; None where there is no coming back (a local server).
+    comeback: Option<String>,
+    /// The house bot's level this seat plays against, when known (for a
+    /// rematch).
+    bot: Option<String>,
 }
 
 /// How the match loop ended.
@@ -117,164 +126,19 @@ pub enum Finish {
     Quit,
 }
 
-pub async fn run(args: Args) -> Result<()> {
-    let paint = Paint::detect();
-    let mut lines = net::stdin_lines();
-    let creating = args.join.is_none() && args.resume.is_none();
-    let mut local = None;
-    let mut url = args
-        .server
-        .clone()
-        .unwrap_or_else(|| DEFAULT_SERVER.to_string());
-    if args.local {
-        let l = Local::start().await?;
-        println!(
-            "Started a local server at {} (it stops when you leave).",
-            l.url
-        );
-        url = l.url.clone();
-        local = Some(l);
-    }
-    let mut client = match Client::connect_as(&url, &crate::account::hello(&url, &args.name)).await
-    {
-        Ok(c) => c,
-        Err(e) if local.is_none() && creating && net::is_transport(&e) => {
-            let l = Local::start().await?;
-            println!(
-                "No server answers at {url}: started a local one in this process ({}).",
-                l.url
-            );
-            url = l.url.clone();
-            local = Some(l);
-            net::connect(&url, &args.name, 5).await?
-        }
-        Err(e) => net::connect(&url, &args.name, 5)
-            .await
-            .map_err(|_| anyhow::anyhow!("{}", net::words(&e)))?,
-    };
-    let (seat, snapshot) = take_seat(&mut client, &args, &url).await?;
-    let outcome = play_match(
-        client,
-        &seat,
-        &snapshot,
-        &mut lines,
-        &paint,
-        local.is_some(),
-        args.open,
-    )
-    .await;
-    if let Some(l) = local {
-        l.server.shutdown().await;
-    }
-    outcome.map(|_| ())
+/// What a room to create is: kept to offer a rematch with the seats swapped.
+#[derive(Clone)]
+struct Setup {
+    spec: Option<Value>,
+    random: Option<RandomStart>,
+    clock: Option<Clock>,
+    bot: Option<String>,
+    seat: Option<u8>,
+    hints: bool,
 }
 
-/// Plays a seat that was handed out elsewhere (a tournament game): resumes
-/// `room` with its seat `token` on a connection of its own and plays it at the
-/// prompt to the end, exactly as `grundy play --resume` does. `comeback` is the
-/// command told to a person who quits before the end.
-pub async fn play_resumed(
-    url: &str,
-    name: &str,
-    room: &str,
-    token: &str,
-    comeback: String,
-    lines: &mut Lines,
-    paint: &Paint,
-) -> Result<Finish> {
-    let mut client = net::connect(url, name, 5)
-        .await
-        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
-    let (mut seat, snapshot) = resume_seat(&mut client, url, name, room, token).await?;
-    seat.comeback = comeback;
-    play_match(client, &seat, &snapshot, lines, paint, false, false).await
-}
-
-/// Greets the person, draws the board and runs the match loop to the end.
-async fn play_match(
-    client: Client,
-    seat: &Seat,
-    snapshot: &grundy_protocol::wire::Snapshot,
-    lines: &mut Lines,
-    paint: &Paint,
-    local: bool,
-    open: bool,
-) -> Result<Finish> {
-    let mut follow = Follow::from_snapshot(snapshot).map_err(anyhow::Error::msg)?;
-    println!(
-        "Room {} — you are seat {} ({}).{}",
-        follow.code,
-        seat.seat,
-        if seat.seat == 0 {
-            "you move first"
-        } else {
-            "you move second"
-        },
-        if open {
-            format!(
-                " Share the code: others join with `grundy play --join {}`.",
-                follow.code
-            )
-        } else {
-            String::new()
-        }
-    );
-    println!("Type `help` for how to write moves.");
-    show(&follow, seat.seat, paint);
-    play_loop(client, seat, &mut follow, lines, paint, local).await
-}
-
-/// `resume`: back to a seat by its token; the seat and the room's snapshot.
-async fn resume_seat(
-    client: &mut Client,
-    url: &str,
-    name: &str,
-    room: &str,
-    token: &str,
-) -> Result<(Seat, grundy_protocol::wire::Snapshot)> {
-    let answer = client
-        .request(|id| ClientMsg::Resume {
-            id,
-            room: room.to_string(),
-            token: token.to_string(),
-            since: None,
-        })
-        .await;
-    match answer {
-        Ok(ServerMsg::Watching {
-            room,
-            seat: Some(seat),
-            snapshot: Some(s),
-            ..
-        }) => {
-            let casual = s.clock.is_none();
-            Ok((
-                Seat::new(url, name, room, seat, token.to_string(), casual),
-                s,
-            ))
-        }
-        Ok(other) => bail!("unexpected answer: {other:?}"),
-        Err(e) => bail!("{}", net::words(&e)),
-    }
-}
-
-async fn take_seat(
-    client: &mut Client,
-    args: &Args,
-    url: &str,
-) -> Result<(Seat, grundy_protocol::wire::Snapshot)> {
-    let answer = if let Some(room) = &args.resume {
-        let token = args.token.clone().unwrap_or_default();
-        return resume_seat(client, url, &args.name, room, &token).await;
-    } else if let Some(code) = &args.join {
-        client
-            .request(|id| ClientMsg::Join {
-                id,
-                room: code.clone(),
-                seat: args.seat,
-            })
-            .await
-    } else {
+impl Setup {
+    fn from_args(args: &Args) -> Result<Setup> {
         let (spec, random) = match (&args.game, &args.random) {
             (Some(g), _) => (Some(crate::spec::parse(g)?), None),
             (None, Some(family)) => (
@@ -292,19 +156,486 @@ async fn take_seat(
         if args.bot.is_none() && !args.open {
             bail!("say who you play: --bot perfect (or a level 0-10), --open for a person, or --join CODE");
         }
-        let clock = args.clock.as_deref().map(parse_clock).transpose()?;
-        client
-            .request(|id| ClientMsg::CreateRoom {
-                id,
-                spec: spec.clone(),
-                random: random.clone(),
-                clock,
-                listed: true,
-                seat: args.seat,
-                hints: false,
-                bot: args.bot.clone(),
-            })
-            .await
+        if let Some(seat) = args.seat.filter(|s| *s > 1) {
+            bail!("--seat {seat}: a match has seats 0 (moves first) and 1");
+        }
+        Ok(Setup {
+            spec,
+            random,
+            clock: args.clock.as_deref().map(parse_clock).transpose()?,
+            bot: args.bot.clone(),
+            seat: args.seat,
+            // The server allows hints in untimed rooms only.
+            hints: args.hints || (args.bot.is_some() && args.clock.is_none()),
+        })
+    }
+
+    /// The same game again from the same start, with the seats swapped,
+    /// against the same house bot (`bot`) or open for a person.
+    fn rematch(f: &Follow, me: u8, bot: Option<String>) -> Setup {
+        Setup {
+            spec: Some(f.game.spec.clone()),
+            random: None,
+            clock: f.game.clock,
+            bot,
+            seat: Some(me ^ 1),
+            hints: f.hints,
+        }
+    }
+}
+
+/// What `play` does once connected.
+enum Plan {
+    Create(Setup),
+    Join(String),
+    /// A room and its seat token.
+    Resume(String, String),
+}
+
+pub async fn run(args: Args) -> Result<()> {
+    let paint = Paint::detect();
+    let (mut url, chosen) = net::server_choice(args.server.as_deref());
+    let mut plan = match (&args.resume, &args.join) {
+        (Some(room), _) => Plan::Resume(room.clone(), args.token.clone().unwrap_or_default()),
+        (None, Some(code)) => Plan::Join(code.clone()),
+        (None, None) => Plan::Create(Setup::from_args(&args)?),
+    };
+    let mut local = None;
+    if args.local {
+        let l = Local::start().await?;
+        println!(
+            "Started a local server at {} (it stops when you leave, and the match with it).",
+            l.url
+        );
+        url = l.url.clone();
+        local = Some(l);
+    }
+    let hello = crate::account::hello(&url, &args.name);
+    let client = match Client::connect_as(&url, &hello).await {
+        Ok(c) => c,
+        // Only a game against the house bot may move to a server of its own:
+        // a person could never reach it.
+        Err(e)
+            if net::is_transport(&e)
+                && local.is_none()
+                && !chosen
+                && matches!(&plan, Plan::Create(s) if s.bot.is_some()) =>
+        {
+            let l = Local::start().await?;
+            println!(
+                "No server answers at {url}: playing on a server started in this process ({}); \
+                 it stops when you leave. Name a server with --server or GRUNDY_SERVER.",
+                l.url
+            );
+            url = l.url.clone();
+            local = Some(l);
+            net::connect(&url, &args.name, 5).await?
+        }
+        Err(e) if net::is_transport(&e) => bail!(
+            "no server answers at {url} ({}).\nStart one with `grundy-server`, name another with \
+             --server URL (or GRUNDY_SERVER), or play the house bot here with --local.",
+            net::words(&e)
+        ),
+        Err(e) => bail!("{}", net::words(&e)),
+    };
+    let here = Where {
+        url: url.clone(),
+        name: args.name.clone(),
+        local: local.is_some(),
+    };
+    let mut console = None;
+    let outcome = play_plans(client, &here, &mut plan, &mut console, &paint).await;
+    if let Some(mut c) = console {
+        c.stop().await;
+    }
+    if let Some(l) = local {
+        l.server.shutdown().await;
+    }
+    outcome
+}
+
+/// The server played on, and as whom.
+struct Where {
+    url: String,
+    name: String,
+    /// A server in this process: nothing to come back to once it stops.
+    local: bool,
+}
+
+impl Where {
+    /// `--server URL` for commands told to the person, unless it is the
+    /// server they reach without it.
+    fn server_flag(&self) -> String {
+        if net::server_choice(None).0 == self.url {
+            String::new()
+        } else {
+            format!(" --server {}", self.url)
+        }
+    }
+}
+
+/// Takes a seat by `plan`, plays it, and after the end offers a rematch
+/// (a new plan) until the person leaves.
+async fn play_plans(
+    mut client: Client,
+    here: &Where,
+    plan: &mut Plan,
+    console: &mut Option<Console>,
+    paint: &Paint,
+) -> Result<()> {
+    loop {
+        let (seat, snapshot) = take_seat(&mut client, here, plan).await?;
+        let c = console.get_or_insert_with(Console::start);
+        let finish = play_match(client, &seat, &snapshot, c, paint, here).await?;
+        if finish == Finish::Quit {
+            return Ok(());
+        }
+        let bot = match &*plan {
+            Plan::Create(setup) => setup.bot.clone(),
+            _ => seat.bot.clone(),
+        };
+        match after_the_match(c, &seat, &snapshot, here, paint).await {
+            AfterMatch::Leave => return Ok(()),
+            AfterMatch::Rematch(f) => {
+                *plan = Plan::Create(Setup::rematch(&f, seat.seat, bot));
+                client = net::connect(&here.url, &here.name, 5)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
+            }
+        }
+    }
+}
+
+enum AfterMatch {
+    Leave,
+    /// Play again: the match just over.
+    Rematch(Box<Follow>),
+}
+
+/// After the end: the move list with every move that threw a win away,
+/// a rematch with the seats swapped, or leave.
+async fn after_the_match(
+    console: &mut Console,
+    seat: &Seat,
+    snapshot: &Snapshot,
+    here: &Where,
+    paint: &Paint,
+) -> AfterMatch {
+    // The match as it ended, read again for its moves.
+    let f = match fetch_final(seat, here).await {
+        Some(f) => f,
+        None => match Follow::from_snapshot(snapshot) {
+            Ok(f) => f,
+            Err(_) => return AfterMatch::Leave,
+        },
+    };
+    console.say(
+        "Type `moves` to see the moves (the ones that threw a win away are marked), \
+         `rematch` to play again with the seats swapped, or `quit` (or Enter) to leave.",
+    );
+    loop {
+        console.prompt("after the match");
+        match console.next().await {
+            Typed::Line(line) => match line.to_ascii_lowercase().as_str() {
+                "rematch" | "r" => return AfterMatch::Rematch(Box::new(f)),
+                "moves" | "m" => console.say(&f.move_list(true, paint)),
+                "" | "quit" | "q" | "exit" => return AfterMatch::Leave,
+                other => console.say(&paint.bad(&format!(
+                    "{:?}: after the match, type `moves`, `rematch` or `quit`",
+                    other
+                ))),
+            },
+            Typed::Interrupt | Typed::End => return AfterMatch::Leave,
+        }
+    }
+}
+
+/// The finished match's full state (every move), from the server.
+async fn fetch_final(seat: &Seat, here: &Where) -> Option<Follow> {
+    let mut c = Client::connect_as(&here.url, &crate::account::hello(&here.url, &here.name))
+        .await
+        .ok()?;
+    let answer = c
+        .request(|id| ClientMsg::Watch {
+            id,
+            room: seat.room.clone(),
+            since: None,
+        })
+        .await;
+    c.close().await;
+    match answer {
+        Ok(ServerMsg::Watching {
+            snapshot: Some(s), ..
+        }) => Follow::from_snapshot(&s).ok(),
+        _ => None,
+    }
+}
+
+/// Plays a seat that was handed out elsewhere (a tournament game): resumes
+/// `room` with its seat `token` on a connection of its own and plays it at the
+/// prompt to the end, exactly as `grundy play --resume` does. `comeback` is the
+/// command told to a person who quits before the end.
+pub async fn play_resumed(
+    url: &str,
+    name: &str,
+    room: &str,
+    token: &str,
+    comeback: String,
+    console: &mut Console,
+    paint: &Paint,
+) -> Result<Finish> {
+    let here = Where {
+        url: url.to_string(),
+        name: name.to_string(),
+        local: false,
+    };
+    let mut client = net::connect(url, name, 5)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
+    let (mut seat, snapshot) = resume_seat(&mut client, &here, room, token).await?;
+    seat.comeback = Some(comeback);
+    play_match(client, &seat, &snapshot, console, paint, &here).await
+}
+
+/// Greets the person, draws the board and runs the match loop to the end;
+/// the seat is kept on disk meanwhile, and the match remembered once over.
+async fn play_match(
+    client: Client,
+    seat: &Seat,
+    snapshot: &Snapshot,
+    console: &mut Console,
+    paint: &Paint,
+    here: &Where,
+) -> Result<Finish> {
+    let mut follow = Follow::from_snapshot(snapshot).map_err(anyhow::Error::msg)?;
+    let game = game_name(&follow);
+    if !here.local {
+        let kept = seats::keep(KeptSeat {
+            server: here.url.clone(),
+            room: seat.room.clone(),
+            code: follow.code.clone(),
+            seat: seat.seat,
+            token: seat.token.clone(),
+            name: here.name.clone(),
+            game: game.clone(),
+            bot: seat.bot.clone(),
+            since_ms: seats::now_ms(),
+        });
+        if let Err(e) = kept {
+            console.say(&paint.bad(&format!(
+                "Your seat could not be kept on disk ({e:#}): write down its token to come back: {}",
+                seat.token
+            )));
+        }
+    }
+    let mut intro = format!(
+        "{game}, room {} — you are seat {} ({}).",
+        follow.code,
+        seat.seat,
+        if seat.seat == 0 {
+            "you move first"
+        } else {
+            "you move second"
+        }
+    );
+    let open = follow.game.seats.iter().any(|s| s.name.is_none()) && seat.bot.is_none();
+    if open && follow.game.result.is_none() {
+        intro.push_str(&format!(
+            "\nA friend joins with:  grundy play --join {}{}",
+            follow.code,
+            here.server_flag()
+        ));
+    }
+    intro.push_str(if snapshot.hints {
+        "\nHints are on for both players (type `hint`)."
+    } else {
+        "\nNo hints in this match."
+    });
+    if let Some(c) = snapshot.clock {
+        intro.push_str(&format!(
+            "\nClock: {} + {} s a move. Each player's first move must come within {} s, or the match is called off.",
+            clock_text(c.initial_ms),
+            c.increment_ms / 1000,
+            NO_SHOW_MS / 1000
+        ));
+    }
+    if let Some(back) = &seat.comeback {
+        intro.push_str(&format!(
+            "\nIf you leave or lose the terminal, come back with:  {back}"
+        ));
+    }
+    intro.push_str("\nType `help` for how to write moves and what else you can type.");
+    console.say(&intro);
+    show(&follow, seat.seat, console, paint);
+    let finish = play_loop(client, seat, &mut follow, console, paint, here).await;
+    if let Ok(Finish::Over) = finish {
+        if !here.local {
+            let _ = seats::forget(&here.url, &seat.room);
+            let _ = seats::remember(past_game(&follow, seat, here, &game));
+        }
+    }
+    finish
+}
+
+/// The game's own name ("Kayles"), from the start spec.
+fn game_name(f: &Follow) -> String {
+    grundy_protocol::names::spec_name(&f.game.spec).to_string()
+}
+
+fn past_game(f: &Follow, seat: &Seat, here: &Where, game: &str) -> PastGame {
+    let (result, reason) = match f.game.result {
+        Some(r) => (
+            match r.winner {
+                Some(w) if w == seat.seat => "won",
+                Some(_) => "lost",
+                None => "no winner",
+            },
+            crate::follow::reason_text(r.reason),
+        ),
+        None => ("no winner", "unknown"),
+    };
+    PastGame {
+        server: here.url.clone(),
+        room: seat.room.clone(),
+        code: f.code.clone(),
+        game: game.to_string(),
+        seat: seat.seat,
+        opponent: f.name(seat.seat ^ 1),
+        result: result.to_string(),
+        reason: reason.to_string(),
+        moves: f.game.plies() as u64,
+        ended_ms: seats::now_ms(),
+    }
+}
+
+/// `resume`: back to a seat by its token; the seat and the room's snapshot.
+async fn resume_seat(
+    client: &mut Client,
+    here: &Where,
+    room: &str,
+    token: &str,
+) -> Result<(Seat, Snapshot)> {
+    let answer = client
+        .request(|id| ClientMsg::Resume {
+            id,
+            room: room.to_string(),
+            token: token.to_string(),
+            since: None,
+        })
+        .await;
+    match answer {
+        Ok(ServerMsg::Watching {
+            room,
+            seat: Some(seat),
+            snapshot: Some(s),
+            ..
+        }) => Ok((Seat::new(here, room, seat, token.to_string(), &s.code), s)),
+        Ok(other) => bail!("unexpected answer: {other:?}"),
+        Err(e) => {
+            if let ClientError::Refused { .. } = e {
+                // A room that is gone or over has no seat to come back to.
+                let _ = seats::forget(&here.url, room);
+            }
+            bail!("cannot come back to room {room}: {}", net::words(&e))
+        }
+    }
+}
+
+impl Seat {
+    fn new(here: &Where, room: String, seat: u8, token: String, code: &str) -> Seat {
+        let comeback =
+            (!here.local).then(|| format!("grundy play --resume {code}{}", here.server_flag()));
+        Seat {
+            url: here.url.clone(),
+            name: here.name.clone(),
+            room,
+            seat,
+            token,
+            comeback,
+            bot: None,
+        }
+    }
+}
+
+/// The kept seat `--resume` (or `--join` of a room this client has a seat
+/// in) comes back to: by room code or id, or the only one on this server.
+fn kept_seat(url: &str, room: &str) -> Result<Option<KeptSeat>> {
+    let kept = seats::kept(url)?;
+    if room.is_empty() {
+        return match kept.as_slice() {
+            [] => bail!(
+                "no unfinished game of yours is kept for {url}; name one with --resume ROOM --token TOKEN"
+            ),
+            [one] => Ok(Some(one.clone())),
+            many => {
+                let list: Vec<String> = many
+                    .iter()
+                    .map(|s| format!("  grundy play --resume {}   ({}, as {})", s.code, s.game, s.name))
+                    .collect();
+                bail!(
+                    "you have {} unfinished games on {url}; say which:\n{}",
+                    many.len(),
+                    list.join("\n")
+                )
+            }
+        };
+    }
+    Ok(kept
+        .into_iter()
+        .find(|s| s.room == room || s.code.eq_ignore_ascii_case(room)))
+}
+
+async fn take_seat(client: &mut Client, here: &Where, plan: &Plan) -> Result<(Seat, Snapshot)> {
+    let answer = match plan {
+        Plan::Resume(room, token) if !token.is_empty() => {
+            return resume_seat(client, here, room, token).await;
+        }
+        Plan::Resume(room, _) => {
+            let Some(kept) = kept_seat(&here.url, room)? else {
+                bail!(
+                    "no seat of yours is kept for room {room} on {}; give its seat token with --token",
+                    here.url
+                );
+            };
+            println!("Coming back to {} in room {}.", kept.game, kept.code);
+            let (mut seat, snapshot) = resume_seat(client, here, &kept.room, &kept.token).await?;
+            seat.bot = kept.bot;
+            return Ok((seat, snapshot));
+        }
+        Plan::Join(code) => {
+            // A seat this client keeps in the room, taken under this name
+            // (another name is another person at the same computer).
+            if let Ok(Some(kept)) = kept_seat(&here.url, code) {
+                if kept.name == here.name {
+                    println!("You have a seat in room {}: coming back to it.", kept.code);
+                    let (mut seat, snapshot) =
+                        resume_seat(client, here, &kept.room, &kept.token).await?;
+                    seat.bot = kept.bot;
+                    return Ok((seat, snapshot));
+                }
+            }
+            client
+                .request(|id| ClientMsg::Join {
+                    id,
+                    room: code.clone(),
+                    seat: None,
+                })
+                .await
+        }
+        Plan::Create(setup) => {
+            client
+                .request(|id| ClientMsg::CreateRoom {
+                    id,
+                    spec: setup.spec.clone(),
+                    random: setup.random.clone(),
+                    clock: setup.clock,
+                    listed: true,
+                    seat: setup.seat,
+                    hints: setup.hints,
+                    bot: setup.bot.clone(),
+                })
+                .await
+        }
     };
     match answer {
         Ok(ServerMsg::Seated {
@@ -314,13 +645,11 @@ async fn take_seat(
             snapshot,
             ..
         }) => {
-            // v1 has no rated or tournament matches: a room is casual when it is
-            // against the house bot or untimed.
-            let casual = args.bot.is_some() || snapshot.clock.is_none();
-            Ok((
-                Seat::new(url, &args.name, room, seat, token, casual),
-                snapshot,
-            ))
+            let mut seat = Seat::new(here, room, seat, token, &snapshot.code);
+            if let Plan::Create(setup) = plan {
+                seat.bot = setup.bot.clone();
+            }
+            Ok((seat, snapshot))
         }
         Ok(other) => bail!("unexpected answer: {other:?}"),
         Err(e) => bail!("{}", net::words(&e)),
@@ -334,55 +663,62 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(0)
 }
 
-fn prompt(f: &Follow, me: u8) {
-    if f.to_move() == Some(me) {
-        print!("your move> ");
-    } else if f.game.result.is_none() {
-        print!("> ");
+/// Shows the prompt: drawn live by the line editor; in plain lines, printed
+/// only when the person is to type a move.
+fn prompt(f: &Follow, me: u8, console: &Console) {
+    if console.is_live() || f.to_move() == Some(me) {
+        console.prompt(&f.prompt_text(me));
+    } else {
+        console.prompt("");
     }
-    let _ = std::io::stdout().flush();
 }
 
-fn show(f: &Follow, me: u8, paint: &Paint) {
-    println!();
-    print!("{}", f.draw(paint));
-    println!("{}", f.status_line(Some(me), paint));
-    prompt(f, me);
+fn show(f: &Follow, me: u8, console: &Console, paint: &Paint) {
+    console.say(&format!(
+        "\n{}{}",
+        f.draw(paint),
+        f.status_line(Some(me), paint)
+    ));
+    prompt(f, me, console);
 }
 
 /// Tells what happened; true when the board should be drawn again.
-fn tell(f: &Follow, me: u8, h: &Happened, paint: &Paint) -> bool {
+fn tell(f: &Follow, me: u8, h: &Happened, console: &Console, paint: &Paint) -> bool {
     match h {
         Happened::Seated(name) => {
-            println!("\n{name} sat down.");
+            console.say(&format!("{name} sat down."));
             false
         }
         Happened::Started => {
-            println!("\nThe match starts.");
-            true
+            console.say(&format!(
+                "The match starts. {}",
+                f.status_line(Some(me), paint)
+            ));
+            prompt(f, me, console);
+            false
         }
         Happened::Moved(seat, words) if *seat == me => {
-            println!("\nYou played: {words}.");
+            console.say(&format!("\nYou played: {words}."));
             true
         }
         Happened::Moved(seat, words) => {
-            println!(
+            console.say(&format!(
                 "\n{}",
                 paint.mark(&format!("{} played: {words}.", f.name(*seat)))
-            );
+            ));
             true
         }
         Happened::Presence(seat, connected) if *seat != me => {
-            println!(
-                "\n{} {}.",
+            console.say(&format!(
+                "{} {}.",
                 f.name(*seat),
                 if *connected {
                     "is back"
                 } else {
                     "lost their connection"
                 }
-            );
-            prompt(f, me);
+            ));
+            prompt(f, me, console);
             false
         }
         Happened::Ended(r) => {
@@ -392,7 +728,7 @@ fn tell(f: &Follow, me: u8, h: &Happened, paint: &Paint) -> bool {
             } else {
                 paint.bad(&text)
             };
-            println!("\nThe match is over: {text}.");
+            console.say(&format!("\nThe match is over: {text}."));
             false
         }
         _ => false,
@@ -403,42 +739,58 @@ async fn play_loop(
     client: Client,
     seat: &Seat,
     f: &mut Follow,
-    lines: &mut Lines,
+    console: &mut Console,
     paint: &Paint,
-    local: bool,
+    here: &Where,
 ) -> Result<Finish> {
     let mut client = Some(client);
+    let mut watch = Watch::default();
     loop {
         if f.game.result.is_some() {
-            println!("Replay it with `grundy replay {}`.", f.room);
+            if !here.local {
+                console.say(&format!(
+                    "Replay it with `grundy replay {}{}`.",
+                    f.room,
+                    here.server_flag()
+                ));
+            }
             return Ok(Finish::Over);
         }
         let mut c = match client.take() {
             Some(c) => c,
-            None => match reconnect(seat, f, lines, paint).await? {
+            None => match reconnect(seat, f, console, paint).await? {
                 Some(c) => c,
-                None => return Ok(Finish::Quit), // quit while reconnecting
+                None => {
+                    left(seat, console, here);
+                    return Ok(Finish::Quit);
+                }
             },
         };
-        match session(&mut c, seat, f, lines, paint).await {
-            Ok(Step::Quit) if local => {
-                println!("You left; the local server stops, and the match with it.");
-                c.close().await;
-                return Ok(Finish::Quit);
-            }
+        match session(&mut c, seat, f, console, paint, &mut watch).await {
             Ok(Step::Quit) => {
-                println!(
-                    "You left; your seat is kept (your clock, if any, runs). Come back with:\n  {}",
-                    seat.comeback
-                );
+                left(seat, console, here);
                 c.close().await;
                 return Ok(Finish::Quit);
             }
             Ok(Step::Over) => continue,
             Err(e) => {
-                println!("\nConnection lost ({}); reconnecting…", net::words(&e));
+                console.say(&format!(
+                    "\nConnection lost ({}); reconnecting…",
+                    net::words(&e)
+                ));
             }
         }
+    }
+}
+
+/// Tells a person who leaves before the end how to come back.
+fn left(seat: &Seat, console: &Console, here: &Where) {
+    match &seat.comeback {
+        _ if here.local => console.say("You left; the local server stops, and the match with it."),
+        Some(back) => console.say(&format!(
+            "You left; your seat is kept (your clock, if any, runs). Come back with:\n  {back}"
+        )),
+        None => console.say("You left."),
     }
 }
 
@@ -447,14 +799,26 @@ enum Step {
     Over,
 }
 
-/// Follows the room and the person's input on one connection.
+/// What the prompt keeps between lines: warnings already given, a resign
+/// waiting for its confirmation.
+#[derive(Default)]
+struct Watch {
+    /// (ply, milliseconds left) warnings given.
+    warned: Vec<(usize, u64)>,
+    resign_asked: bool,
+}
+
+/// Follows the room, the clock and the person's input on one connection.
 async fn session(
     c: &mut Client,
     seat: &Seat,
     f: &mut Follow,
-    lines: &mut Lines,
+    console: &mut Console,
     paint: &Paint,
+    watch: &mut Watch,
 ) -> Result<Step, ClientError> {
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if f.game.result.is_some() {
             return Ok(Step::Over);
@@ -464,75 +828,151 @@ async fn session(
                 ServerMsg::Event { room, event } if room == f.room => {
                     match f.apply(&event) {
                         Ok(h) => {
-                            if tell(f, seat.seat, &h, paint) {
-                                show(f, seat.seat, paint);
+                            if tell(f, seat.seat, &h, console, paint) {
+                                show(f, seat.seat, console, paint);
                             }
                         }
                         // Out of step: resume gives a fresh snapshot.
                         Err(e) => {
-                            println!("\n{e}; catching up");
-                            f.game.seq = 0;
+                            console.say(&format!("{e}; catching up"));
                             return Err(ClientError::Closed);
                         }
                     }
                 }
                 ServerMsg::Shutdown { message } => {
-                    println!("\nThe server is going down: {message}");
+                    console.say(&format!("The server is going down: {message}"));
                     return Err(ClientError::Closed);
                 }
                 _ => {}
             },
-            line = lines.recv() => {
-                let Some(line) = line else { return Ok(Step::Quit) };
-                if let Some(step) = typed(c, seat, f, &line, paint).await? {
-                    return Ok(step);
+            typed = console.next() => match typed {
+                Typed::Line(line) => {
+                    if let Some(step) = typed_line(c, seat, f, &line, console, paint, watch).await? {
+                        return Ok(step);
+                    }
                 }
+                Typed::Interrupt | Typed::End => return Ok(Step::Quit),
+            },
+            _ = tokio::signal::ctrl_c() => return Ok(Step::Quit),
+            _ = tick.tick() => clock_tick(f, seat.seat, console, watch),
+        }
+    }
+}
+
+/// Every half second: the live prompt's clocks, and warnings of low time.
+fn clock_tick(f: &Follow, me: u8, console: &Console, watch: &mut Watch) {
+    if f.game.clock.is_none() || f.to_move().is_none() {
+        return;
+    }
+    console.refresh(&f.prompt_text(me));
+    if f.to_move() != Some(me) {
+        return;
+    }
+    let ply = f.game.plies();
+    let mut warn = |left: u64, text: String| {
+        if !watch.warned.contains(&(ply, left)) {
+            watch.warned.push((ply, left));
+            console.say(&text);
+        }
+    };
+    // The first move of each seat is ply 0 or 1.
+    if ply < 2 {
+        if let Some(started) = f.game.turn_started {
+            let spent = started.elapsed().as_millis() as u64;
+            if spent + 10_000 >= NO_SHOW_MS && spent < NO_SHOW_MS {
+                warn(
+                    u64::MAX,
+                    format!(
+                        "Your first move must come within {} s, or the match is called off.",
+                        (NO_SHOW_MS - spent).div_ceil(1000)
+                    ),
+                );
             }
+        }
+    }
+    if let (Some(bank), Some(clock)) = (f.bank_ms(me), f.game.clock) {
+        // Each limit once a turn, and none the game began under.
+        let below = LOW_TIME_MS.iter().rev().filter(|&&l| l < clock.initial_ms);
+        if let Some(&limit) = below.clone().find(|&&l| bank <= l) {
+            warn(limit, format!("{} left on your clock.", clock_text(bank)));
         }
     }
 }
 
 /// Acts on one typed line. Transport errors go up (to reconnect).
-async fn typed(
+async fn typed_line(
     c: &mut Client,
     seat: &Seat,
     f: &mut Follow,
     line: &str,
+    console: &Console,
     paint: &Paint,
+    watch: &mut Watch,
 ) -> Result<Option<Step>, ClientError> {
-    match input::parse(&f.game.position, line) {
+    let parsed = input::parse(&f.game.position, line);
+    let resign_asked = std::mem::take(&mut watch.resign_asked);
+    match parsed {
         Err(reason) => {
-            println!("{}", paint.bad(&reason));
+            console.say(&paint.bad(&reason));
             if reason.contains("help") && !reason.starts_with("illegal") {
-                print!("{}", input::help_text(&f.game.position));
+                console.say(&input::help_text(&f.game.position));
             }
         }
-        Ok(Input::Help) => print!("{}", input::help_text(&f.game.position)),
+        Ok(Input::Help) => console.say(&input::help_text(&f.game.position)),
         Ok(Input::Redraw) => {
-            show(f, seat.seat, paint);
+            show(f, seat.seat, console, paint);
             return Ok(None);
         }
         Ok(Input::Quit) => return Ok(Some(Step::Quit)),
-        Ok(Input::Hint) => hint(seat, f, paint),
+        Ok(Input::Hint) => hint(f, seat.seat, console, paint),
+        Ok(Input::Moves) => console.say(&f.move_list(false, paint)),
+        Ok(Input::Resign) if !resign_asked => {
+            console
+                .say("Resign this match? Type `resign` again to confirm (anything else goes on).");
+            watch.resign_asked = true;
+        }
         Ok(Input::Resign) => {
-            match c
+            let answer = c
                 .request(|id| ClientMsg::Resign {
                     id,
                     room: seat.room.clone(),
                     token: seat.token.clone(),
                 })
-                .await
-            {
+                .await;
+            match answer {
                 Ok(_) => return Ok(None),
                 Err(e) if net::is_transport(&e) => return Err(e),
-                Err(e) => println!("{}", paint.bad(&net::words(&e))),
+                Err(e) => console.say(&paint.bad(&net::words(&e))),
+            }
+        }
+        Ok(Input::Abort) => {
+            let answer = c
+                .request(|id| ClientMsg::Abort {
+                    id,
+                    room: seat.room.clone(),
+                    token: seat.token.clone(),
+                })
+                .await;
+            match answer {
+                Ok(_) => return Ok(None),
+                Err(e) if net::is_transport(&e) => return Err(e),
+                Err(ClientError::Refused {
+                    code: grundy_protocol::wire::ErrorCode::TooLate,
+                    ..
+                }) => console.say(&paint.bad(
+                    "Too late to call the match off: you have moved. Type `resign` to give up.",
+                )),
+                Err(e) => console.say(&paint.bad(&net::words(&e))),
             }
         }
         Ok(Input::Move(value, _)) => {
             if !f.game.started {
-                println!("The match has not started: waiting for an opponent.");
+                console.say("The match has not started: waiting for a second player.");
             } else if f.to_move() != Some(seat.seat) {
-                println!("It is not your turn: wait for {}.", f.name(seat.seat ^ 1));
+                console.say(&format!(
+                    "It is not your turn: wait for {}.",
+                    f.name(seat.seat ^ 1)
+                ));
             } else {
                 let answer = c
                     .request(|id| ClientMsg::Move {
@@ -546,41 +986,35 @@ async fn typed(
                     // The moved event (already queued) redraws the board.
                     Ok(_) => return Ok(None),
                     Err(e) if net::is_transport(&e) => return Err(e),
-                    Err(e) => println!("{}", paint.bad(&net::words(&e))),
+                    Err(e) => console.say(&paint.bad(&net::words(&e))),
                 }
             }
         }
     }
-    prompt(f, seat.seat);
+    prompt(f, seat.seat, console);
     Ok(None)
 }
 
-fn hint(seat: &Seat, f: &Follow, paint: &Paint) {
-    if !seat.casual {
-        println!("No hints in this match (timed, against a person).");
+fn hint(f: &Follow, me: u8, console: &Console, paint: &Paint) {
+    if !f.hints {
+        console.say("No hints in this match: the room was opened without them (`--hints`).");
         return;
     }
-    if f.to_move().is_none() {
-        println!("No move to hint at now.");
+    if f.to_move() != Some(me) {
+        console.say("Hints are for your own move: wait for your turn.");
         return;
     }
     let a = Analysis::of(&f.game.position, 5);
-    match a.outcome {
-        Outcome::N => println!(
-            "{}",
-            paint.good("The player to move wins with perfect play.")
-        ),
-        Outcome::P => println!(
-            "{}",
-            paint.bad("The player to move loses against perfect play: every move loses.")
-        ),
-    }
+    let mut out = match a.outcome {
+        Outcome::N => paint.good("The player to move wins with perfect play."),
+        Outcome::P => paint.bad("The player to move loses against perfect play: every move loses."),
+    };
     if let Some(g) = a.grundy {
-        println!("Grundy value: {g}");
+        out.push_str(&format!("\nGrundy value: {g}"));
     }
     if let Some(m) = &a.best_move {
-        println!(
-            "{} {}   (type {})",
+        out.push_str(&format!(
+            "\n{} {}   (type {})",
             if a.outcome == Outcome::N {
                 "Winning move:"
             } else {
@@ -588,30 +1022,28 @@ fn hint(seat: &Seat, f: &Follow, paint: &Paint) {
             },
             describe_move(&f.game.position, m),
             json!(m)
-        );
+        ));
     }
     if let Some(table) = nim_table(&f.game.position) {
-        print!("{table}");
+        out.push('\n');
+        out.push_str(&table);
     }
+    console.say(&out);
 }
 
 /// Reconnects and resumes, telling the person; None if they quit meanwhile.
 async fn reconnect(
     seat: &Seat,
     f: &mut Follow,
-    lines: &mut Lines,
+    console: &mut Console,
     paint: &Paint,
 ) -> Result<Option<Client>> {
     let mut attempt = 1u32;
     loop {
         match resume(seat, f).await {
-            Ok((c, fresh)) => {
-                println!("Reconnected: the match goes on.");
-                if fresh {
-                    show(f, seat.seat, paint);
-                } else {
-                    prompt(f, seat.seat);
-                }
+            Ok(c) => {
+                console.say("Reconnected: the match goes on.");
+                show(f, seat.seat, console, paint);
                 return Ok(Some(c));
             }
             Err(e) => {
@@ -619,20 +1051,23 @@ async fn reconnect(
                     bail!("cannot resume the match: {}", net::words(&e));
                 }
                 let wait = net::backoff(attempt);
-                println!(
+                console.say(&format!(
                     "Cannot reach the server ({}); retrying in {:.1} s (type `quit` to stop)…",
                     net::words(&e),
                     wait.as_secs_f32()
-                );
+                ));
                 attempt += 1;
                 let deadline = tokio::time::sleep(wait);
                 tokio::pin!(deadline);
                 loop {
                     tokio::select! {
                         _ = &mut deadline => break,
-                        line = lines.recv() => match line.as_deref().map(str::trim) {
-                            None | Some("quit") | Some("q") | Some("exit") => return Ok(None),
-                            Some(_) => println!("Not connected yet; reconnecting…"),
+                        _ = tokio::signal::ctrl_c() => return Ok(None),
+                        typed = console.next() => match typed {
+                            Typed::Line(l) if !matches!(l.as_str(), "quit" | "q" | "exit") => {
+                                console.say("Not connected yet; reconnecting…")
+                            }
+                            _ => return Ok(None),
                         },
                     }
                 }
@@ -641,17 +1076,17 @@ async fn reconnect(
     }
 }
 
-/// One resume; true when a fresh snapshot replaced the state.
-async fn resume(seat: &Seat, f: &mut Follow) -> Result<(Client, bool), ClientError> {
+/// One resume, with a fresh snapshot: its clocks are the server's now (the
+/// client's own count would have run on through the time it was away).
+async fn resume(seat: &Seat, f: &mut Follow) -> Result<Client, ClientError> {
     let mut c =
         Client::connect_as(&seat.url, &crate::account::hello(&seat.url, &seat.name)).await?;
-    let since = (f.game.seq > 0).then_some(f.game.seq);
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,
             room: seat.room.clone(),
             token: seat.token.clone(),
-            since,
+            since: None,
         })
         .await?;
     match answer {
@@ -659,15 +1094,7 @@ async fn resume(seat: &Seat, f: &mut Follow) -> Result<(Client, bool), ClientErr
             snapshot: Some(s), ..
         } => {
             *f = Follow::from_snapshot(&s).map_err(ClientError::Unexpected)?;
-            Ok((c, true))
-        }
-        ServerMsg::Watching { events, .. } => {
-            let mut moved = false;
-            for e in &events {
-                let h = f.apply(e).map_err(ClientError::Unexpected)?;
-                moved |= matches!(h, Happened::Moved(..) | Happened::Ended(_));
-            }
-            Ok((c, moved))
+            Ok(c)
         }
         other => Err(ClientError::Unexpected(format!("{other:?}"))),
     }

@@ -410,7 +410,8 @@ async fn join(args: JoinArgs) -> Result<()> {
     }
     println!("{WAITING_HELP}");
     let mut log = Log::new(&state);
-    let mut lines = net::stdin_lines();
+    // Plain lines: what the tournament prints comes at any time, between games too.
+    let mut lines = crate::console::Console::plain_lines();
     let mut input_open = true;
     // Messages that came while a game was played, to handle after it.
     let mut pending: VecDeque<ServerMsg> = VecDeque::new();
@@ -420,10 +421,10 @@ async fn join(args: JoinArgs) -> Result<()> {
             Some(m) => Ok(m),
             None => tokio::select! {
                 m = c.next() => m,
-                line = lines.recv(), if input_open => {
+                line = lines.next(), if input_open => {
                     match line {
-                        None => input_open = false,
-                        Some(line) => {
+                        crate::console::Typed::End | crate::console::Typed::Interrupt => input_open = false,
+                        crate::console::Typed::Line(line) => {
                             if typed_waiting(&mut c, &me, &line).await == Waiting::Leave {
                                 c.close().await;
                                 return Ok(());

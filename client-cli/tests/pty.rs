@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{expect, grundy_pty, TestServer};
+use common::{expect, grundy_pty, grundy_pty_in, TestServer};
 
 #[test]
 fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
@@ -45,24 +45,44 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
         &mut p,
         "house-bot (perfect) played: take 1 from heap 0 (of 1).",
     );
-    expect(&mut p, "The match is over: you lost (by the rules).");
+    expect(
+        &mut p,
+        "The match is over: you lost: house-bot (perfect) made the last move.",
+    );
     let _ = expect(&mut p, "Replay it with `grundy replay ");
-    let room = expect(&mut p, "`.");
+    let room = expect(&mut p, " --server");
+    // After the end: the moves, each that threw a win away marked (none:
+    // the start was lost), then leave.
+    expect(&mut p, "after the match> ");
+    p.send_line("moves").expect("send");
+    expect(&mut p, "   1. ann: take 1 from heap 0 (of 2)");
+    expect(
+        &mut p,
+        "   4. house-bot (perfect): take 1 from heap 0 (of 1)",
+    );
+    p.send_line("").expect("send");
     p.exp_eof().expect("play exits after the match");
 
     let mut r = grundy_pty(&["replay", &room, "--server", &url, "--all"]);
     expect(
         &mut r,
-        "ann (seat 0) vs house-bot (perfect) (seat 1), 4 moves.",
+        "ann (guest) (seat 0) vs house-bot (perfect) (bot) (seat 1), 4 moves.",
     );
-    expect(&mut r, "move 4 at");
-    expect(&mut r, "house-bot (perfect) won (rules).");
+    expect(&mut r, "move 4 of 4 at");
+    expect(
+        &mut r,
+        "house-bot (perfect) (bot) won (by the rules). 0 moves threw a win away.",
+    );
 
     // Step by step with Enter, and stop with q.
     let mut r = grundy_pty(&["replay", &room, "--server", &url]);
-    expect(&mut r, "Enter: next move");
+    expect(&mut r, "Enter or n: next move, b: back");
     r.send_line("").expect("send");
-    expect(&mut r, "ann played: take 1 from heap 0 (of 2)");
+    expect(&mut r, "ann (guest) played: take 1 from heap 0 (of 2)");
+    r.send_line("3").expect("send");
+    expect(&mut r, "move 3 of 4");
+    r.send_line("b").expect("send");
+    expect(&mut r, "move 2 of 4");
     r.send_line("q").expect("send");
     r.exp_eof().expect("replay stops");
 }
@@ -92,15 +112,21 @@ fn two_people_with_a_spectator_and_a_server_restart() {
         "play", "--server", &url, "--game", "nim 1 2", "--open", "--name", "alice",
     ]);
     // rexpect reads bytes as Latin-1: match ASCII text only.
-    let (_, found) = a.exp_regex("Room [A-Z0-9]{6}").expect("room code");
-    let code = found.trim_start_matches("Room ").to_string();
+    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let code = found.trim_start_matches("room ").to_string();
+    // The command a friend joins with names this server.
+    expect(
+        &mut a,
+        &format!("A friend joins with:  grundy play --join {code} --server {url}"),
+    );
     let mut w = grundy_pty(&["watch", &code, "--server", &url]);
     expect(&mut w, "Watching room");
     let mut l = grundy_pty(&["lobby", "--server", &url]);
+    expect(&mut l, "CODE    STATE");
     expect(&mut l, &format!("{code}  open"));
     let mut b = grundy_pty(&["play", "--server", &url, "--join", &code, "--name", "bob"]);
     expect(&mut b, "you are seat 1");
-    expect(&mut a, "bob sat down");
+    expect(&mut a, "bob (guest) sat down");
     expect(&mut a, "your move> ");
     // Not bob's turn: refused before anything is sent.
     b.send_line("0 1").expect("send");
@@ -120,8 +146,325 @@ fn two_people_with_a_spectator_and_a_server_restart() {
     expect(&mut a, "bob played: take 1 from heap 0 (of 1)");
     expect(&mut a, "your move> ");
     a.send_line("1 1").expect("send");
-    expect(&mut a, "you won (by the rules)");
-    expect(&mut b, "you lost (by the rules)");
-    expect(&mut w, "alice won (by the rules)");
+    expect(&mut a, "you won: you made the last move");
+    expect(&mut b, "you lost: alice (guest) made the last move");
+    expect(&mut w, "alice (guest) won by making the last move");
     w.exp_eof().expect("watch ends with the match");
+}
+
+/// What the player is shown of their own clock in a status line, in ms.
+fn shown_clock(line: &str) -> u64 {
+    let text = line
+        .split("you ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no clock of yours in {line:?}"));
+    let (m, s) = text
+        .split_once(':')
+        .unwrap_or_else(|| panic!("no m:ss clock in {text:?}"));
+    (m.parse::<u64>().expect("minutes") * 60 + s.parse::<u64>().expect("seconds")) * 1000
+}
+
+// Issue 17, item 1: Ctrl-C, a second `--join`, a closed terminal: the seat
+// is kept on disk and comes back.
+#[test]
+fn ctrl_c_or_a_closed_terminal_keeps_the_seat_and_resume_comes_back() {
+    let server = TestServer::start();
+    let url = server.url();
+    let (alice_home, bob_home) = (
+        tempfile::tempdir().expect("dir"),
+        tempfile::tempdir().expect("dir"),
+    );
+    let mut a = grundy_pty_in(
+        alice_home.path(),
+        &[
+            "play",
+            "--server",
+            &url,
+            "--game",
+            "wythoff 3 5",
+            "--open",
+            "--name",
+            "alice",
+        ],
+    );
+    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let code = found.trim_start_matches("room ").to_string();
+    let join = ["play", "--server", &url, "--join", &code, "--name", "bob"];
+    let mut b = grundy_pty_in(bob_home.path(), &join);
+    expect(&mut b, "you are seat 1");
+    expect(
+        &mut b,
+        &format!("come back with:  grundy play --resume {code} --server {url}"),
+    );
+    b.send_control('c').expect("ctrl-c");
+    expect(&mut b, "your seat is kept");
+    b.exp_eof().expect("bob's client exits");
+    expect(&mut a, "bob lost their connection");
+
+    // Joining again comes back to the kept seat instead of "both seats are taken".
+    let mut b = grundy_pty_in(bob_home.path(), &join);
+    expect(
+        &mut b,
+        &format!("You have a seat in room {code}: coming back to it."),
+    );
+    expect(&mut b, "you are seat 1");
+    expect(&mut a, "bob is back");
+    a.send_line("a 1").expect("send");
+    expect(&mut b, "alice played: take 1 from heap ");
+    // The terminal closes (the process is killed): the seat is still kept.
+    drop(b);
+    let mut b = grundy_pty_in(bob_home.path(), &["play", "--server", &url, "--resume"]);
+    expect(&mut b, &format!("Coming back to Wythoff in room {code}."));
+    expect(&mut b, "your move> ");
+    b.send_line("quit").expect("send");
+    b.exp_eof().expect("exits");
+
+    // `grundy games` lists the unfinished seat with the command to come back.
+    let mut g = grundy_pty_in(bob_home.path(), &["games"]);
+    expect(&mut g, "Unfinished");
+    expect(
+        &mut g,
+        &format!("grundy play --resume {code} --server {url}"),
+    );
+    g.exp_eof().expect("exits");
+}
+
+// Issue 17, item 2: no silent private server for a game others must reach.
+#[test]
+fn a_server_that_does_not_answer_is_an_error_not_a_private_server() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+    let dead = format!("ws://{}", free.local_addr().expect("addr"));
+    drop(free);
+    let run = |args: &[&str], env: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"));
+        cmd.args(args)
+            .env("NO_COLOR", "1")
+            .env("XDG_CONFIG_HOME", common::shared_config())
+            .env_remove("GRUNDY_SERVER")
+            .stdin(std::process::Stdio::null());
+        if let Some(url) = env {
+            cmd.env("GRUNDY_SERVER", url);
+        }
+        cmd.output().expect("run grundy")
+    };
+    for (args, env) in [
+        (
+            vec![
+                "play",
+                "--game",
+                "nim 3",
+                "--open",
+                "--server",
+                dead.as_str(),
+            ],
+            None,
+        ),
+        (
+            vec![
+                "play",
+                "--game",
+                "nim 3",
+                "--bot",
+                "perfect",
+                "--server",
+                dead.as_str(),
+            ],
+            None,
+        ),
+        (
+            vec!["play", "--game", "nim 3", "--open"],
+            Some(dead.as_str()),
+        ),
+        (vec!["play", "--join", "ABC234"], Some(dead.as_str())),
+    ] {
+        let out = run(&args, env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {out:?}");
+        assert!(
+            stderr.contains(&format!("no server answers at {dead}")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("--local"), "{stderr}");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("join"),
+            "{out:?}"
+        );
+    }
+    for args in [
+        ["play", "--local", "--open", "--game", "nim 3"],
+        ["play", "--local", "--join", "ABC234", "--hints"],
+    ] {
+        let out = run(&args, None);
+        assert!(!out.status.success(), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+            "{out:?}"
+        );
+    }
+    // A server named without its scheme is the WebSocket on that address.
+    let server = TestServer::start();
+    let bare = server.url().trim_start_matches("ws://").to_string();
+    let mut p = grundy_pty(&["play", "--server", &bare, "--game", "nim 3", "--open"]);
+    expect(&mut p, "A friend joins with:  grundy play --join ");
+    expect(&mut p, &format!(" --server {}", server.url()));
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
+}
+
+// Issue 17, item 4: after a restart, the player's clock is the server's,
+// not the client's own count run on through the time the server was away.
+#[test]
+fn the_clock_after_a_reconnect_is_the_servers() {
+    let mut server = TestServer::start();
+    let url = server.url();
+    let began = std::time::Instant::now();
+    let mut p = grundy_pty(&[
+        "play", "--server", &url, "--game", "nim 5 6", "--bot", "perfect", "--clock", "3+0",
+    ]);
+    expect(&mut p, "your move (you ");
+    let down = Duration::from_secs(6);
+    server.restart_in_place(down);
+    expect(&mut p, "Reconnected: the match goes on.");
+    let before = expect(&mut p, "your move (you ");
+    let elapsed = began.elapsed();
+    let line = before
+        .lines()
+        .find(|l| l.contains("[room"))
+        .unwrap_or_else(|| panic!("no status line in {before:?}"));
+    // The server charged at most the time it was up (the test's whole time
+    // but the downtime); a client that counted on would show 6 s less.
+    let floor = 180_000 - (elapsed - down).as_millis() as u64 - 2_000;
+    assert!(
+        shown_clock(line) >= floor,
+        "{line:?} shows less than {floor} ms"
+    );
+    p.send_line("quit").expect("send");
+}
+
+// Issue 17, items 11 and 13: hints only where the room allows them, and both
+// players told; resign asks first; the board drawn once at the start.
+#[test]
+fn hints_are_the_rooms_and_resign_asks_first() {
+    let server = TestServer::start();
+    let url = server.url();
+    let mut a = grundy_pty(&[
+        "play", "--server", &url, "--game", "nim 1 2", "--open", "--name", "alice",
+    ]);
+    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let code = found.trim_start_matches("room ").to_string();
+    expect(&mut a, "No hints in this match.");
+    let start = expect(&mut a, "waiting for a second player");
+    assert_eq!(start.matches("heap 1").count(), 1, "drawn once: {start}");
+    let mut b = grundy_pty(&["play", "--server", &url, "--join", &code, "--name", "bob"]);
+    expect(&mut b, "No hints in this match.");
+    expect(&mut a, "your move> ");
+    a.send_line("hint").expect("send");
+    expect(
+        &mut a,
+        "No hints in this match: the room was opened without them",
+    );
+    a.send_line("resign").expect("send");
+    expect(&mut a, "Type `resign` again to confirm");
+    a.send_line("moves").expect("send");
+    expect(&mut a, "No moves yet.");
+    a.send_line("resign").expect("send");
+    expect(&mut a, "Type `resign` again to confirm");
+    a.send_line("resign").expect("send");
+    expect(&mut a, "you lost (by resignation)");
+    expect(&mut b, "you won (by resignation)");
+
+    let mut h = grundy_pty(&[
+        "play", "--server", &url, "--game", "nim 1 2", "--open", "--hints", "--name", "carol",
+    ]);
+    let (_, found) = h.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let code = found.trim_start_matches("room ").to_string();
+    expect(&mut h, "Hints are on for both players");
+    let mut d = grundy_pty(&["play", "--server", &url, "--join", &code, "--name", "dan"]);
+    expect(&mut d, "Hints are on for both players");
+    expect(&mut h, "your move> ");
+    h.send_line("hint").expect("send");
+    expect(&mut h, "Winning move: take 1 from heap 1 (of 2)");
+    // Before any move, a player may call the match off.
+    h.send_line("abort").expect("send");
+    expect(&mut d, "no winner (aborted)");
+}
+
+// Issue 17, item 12: a warning of low time before the flag falls.
+#[test]
+fn low_time_is_told_before_the_flag_falls() {
+    let server = TestServer::start();
+    let url = server.url();
+    let mut p = grundy_pty(&[
+        "play", "--server", &url, "--game", "nim 5 6", "--bot", "perfect", "--clock", "15s+0",
+    ]);
+    expect(&mut p, "first move must come within 30 s");
+    expect(&mut p, "your move (you ");
+    expect(&mut p, "left on your clock.");
+    expect(&mut p, "you lost (on time)");
+}
+
+// The person's whole path (issue 17, "How it is checked"): the bot with hints,
+// Ctrl-C and coming back, a move that throws the win away, the replay marking
+// it, the past games; then a friend joining by the printed command.
+#[test]
+fn a_persons_whole_path() {
+    let server = TestServer::start();
+    let url = server.url();
+    let home = tempfile::tempdir().expect("dir");
+    let mut p = grundy_pty_in(
+        home.path(),
+        &[
+            "play", "--server", &url, "--game", "nim 1 2", "--bot", "perfect", "--name", "eve",
+        ],
+    );
+    expect(&mut p, "Hints are on for both players");
+    expect(&mut p, "your move> ");
+    p.send_line("hint").expect("send");
+    expect(&mut p, "Winning move: take 1 from heap 1 (of 2)");
+    p.send_control('c').expect("ctrl-c");
+    expect(&mut p, "your seat is kept");
+    p.exp_eof().expect("exits");
+    let mut p = grundy_pty_in(home.path(), &["play", "--server", &url, "--resume"]);
+    expect(&mut p, "Coming back to Nim");
+    expect(&mut p, "your move> ");
+    // Taking all of heap 1 leaves 1: the bot takes it and wins.
+    p.send_line("1 2").expect("send");
+    expect(&mut p, "you lost: house-bot (perfect) made the last move");
+    let _ = expect(&mut p, "Replay it with `grundy replay ");
+    let room = expect(&mut p, " --server");
+    expect(&mut p, "after the match> ");
+    p.send_line("moves").expect("send");
+    expect(&mut p, "1. eve: take 2 from heap 1 (of 2)   ");
+    expect(&mut p, " threw the win away");
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
+
+    let mut r = grundy_pty_in(home.path(), &["replay", &room, "--server", &url, "--all"]);
+    expect(&mut r, "move 1 of 2");
+    expect(&mut r, "threw the win away");
+    expect(&mut r, "1 move threw a win away.");
+    let mut g = grundy_pty_in(home.path(), &["games", "--server", &url]);
+    expect(&mut g, "DATE");
+    expect(&mut g, "Nim");
+    expect(&mut g, "house-bot (perfect)");
+    expect(&mut g, "lost");
+    expect(&mut g, &format!("grundy replay {room} --server {url}"));
+
+    // A friend joins by the command printed, word for word.
+    let mut host = grundy_pty_in(
+        home.path(),
+        &[
+            "play", "--server", &url, "--game", "kayles 4", "--open", "--name", "eve",
+        ],
+    );
+    let _ = expect(&mut host, "A friend joins with:  ");
+    let command = expect(&mut host, "\r\n");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words[..2], ["grundy", "play"], "{command}");
+    let mut args = words[1..].to_vec();
+    args.extend(["--name", "fay"]);
+    let mut friend = grundy_pty(&args);
+    expect(&mut friend, "you are seat 1");
+    expect(&mut host, "fay (guest) sat down");
 }

@@ -133,11 +133,14 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         expect(&mut p, "Round 1: your game against perfect-bot starts.");
         let (_, seat) = p.exp_regex("you are seat [01]").expect("seat");
         seats.push(seat);
-        expect(&mut p, "your move> ");
+        expect(&mut p, "your move (you ");
         p.send_line("0 1").expect("send");
         expect(&mut p, "You played: take 1 from heap 0 (of 1).");
         expect(&mut p, "perfect-bot played: take");
-        expect(&mut p, "The match is over: you lost (by the rules).");
+        expect(
+            &mut p,
+            "The match is over: you lost: perfect-bot (guest) made the last move.",
+        );
         expect(&mut p, "Replay it with `grundy replay ");
     }
     assert_ne!(seats[0], seats[1], "the second game swaps the seats");

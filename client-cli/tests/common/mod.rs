@@ -67,11 +67,31 @@ async fn boot(db: &std::path::Path, addr: std::net::SocketAddr) -> Server {
         .expect("server starts")
 }
 
-/// `grundy ARGS` in a pseudo-terminal.
+/// `grundy ARGS` in a pseudo-terminal, in plain-line mode (`TERM=dumb`:
+/// rexpect answers no terminal queries, which the line editor makes), with
+/// this test binary's own config folder (kept seats, past games).
 pub fn grundy_pty(args: &[&str]) -> PtySession {
+    grundy_pty_in(shared_config(), args)
+}
+
+/// `grundy ARGS` in a pseudo-terminal with `config` as its config folder.
+pub fn grundy_pty_in(config: &std::path::Path, args: &[&str]) -> PtySession {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
-    cmd.args(args).env("NO_COLOR", "1");
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .env("XDG_CONFIG_HOME", config)
+        .env("HOME", config)
+        .env_remove("GRUNDY_SERVER")
+        .env_remove("GRUNDY_TOKEN");
     spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
+}
+
+/// A config folder for the tests of this binary that need none of their own.
+pub fn shared_config() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
 }
 
 /// Waits for `text`; returns what came before it.
