@@ -220,6 +220,10 @@ impl Console {
         if let Some(thread) = e.thread.take() {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
+        // The editor leaves its last prompt on the screen: clear that line.
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "\r\x1b[2K");
+        let _ = out.flush();
     }
 }
 
