@@ -84,8 +84,17 @@ pub struct Args {
     hints: bool,
     /// Your name, shown to others (an account's API token, when you are
     /// logged in, plays under its username instead).
-    #[arg(long, default_value = "player")]
+    #[arg(long, default_value = "player", value_parser = name_arg)]
     name: String,
+}
+
+/// A `--name`: not empty (the server checks the rest and says what is wrong).
+fn name_arg(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err("a name cannot be empty (leave --name out to play as `player`)".into());
+    }
+    Ok(name.to_string())
 }
 
 /// Reads a `--clock`: minutes + seconds, e.g. `5+2`, `1.5+0`, `90s+1`

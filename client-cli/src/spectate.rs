@@ -168,12 +168,21 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
         });
         return out;
     }
-    out.push_str(&format!(
-        "{:<6}  {:<8}  {:<14}  {:<26}  {:<7}  START\n",
-        "CODE", "STATE", "GAME", "PLAYERS", "CLOCK"
-    ));
-    // The start gets what is left of the terminal's width (80 when unknown).
-    let start_width = terminal_width().saturating_sub(71).max(12);
+    // Players get what is left of the terminal's width (80 when unknown),
+    // up to 40 columns; the start is shown when 12 more columns are left.
+    let left = terminal_width().saturating_sub(43);
+    let players_width = left.clamp(20, 40);
+    let start_width = left.saturating_sub(players_width + 2);
+    let start_shown = start_width >= 12;
+    let mut header = format!(
+        "{:<6}  {:<8}  {:<14}  {:<7}  {}",
+        "CODE", "STATE", "GAME", "CLOCK", "PLAYERS"
+    );
+    if start_shown {
+        header = format!("{header:<w$}  START", w = 43 + players_width);
+    }
+    out.push_str(header.trim_end());
+    out.push('\n');
     for r in rooms {
         // A rated player shows with their rating in this game; bots and
         // guests are marked (a guest's name proves nothing); a player who
@@ -207,15 +216,19 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
         if !notes.is_empty() {
             start = format!("[{}] {start}", notes.join(", "));
         }
-        out.push_str(&format!(
-            "{:<6}  {:<8}  {:<14}  {:<26}  {:<7}  {}\n",
+        let players = cut(&format!("{} vs {}", seat(0), seat(1)), players_width);
+        let mut line = format!(
+            "{:<6}  {:<8}  {:<14}  {:<7}  {players:<players_width$}",
             r.code,
             r.state,
             cut(&r.name, 14),
-            cut(&format!("{} vs {}", seat(0), seat(1)), 26),
             clock,
-            cut(&start, start_width)
-        ));
+        );
+        if start_shown {
+            line.push_str(&format!("  {}", cut(&start, start_width)));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     if total > listed {
         out.push_str(&format!(

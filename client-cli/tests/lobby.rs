@@ -64,3 +64,84 @@ fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
         "{stdout}"
     );
 }
+
+fn lobby(url: &str, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(["lobby", "--server", url])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run grundy lobby");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+// Issue 17, items 7 and 10: a header, the games' own names, filters, the
+// players who left marked, and JSON for scripts.
+#[test]
+fn the_lobby_has_a_header_names_filters_and_json() {
+    let server = TestServer::start();
+    let url = server.url();
+    let open = |spec: serde_json::Value, name: &str| {
+        server.rt.block_on(async {
+            let mut c = Client::connect(&url, name).await.expect("connect");
+            let answer = c
+                .request(|id| ClientMsg::CreateRoom {
+                    id,
+                    spec: Some(spec.clone()),
+                    random: None,
+                    clock: None,
+                    listed: true,
+                    seat: None,
+                    bot: None,
+                    hints: false,
+                })
+                .await
+                .expect("a room");
+            let ServerMsg::Seated { snapshot, .. } = answer else {
+                panic!("{answer:?}")
+            };
+            (c, snapshot.code)
+        })
+    };
+    let (_nim_host, nim) = open(json!({"game": "nim", "heaps": [3, 4, 5]}), "nina");
+    let (kayles_host, kayles) = open(json!({"game": "kayles", "heaps": [4, 6]}), "kay");
+    // The Kayles room's host leaves: the lobby marks them away.
+    server.rt.block_on(kayles_host.close());
+
+    let all = lobby(&url, &[]);
+    let header = all.lines().next().expect("a header");
+    assert!(
+        header.starts_with("CODE    STATE     GAME            CLOCK    PLAYERS"),
+        "{all}"
+    );
+    assert!(
+        all.lines().all(|l| l.chars().count() <= 80),
+        "fits 80 columns:\n{all}"
+    );
+    let line = |text: &str, code: &str| {
+        text.lines()
+            .find(|l| l.starts_with(code))
+            .unwrap_or_else(|| panic!("no {code} in {text}"))
+            .to_string()
+    };
+    assert!(line(&all, &kayles).contains("Kayles"), "{all}");
+    assert!(line(&all, &kayles).contains("kay (guest) (away)"), "{all}");
+    assert!(line(&all, &nim).contains("nina (guest) vs (free)"), "{all}");
+
+    let only = lobby(&url, &["--game", "kayles"]);
+    assert!(only.contains(&kayles) && !only.contains(&nim), "{only}");
+    let none = lobby(&url, &["--game", "dawson"]);
+    assert!(none.contains("No room matches."), "{none}");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&lobby(&url, &["--json", "--open"])).expect("JSON");
+    let codes: Vec<&str> = json
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|r| r["code"].as_str())
+        .collect();
+    assert_eq!(codes.len(), 2, "{json}");
+    assert!(codes.contains(&nim.as_str()) && codes.contains(&kayles.as_str()));
+}

@@ -102,6 +102,24 @@ fn local_mode_plays_the_house_bot_in_one_command() {
     p.send_line("quit").expect("send");
     expect(&mut p, "the local server stops");
     p.exp_eof().expect("exits");
+
+    // A local match over: no `grundy replay` pointing at a server about to go.
+    let mut p = grundy_pty(&["play", "--local", "--game", "nim 1", "--bot", "perfect"]);
+    expect(&mut p, "your move> ");
+    p.send_line("0 1").expect("send");
+    let end = expect(&mut p, "after the match> ");
+    assert!(end.contains("you won: you made the last move"), "{end}");
+    assert!(!end.contains("grundy replay"), "{end}");
+    p.send_line("rematch").expect("send");
+    expect(&mut p, "you are seat 1 (you move second)");
+    expect(
+        &mut p,
+        "house-bot (perfect) played: take 1 from heap 0 (of 1).",
+    );
+    expect(&mut p, "you lost");
+    expect(&mut p, "after the match> ");
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
 }
 
 #[test]
@@ -291,6 +309,34 @@ fn a_server_that_does_not_answer_is_an_error_not_a_private_server() {
             "{out:?}"
         );
     }
+    // An empty name, and one that reads as the house bot's, are refused.
+    let out = run(
+        &[
+            "play", "--local", "--game", "nim 3", "--bot", "perfect", "--name", " ",
+        ],
+        None,
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("a name cannot be empty"),
+        "{out:?}"
+    );
+    let out = run(
+        &[
+            "play",
+            "--local",
+            "--game",
+            "nim 3",
+            "--bot",
+            "perfect",
+            "--name",
+            "House_Bot",
+        ],
+        None,
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("reserved"),
+        "{out:?}"
+    );
     for args in [
         ["play", "--local", "--open", "--game", "nim 3"],
         ["play", "--local", "--join", "ABC234", "--hints"],
