@@ -45,11 +45,17 @@ pub enum Command {
     Whoami {
         #[command(flatten)]
         server: Server,
+        /// The account and token as JSON (the protocol's fields).
+        #[arg(long)]
+        json: bool,
     },
     /// The account's live tokens.
     Tokens {
         #[command(flatten)]
         server: Server,
+        /// As JSON (the protocol's token fields), for scripts.
+        #[arg(long)]
+        json: bool,
     },
     /// A new token for a bot or a script, printed once (not kept).
     Token {
@@ -68,8 +74,8 @@ pub enum Command {
 
 #[derive(Args)]
 pub struct Server {
-    /// The server's WebSocket address.
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = crate::net::parse_server)]
     server: String,
 }
 
@@ -167,9 +173,14 @@ pub async fn run(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::Whoami { server } => {
+        Command::Whoami { server, json } => {
             let c = signed_in(&server.server).await?;
             let who = c.identity();
+            if json {
+                let out = serde_json::json!({"account": who.account, "token": who.token});
+                println!("{}", serde_json::to_string_pretty(&out)?);
+                return Ok(());
+            }
             if let (Some(a), Some(t)) = (&who.account, &who.token) {
                 println!(
                     "{} ({}), token {} \"{}\" ({})",
@@ -182,11 +193,15 @@ pub async fn run(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::Tokens { server } => {
+        Command::Tokens { server, json } => {
             let mut c = signed_in(&server.server).await?;
             let tokens = account::list_tokens(&mut c)
                 .await
                 .map_err(|e| anyhow::anyhow!(words(&e)))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&tokens)?);
+                return Ok(());
+            }
             let this = c.identity().token.as_ref().map(|t| t.id.clone());
             for t in tokens {
                 let mark = if Some(&t.id) == this.as_ref() {

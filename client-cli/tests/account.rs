@@ -20,6 +20,7 @@ fn grundy(config: &Path, args: &[&str], input: &str) -> Output {
         .env("XDG_CONFIG_HOME", config)
         .env("HOME", config)
         .env_remove("GRUNDY_TOKEN")
+        .env_remove("GRUNDY_SERVER")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -120,6 +121,13 @@ fn an_account_is_opened_logged_in_kept_privately_and_logged_out() {
         "{listing}"
     );
     assert!(listing.contains("(this one)"), "{listing}");
+    // The same for scripts, as JSON.
+    let listed: serde_json::Value =
+        serde_json::from_slice(&run(&["account", "tokens", "--json"], "").stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
+    let who: serde_json::Value =
+        serde_json::from_slice(&run(&["account", "whoami", "--json"], "").stdout).expect("JSON");
+    assert_eq!(who["account"]["username"], "Quinn", "{who}");
     let bot_id = listing
         .lines()
         .find(|l| l.contains("my bot"))
