@@ -175,6 +175,51 @@ fn short_move(position: &Position, line: &str) -> Result<Value, String> {
     }
 }
 
+/// A move in the short form `parse` reads back (`0 2`, `a 3`, `split 4 6`,
+/// `0:2 3:1`...): what a person types at the prompt. A move that has no short
+/// form (one the rules refuse anyway, such as Wythoff's `[2, 3]`) is written
+/// as its JSON, which the prompt reads too.
+pub fn short_form(m: &Move) -> String {
+    use grundy_protocol::games::twist::TwistMove;
+    let pairs = |list: &[(usize, u64)]| -> Vec<String> {
+        list.iter().map(|(h, k)| format!("{h}:{k}")).collect()
+    };
+    match m {
+        Move::Nim(t) => format!("{} {}", t.heap, t.take),
+        Move::Heaps(h) => match h.leave {
+            None => format!("{} {}", h.heap, h.take),
+            Some([a, b]) if h.take == 0 => format!("split {} {a} {b}", h.heap),
+            Some([a, b]) => format!("{} {} {a} {b}", h.heap, h.take),
+        },
+        Move::Wythoff(w) => match w.take {
+            [x, 0] if x > 0 => format!("a {x}"),
+            [0, y] if y > 0 => format!("b {y}"),
+            [x, y] if x == y && x > 0 => format!("both {x}"),
+            _ => json!(m).to_string(),
+        },
+        Move::Moore(mm) => match mm.take.as_slice() {
+            [] => json!(m).to_string(),
+            [(h, k)] => format!("{h} {k}"),
+            list => pairs(list).join(" "),
+        },
+        Move::NewStone(n) => {
+            let mut words = vec![n.heap.to_string(), n.take.to_string()];
+            words.extend(pairs(&n.give));
+            words.join(" ")
+        }
+        Move::Staircase(s) => format!("{} {}", s.from, s.to),
+        Move::Treblecross(c) => c.cell.to_string(),
+        Move::Darkraft(c) => format!("{} {}", c.row, c.col),
+        Move::Graph(g) => format!("{} {}", g.token, g.to),
+        Move::Twist(TwistMove::Split { split }) if !split.is_empty() => {
+            let sizes: Vec<String> = split.iter().map(u64::to_string).collect();
+            format!("split {}", sizes.join(" "))
+        }
+        Move::Twist(TwistMove::Split { .. }) => json!(m).to_string(),
+        Move::Twist(TwistMove::Take(t)) => format!("{} {}", t.heap, t.take),
+    }
+}
+
 /// How to write moves of this family, and the commands.
 pub fn help_text(position: &Position) -> String {
     let moves = match position {
@@ -400,6 +445,66 @@ mod tests {
         let mv = checked(&q, &json!({"split": [4, 6]})).expect("legal");
         q.play(&mv).expect("legal");
         assert_eq!(wire(&q, "1 6"), json!({"heap": 1, "take": 6}));
+    }
+
+    /// Every legal move of small positions of every family, written in the
+    /// short form, reads back as the same move (and the same wire JSON).
+    #[test]
+    fn short_forms_read_back_as_the_same_move() {
+        let specs = [
+            json!({"game": "nim", "heaps": [3, 4, 0, 5]}),
+            json!({"game": "nim", "misere": true, "heaps": [1, 2]}),
+            json!({"game": "kayles", "heaps": [5, 7]}),
+            json!({"game": "dawson", "heaps": [6]}),
+            json!({"game": "lasker", "heaps": [6, 3]}),
+            json!({"game": "bash", "k": 3, "heaps": [5, 6]}),
+            json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [9]}),
+            json!({"game": "heaps", "heaps": [{"size": 6, "rule": {"octal": "4.07"}}, {"size": 7, "rule": "odd"}, {"size": 5, "rule": "half"}]}),
+            json!({"game": "wythoff", "heaps": [4, 6]}),
+            json!({"game": "moore", "heaps": [2, 3, 1], "k": 2}),
+            json!({"game": "moore", "heaps": [3, 2, 2], "k": 3, "max_take": 2}),
+            json!({"game": "new-stone", "heaps": [2, 3, 1]}),
+            json!({"game": "staircase", "pieces": [1, 4, 7]}),
+            json!({"game": "treblecross", "board": "..X...."}),
+            json!({"game": "darkraft", "grid": ["RLX", "LRR"]}),
+            json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 1, 3]}),
+            json!({"game": "twist", "stones": 7}),
+        ];
+        let mut checked_moves = 0;
+        for spec in specs {
+            let mut positions = vec![pos(spec.clone())];
+            // The start, and every position one move on (Twist after its split).
+            let first = positions[0].legal_moves(usize::MAX);
+            assert!(first.complete, "{spec}");
+            for m in first.moves.iter().take(3) {
+                let mut q = positions[0].clone();
+                q.play(m).expect("legal");
+                positions.push(q);
+            }
+            for p in &positions {
+                for m in p.legal_moves(usize::MAX).moves {
+                    let text = short_form(&m);
+                    assert!(!text.starts_with('{'), "{spec}: {m:?} has no short form");
+                    match parse(p, &text) {
+                        Ok(Input::Move(v, back)) => {
+                            assert_eq!(back, m, "{spec}: {text:?}");
+                            assert_eq!(v, json!(m), "{spec}: {text:?}");
+                        }
+                        other => panic!("{spec}: {text:?} for {m:?} read back as {other:?}"),
+                    }
+                    checked_moves += 1;
+                }
+            }
+        }
+        assert!(checked_moves > 500, "{checked_moves}");
+    }
+
+    #[test]
+    fn a_move_with_no_short_form_is_written_as_json() {
+        let p = pos(json!({"game": "wythoff", "heaps": [4, 6]}));
+        let odd = p.parse_move(&json!({"take": [2, 3]})).expect("well formed");
+        assert_eq!(short_form(&odd), r#"{"take":[2,3]}"#);
+        assert!(refused(&p, &short_form(&odd)).starts_with("illegal move"));
     }
 
     #[test]

@@ -9,7 +9,6 @@ use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
 use grundy_protocol::wire::{ClientMsg, RandomStart, ServerMsg};
 use grundy_protocol::{Analysis, Outcome};
-use serde_json::json;
 
 use crate::describe::{describe_move, nim_table};
 use crate::follow::{result_text, Follow, Happened};
@@ -587,7 +586,7 @@ fn hint(seat: &Seat, f: &Follow, paint: &Paint) {
                 "Best try (keeps the game long):"
             },
             describe_move(&f.game.position, m),
-            json!(m)
+            input::short_form(m)
         );
     }
     if let Some(table) = nim_table(&f.game.position) {
