@@ -201,7 +201,7 @@ fn bad_moves_say_why() {
             json!({"heap": 2, "take": 1}),
             "no heap 2: there are 2 (numbered from 0)",
         ),
-        (json!({"heap": 1, "take": 2}), "heap 1 has only 1 stones"),
+        (json!({"heap": 1, "take": 2}), "heap 1 has only 1 stone,"),
         (json!({"heap": 0, "take": 0}), "at least one stone"),
     ];
     common::assert_moves_refused(&p, &cases);

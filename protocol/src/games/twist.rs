@@ -15,6 +15,7 @@ use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
+use crate::names::count;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};
@@ -244,14 +245,16 @@ impl Rules for Twist {
                 let sum = split.iter().try_fold(0u64, |acc, &h| acc.checked_add(h));
                 if sum != Some(*m) {
                     return Err(MoveError::forbidden(format!(
-                        "the heaps of a split must add up to the {m} stones, not {}",
+                        "the heaps of a split must add up to the {}, not {}",
+                        count(*m, "stone", "stones"),
                         sum.map_or_else(|| "more than 2^64".to_string(), |s| s.to_string())
                     )));
                 }
                 Ok(())
             }
             (Twist::Unsplit(m), TwistMove::Take(_)) => Err(MoveError::forbidden(format!(
-                "the {m} stones must be split first: the first move is {{\"split\": [sizes...]}}"
+                "the {} must be split first: the first move is {{\"split\": [sizes...]}}",
+                count(*m, "stone", "stones")
             ))),
             (Twist::Split(_), TwistMove::Split { .. }) => Err(MoveError::forbidden(
                 "the stones are already split; now take from one heap",
