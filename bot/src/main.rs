@@ -11,6 +11,7 @@ use grundy_bot::tournament::{run_field, Field};
 use grundy_client::client::Client;
 use grundy_client::client::Hello;
 use grundy_client::seat::take_seat;
+use grundy_client::spec;
 use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{
@@ -85,7 +86,8 @@ struct TournamentArgs {
     /// Size bound of the random starts.
     #[arg(long)]
     size: Option<u64>,
-    /// One start for every game instead (a JSON spec).
+    /// One start for every game instead: a short form (`nim 3 4 5`,
+    /// `bash --k 3 5 6`) or a JSON spec, as `grundy` reads them.
     #[arg(long)]
     spec: Option<String>,
     /// Seeds the random starts (and the bots' casual moves).
@@ -120,7 +122,8 @@ struct TournamentArgs {
 /// The start position: a spec, or a random start of a family.
 #[derive(Args)]
 struct Start {
-    /// The start position as a JSON spec.
+    /// The start position: a short form (`nim 3 4 5`, `bash --k 3 5 6`,
+    /// `treblecross ..X..`) or a JSON spec, as `grundy` reads them.
     #[arg(long, conflicts_with = "random")]
     spec: Option<String>,
     /// A random start of this game (a new start every game, from --seed).
@@ -134,9 +137,9 @@ struct Start {
 impl Start {
     fn spec(&self, seed: u64) -> Result<Value> {
         match (&self.spec, &self.random) {
-            (Some(text), None) => serde_json::from_str(text).context("--spec is not valid JSON"),
+            (Some(text), None) => Ok(spec::parse(text).context("--spec")?),
             (None, Some(game)) => Ok(random_spec(game, seed, self.size)?),
-            _ => bail!("give --spec '<json>' or --random GAME"),
+            _ => bail!("give --spec \"nim 3 4 5\" (or a JSON spec) or --random GAME"),
         }
     }
 }
@@ -211,9 +214,7 @@ async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {
         bail!("--players and --levels must not be empty");
     }
     let spec = match &args.spec {
-        Some(text) => {
-            Some(serde_json::from_str::<Value>(text).context("--spec is not valid JSON")?)
-        }
+        Some(text) => Some(spec::parse(text).context("--spec")?),
         None => None,
     };
     let settings = TournamentSettings {
@@ -473,4 +474,47 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
     }
     while tasks.join_next().await.is_some() {}
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("grundy-bot").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    /// `--spec` reads the short forms `grundy` reads, and JSON as before.
+    #[test]
+    fn spec_takes_the_short_forms_grundy_takes() {
+        let Command::Match(m) = cli(&["match", "--spec", "nim 3 4 5"]).command else {
+            panic!("a match");
+        };
+        assert_eq!(
+            m.start.spec(1).expect("spec"),
+            json!({"game": "nim", "heaps": [3, 4, 5]})
+        );
+        let Command::Create(c) = cli(&["create", "--spec", "bash --k 3 5 6"]).command else {
+            panic!("a create");
+        };
+        assert_eq!(
+            c.start.spec(1).expect("spec"),
+            json!({"game": "bash", "heaps": [5, 6], "k": 3})
+        );
+        let Command::Match(m) =
+            cli(&["match", "--spec", r#"{"game": "wythoff", "heaps": [3, 5]}"#]).command
+        else {
+            panic!("a match");
+        };
+        assert_eq!(
+            m.start.spec(1).expect("spec"),
+            json!({"game": "wythoff", "heaps": [3, 5]})
+        );
+        let Command::Match(m) = cli(&["match", "--spec", "nim three"]).command else {
+            panic!("a match");
+        };
+        let said = format!("{:#}", m.start.spec(1).unwrap_err());
+        assert!(said.contains("\"three\" is not a whole number"), "{said}");
+    }
 }

@@ -72,7 +72,7 @@ fn short_spec(args: &Args) -> Result<Value> {
         set: args.set.clone(),
         max_take: args.max_take,
     };
-    crate::spec::build(&args.short, &flags)
+    Ok(crate::spec::build(&args.short, &flags)?)
 }
 
 /// The person-friendly view (`limit`: how many winning moves were asked for).

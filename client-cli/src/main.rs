@@ -11,13 +11,14 @@ mod input;
 mod net;
 mod play;
 mod render;
-mod spec;
 mod spectate;
 mod tournament;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+/// Game specs from short forms, shared with `grundy-bot` (`crate::spec`).
+use grundy_client::spec;
 
 #[derive(Parser)]
 #[command(name = "grundy", version, about = "Impartial games, perfectly played")]

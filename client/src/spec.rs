@@ -1,9 +1,21 @@
 //! Game specs from the short forms people type: `nim 3 4 5`, `kayles 5 7`,
 //! `bash --k 3 5 6`, `subtraction --set 1,3,4 10`, `treblecross ..X..`,
-//! `darkraft RL LR`, `twist 10` (shared by `grundy analyze` and `grundy play`).
+//! `darkraft RL LR`, `twist 10`, or a whole JSON spec (one reading for
+//! `grundy analyze`, `grundy play --game`, `grundy tournament create --spec`
+//! and `grundy-bot --spec`).
 
-use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
+
+/// A short form that names no position, and why, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShortSpecError(pub String);
+
+type Result<T> = std::result::Result<T, ShortSpecError>;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(ShortSpecError(format!($($t)*))) };
+}
 
 /// The options a short form may carry besides the game and its numbers.
 #[derive(Debug, Default, Clone)]
@@ -16,7 +28,7 @@ pub struct Flags {
 
 /// A whole number ≥ 0 as a person types it; the error says what is wrong
 /// with it (not a number, negative, or too large).
-pub fn whole_number(word: &str) -> Result<u64, String> {
+pub fn whole_number(word: &str) -> std::result::Result<u64, String> {
     word.parse::<u64>().map_err(|_| {
         let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
         if digits(word) {
@@ -36,7 +48,7 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
     };
     let numbers = || -> Result<Vec<u64>> {
         rest.iter()
-            .map(|s| whole_number(s).map_err(anyhow::Error::msg))
+            .map(|s| whole_number(s).map_err(ShortSpecError))
             .collect()
     };
     let one_number = || -> Result<u64> {
@@ -93,15 +105,15 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
 pub fn parse(text: &str) -> Result<Value> {
     let text = text.trim();
     if text.starts_with('{') {
-        return serde_json::from_str(text).context("the spec is not valid JSON");
+        return serde_json::from_str(text)
+            .map_err(|e| ShortSpecError(format!("the spec is not valid JSON: {e}")));
     }
     let mut words = Vec::new();
     let mut flags = Flags::default();
     let mut it = text.split_whitespace();
     let number = |name: &str, v: Option<&str>| -> Result<u64> {
-        let v = v.with_context(|| format!("{name} needs a number"))?;
-        v.parse()
-            .with_context(|| format!("{name}: {v:?} is not a whole number"))
+        let v = v.ok_or_else(|| ShortSpecError(format!("{name} needs a number")))?;
+        whole_number(v).map_err(|e| ShortSpecError(format!("{name}: {e}")))
     };
     while let Some(w) = it.next() {
         match w {
@@ -109,13 +121,13 @@ pub fn parse(text: &str) -> Result<Value> {
             "--k" => flags.k = Some(number("--k", it.next())?),
             "--max-take" => flags.max_take = Some(number("--max-take", it.next())?),
             "--set" => {
-                let v = it.next().context("--set needs amounts, e.g. 1,3,4")?;
+                let v = it
+                    .next()
+                    .ok_or_else(|| ShortSpecError("--set needs amounts, e.g. 1,3,4".into()))?;
                 flags.set = v
                     .split(',')
                     .map(|s| {
-                        s.trim()
-                            .parse()
-                            .with_context(|| format!("--set: {s:?} is not a whole number"))
+                        whole_number(s.trim()).map_err(|e| ShortSpecError(format!("--set: {e}")))
                     })
                     .collect::<Result<_>>()?;
             }
