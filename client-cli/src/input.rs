@@ -224,23 +224,28 @@ pub fn short_form(m: &Move) -> String {
 pub fn help_text(position: &Position) -> String {
     let moves = match position {
         Position::Nim(_) => "  2 3            take 3 stones from heap 2".to_string(),
-        Position::Heaps(_) => [
-            "  2 3            take 3 from heap 2 (the heap's rule decides what is allowed)",
-            "  2 1 3 4        take 1 from heap 2 and split the rest into heaps 3 and 4",
-            "  split 2 3 4    split heap 2 into 3 and 4 without taking (Lasker's Nim)",
-        ]
-        .join("\n"),
+        Position::Heaps(h) => heap_rule_help(h),
         Position::Wythoff(_) => [
             "  a 3            take 3 from heap a",
             "  b 3            take 3 from heap b",
             "  both 3         take 3 from both heaps",
         ]
         .join("\n"),
-        Position::Moore(_) => [
-            "  0:2 3:1        take 2 from heap 0 and 1 from heap 3 (at most k heaps at once)",
-            "  2 3            take 3 from heap 2 only",
-        ]
-        .join("\n"),
+        Position::Moore(m) => {
+            // Amounts the game allows: at most max_take from a heap.
+            let most = m.max_take.unwrap_or(u64::MAX);
+            let (one, two) = (most.min(3), most.min(2));
+            let only = format!("  2 {one:<13}take {one} from heap 2 only");
+            if m.k >= 2 {
+                let pair = format!("0:{two} 3:1");
+                format!(
+                    "  {pair:<15}take {two} from heap 0 and 1 from heap 3 (at most {} heaps at once)\n{only}",
+                    m.k
+                )
+            } else {
+                only
+            }
+        }
         Position::NewStone(_) => [
             "  2 3            take 3 from heap 2",
             "  2 3 0:1 4:2    take 3 from heap 2, then move 1 of its stones to heap 0 and 2 to heap 4",
@@ -270,6 +275,58 @@ pub fn help_text(position: &Position) -> String {
          (empty line)   draw the board again\n",
         example_json(position)
     )
+}
+
+/// The moves of heaps under rules, only those some heap's rule allows: a take
+/// with an amount the rule allows, a take that splits the rest (Kayles), a
+/// split without taking (Lasker's Nim).
+fn heap_rule_help(h: &grundy_protocol::games::heaps::Heaps) -> String {
+    // What each rule allows from a heap of 10.
+    let mut takes = Vec::new();
+    let (mut split_take, mut split_only) = (None::<u64>, false);
+    for heap in &h.heaps {
+        heap.rule.steps(10, &mut |step| {
+            match (step.take, step.split) {
+                (0, Some(_)) => split_only = true,
+                (t, Some(_)) => split_take = Some(split_take.map_or(t, |s| s.min(t))),
+                (t, None) => takes.push(t),
+            }
+            true
+        });
+    }
+    let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
+    let rule = if rules.windows(2).all(|w| w[0] == w[1]) {
+        match rules.first() {
+            Some(r) => format!(" (the rule: {r})"),
+            None => String::new(),
+        }
+    } else {
+        " (each heap's rule, shown on the board, says how many)".to_string()
+    };
+    let mut lines = Vec::new();
+    // 3 if a rule allows it, else the largest amount below, else the least.
+    let take = takes
+        .iter()
+        .copied()
+        .filter(|&t| t <= 3)
+        .max()
+        .or_else(|| takes.iter().copied().min());
+    if let Some(t) = take {
+        let typed = format!("2 {t}");
+        lines.push(format!("  {typed:<15}take {t} from heap 2{rule}"));
+    }
+    if let Some(t) = split_take {
+        let typed = format!("2 {t} 3 4");
+        lines.push(format!(
+            "  {typed:<15}take {t} from heap 2 and split the rest into heaps 3 and 4"
+        ));
+    }
+    if split_only {
+        lines.push(
+            "  split 2 3 4    split heap 2 into heaps 3 and 4 without taking anything".to_string(),
+        );
+    }
+    lines.join("\n")
 }
 
 fn example_json(position: &Position) -> String {
@@ -545,6 +602,77 @@ mod tests {
             let p = pos(spec.clone());
             for l in &lines {
                 let _ = parse(&p, l);
+            }
+        }
+    }
+
+    /// Help shows the moves the game's rule allows, and no other.
+    #[test]
+    fn help_shows_only_what_the_rule_allows() {
+        let help = |spec: Value| {
+            let h = help_text(&pos(spec));
+            h[..h.find("{...}").expect("the JSON line")].to_string()
+        };
+        let bash = help(json!({"game": "bash", "k": 2, "heaps": [5, 6]}));
+        assert!(
+            bash.contains("  2 2            take 2 from heap 2 (the rule: take 1 to 2)"),
+            "{bash}"
+        );
+        assert!(!bash.contains("split"), "{bash}");
+        let sub = help(json!({"game": "subtraction", "set": [4, 5], "heaps": [9]}));
+        assert!(
+            sub.contains("  2 4            take 4 from heap 2 (the rule: take one of {4, 5})"),
+            "{sub}"
+        );
+        assert!(!sub.contains("split"), "{sub}");
+        let kayles = help(json!({"game": "kayles", "heaps": [5]}));
+        assert!(
+            kayles.contains("  2 2            take 2 from heap 2"),
+            "{kayles}"
+        );
+        assert!(
+            kayles.contains("  2 1 3 4        take 1 from heap 2 and split"),
+            "{kayles}"
+        );
+        assert!(!kayles.contains("split 2 3 4"), "{kayles}");
+        let lasker = help(json!({"game": "lasker", "heaps": [5]}));
+        assert!(lasker.contains("  split 2 3 4    split heap 2"), "{lasker}");
+        assert!(!lasker.contains("2 1 3 4"), "{lasker}");
+        let mixed = help(
+            json!({"game": "heaps", "heaps": [{"size": 5, "rule": "odd"}, {"size": 4, "rule": {"octal": "4.07"}}]}),
+        );
+        assert!(mixed.contains("each heap's rule"), "{mixed}");
+        assert!(mixed.contains("split 2 3 4"), "{mixed}");
+        let moore1 = help(json!({"game": "moore", "heaps": [3, 5], "k": 1}));
+        assert!(!moore1.lines().skip(1).any(|l| l.contains(':')), "{moore1}");
+        let moore = help(json!({"game": "moore", "heaps": [3, 5, 6], "k": 2, "max_take": 1}));
+        assert!(
+            moore.contains(
+                "  0:1 3:1        take 1 from heap 0 and 1 from heap 3 (at most 2 heaps at once)"
+            ),
+            "{moore}"
+        );
+        assert!(
+            moore.contains("  2 1            take 1 from heap 2 only"),
+            "{moore}"
+        );
+        // Every example is a legal move where heap 2 is large enough.
+        for spec in [
+            json!({"game": "bash", "k": 2, "heaps": [5, 6, 9]}),
+            json!({"game": "kayles", "heaps": [5, 6, 8]}),
+            json!({"game": "lasker", "heaps": [5, 6, 7]}),
+            json!({"game": "moore", "heaps": [3, 5, 6, 4], "k": 2, "max_take": 6}),
+        ] {
+            let p = pos(spec.clone());
+            for line in help(spec.clone()).lines().skip(1) {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let typed: String = line.chars().skip(2).take(15).collect();
+                match parse(&p, typed.trim()) {
+                    Ok(Input::Move(..)) => {}
+                    other => panic!("{spec}: {typed:?} gave {other:?}"),
+                }
             }
         }
     }

@@ -88,9 +88,15 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             heap_rows(&title, &sizes, &notes, last, paint)
         }
         Position::Moore(m) => {
-            let mut title = format!("Moore's Nim: take from 1 to {} heaps at once", m.k);
-            if let Some(t) = m.max_take {
-                title.push_str(&format!(", at most {t} from each"));
+            let mut title = if m.k == 1 {
+                "Moore's Nim with k = 1: take from one heap, as in Nim".to_string()
+            } else {
+                format!("Moore's Nim: take from 1 to {} heaps at once", m.k)
+            };
+            match (m.max_take, m.k) {
+                (Some(t), 1) => title.push_str(&format!(", at most {t}")),
+                (Some(t), _) => title.push_str(&format!(", at most {t} from each")),
+                (None, _) => {}
             }
             heap_rows(&title, &m.heaps, &[], last, paint)
         }
@@ -359,8 +365,9 @@ fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
         ))
     });
     let mut out = "World of Darkraft: choose an active cell; it and its diagonals (L ↙↗, R ↖↘, X both) go dark ('.')\n".to_string();
+    // Column numbers across the top, row numbers down the side.
     let header: Vec<String> = (0..cols).map(|c| format!("{c:>2}")).collect();
-    out.push_str(&format!("  row {}\n", header.join(" ")));
+    out.push_str(&format!("  row\\col {}\n", header.join(" ")));
     for (r, row) in grid.iter().enumerate() {
         let cells: Vec<String> = row
             .chars()
@@ -373,7 +380,7 @@ fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
                 }
             })
             .collect();
-        out.push_str(&format!("  {r:>3} {}\n", cells.join(" ")));
+        out.push_str(&format!("  {r:>7} {}\n", cells.join(" ")));
     }
     if let Some((r, c)) = mark {
         out.push_str(&paint.mark(&format!("  * last chosen: row {r}, column {c}")));
@@ -489,6 +496,18 @@ mod tests {
             json!({"game": "moore", "heaps": [3, 5, 6], "k": 2, "max_take": 4}),
             Some(json!({"take": [[0, 1], [2, 2]]}))
         ));
+    }
+
+    #[test]
+    fn moore_one_heap_at_a_time() {
+        let text = draw(
+            json!({"game": "moore", "heaps": [3, 5], "k": 1, "max_take": 2}),
+            None,
+        );
+        assert!(
+            text.starts_with("Moore's Nim with k = 1: take from one heap, as in Nim, at most 2\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -49,3 +49,49 @@ fn wythoff_hints_and_refusals_name_the_heaps_a_and_b_like_the_board() {
     p.send_line("quit").expect("send");
     p.exp_eof().expect("exits");
 }
+
+#[test]
+fn help_at_the_prompt_shows_only_the_moves_the_rule_allows() {
+    let mut p = grundy_pty(&[
+        "play",
+        "--local",
+        "--game",
+        "bash --k 3 5 6",
+        "--bot",
+        "perfect",
+    ]);
+    expect(&mut p, "your move> ");
+    p.send_line("help").expect("send");
+    expect(&mut p, "Moves (numbers as shown on the board):");
+    let moves = expect(&mut p, "any move as raw JSON");
+    assert!(
+        moves.contains("2 3            take 3 from heap 2 (the rule: take 1 to 3)"),
+        "{moves}"
+    );
+    assert!(
+        !moves.contains("split"),
+        "Bash never splits a heap: {moves}"
+    );
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
+
+    let mut p = grundy_pty(&[
+        "play",
+        "--local",
+        "--game",
+        "lasker 5 6",
+        "--bot",
+        "perfect",
+    ]);
+    expect(&mut p, "your move> ");
+    p.send_line("help").expect("send");
+    expect(&mut p, "Moves (numbers as shown on the board):");
+    let moves = expect(&mut p, "any move as raw JSON");
+    assert!(
+        moves.contains("split 2 3 4    split heap 2 into heaps 3 and 4"),
+        "{moves}"
+    );
+    assert!(!moves.contains("2 1 3 4"), "{moves}");
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
+}
