@@ -22,8 +22,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 /// The Grundy bot: plays every game of the catalogue by the Sprague–Grundy
-/// theory. Levels: `perfect`, or 0 (random) to 9 (a random move with
-/// probability (10 - level) / 10, the perfect move otherwise).
+/// theory. Levels: perfect, random, or 0-10 (at level n a random legal move
+/// with probability (10 - n) / 10, the perfect move otherwise: 0 is random,
+/// 10 is perfect).
 #[derive(Parser)]
 #[command(name = "grundy-bot", version)]
 struct Cli {
@@ -47,6 +48,7 @@ enum Command {
     /// Join a room (by id or short code) and play it.
     Join {
         room: String,
+        /// The bot's level: perfect, random, or 0-10.
         #[arg(long, default_value = "perfect")]
         level: Level,
         #[arg(long, default_value_t = 1)]
@@ -55,6 +57,7 @@ enum Command {
     /// Serve as a house bot: keep joining open rooms that ask for a bot (for
     /// servers with house bots off), as `grundy-bot (LEVEL)`.
     House {
+        /// The bot's level: perfect, random, or 0-10.
         #[arg(long, default_value = "perfect")]
         level: Level,
         /// Stop after this many matches (default: never).
@@ -71,7 +74,8 @@ struct TournamentArgs {
     /// How many bot players.
     #[arg(long, default_value_t = 16)]
     players: usize,
-    /// Their levels, given out in turn: player i plays levels[i % count].
+    /// Their levels (each perfect, random, or 0-10), given out in turn:
+    /// player i plays levels[i % count].
     #[arg(long, value_delimiter = ',', default_value = "perfect")]
     levels: Vec<Level>,
     /// swiss or round-robin.
@@ -151,7 +155,8 @@ struct MatchArgs {
     /// How many matches.
     #[arg(long, default_value_t = 2)]
     games: usize,
-    /// The two bots' levels, e.g. perfect,perfect or perfect,3.
+    /// The two bots' levels (each perfect, random, or 0-10), e.g.
+    /// perfect,perfect or perfect,3.
     #[arg(long, value_delimiter = ',', default_value = "perfect,perfect")]
     levels: Vec<Level>,
     #[arg(long, default_value_t = 1)]
@@ -165,6 +170,7 @@ struct MatchArgs {
 struct CreateArgs {
     #[command(flatten)]
     start: Start,
+    /// The bot's level: perfect, random, or 0-10.
     #[arg(long, default_value = "perfect")]
     level: Level,
     /// The seat to take (0 moves first).
@@ -483,6 +489,35 @@ mod tests {
     fn cli(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("grundy-bot").chain(args.iter().copied()))
             .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    /// Every help that takes a level says the same range as the protocol:
+    /// perfect, random, or 0-10.
+    #[test]
+    fn every_level_help_says_0_to_10() {
+        use clap::CommandFactory;
+        fn check(cmd: &mut clap::Command, path: &str, found: &mut usize) {
+            let help = cmd.render_long_help().to_string();
+            for bad in ["to 9", "0-9", "0–9", "0 to 9"] {
+                assert!(!help.contains(bad), "{path}: {bad:?} in\n{help}");
+            }
+            let takes_level = cmd
+                .get_arguments()
+                .any(|a| matches!(a.get_id().as_str(), "level" | "levels"));
+            if takes_level {
+                assert!(help.contains("perfect, random, or 0-10"), "{path}:\n{help}");
+                *found += 1;
+            }
+            for sub in cmd.get_subcommands_mut() {
+                let name = format!("{path} {}", sub.get_name());
+                check(sub, &name, found);
+            }
+        }
+        let mut found = 0;
+        check(&mut Cli::command(), "grundy-bot", &mut found);
+        assert_eq!(found, 5, "match, create, join, house, tournament");
+        let top = Cli::command().render_long_help().to_string();
+        assert!(top.contains("perfect, random, or 0-10"), "{top}");
     }
 
     /// `--spec` reads the short forms `grundy` reads, and JSON as before.

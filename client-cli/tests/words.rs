@@ -95,3 +95,15 @@ fn help_at_the_prompt_shows_only_the_moves_the_rule_allows() {
     p.send_line("quit").expect("send");
     p.exp_eof().expect("exits");
 }
+
+/// The bot's levels are said as the protocol and `grundy-bot` say them.
+#[test]
+fn play_help_says_the_levels_as_every_help_does() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(["play", "--help"])
+        .output()
+        .expect("run grundy");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("perfect, random, or 0-10"), "{help}");
+    assert!(!help.contains("0-9") && !help.contains("to 9"), "{help}");
+}
