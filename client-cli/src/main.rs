@@ -6,6 +6,8 @@
 mod account;
 mod analyze;
 mod describe;
+#[cfg(test)]
+mod docs;
 mod follow;
 mod input;
 mod net;
