@@ -57,30 +57,44 @@ pub const GRAPH_EXAMPLE: &str =
     r#"{"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2], [0, 2]], "tokens": [0, 1]}"#;
 pub const HEAPS_EXAMPLE: &str = r#"{"game": "heaps", "heaps": [{"size": 5, "rule": {"upto": 3}}, {"size": 7, "rule": "odd"}, {"size": 6, "rule": {"octal": "0.77"}}]}"#;
 
-/// The flags a short form may carry: its name, the games that take it, and
-/// what it means for a game that cannot do without it (with an example).
-const FLAGS: &[(&str, &[&str], &[(&str, &str)])] = &[
-    ("--misere", &["nim"], &[]),
-    (
-        "--k",
-        &["bash", "moore"],
-        &[
+/// A flag a short form may carry: its name, the games that take it, and what
+/// it means for a game that cannot do without it (with an example).
+struct Flag {
+    name: &'static str,
+    games: &'static [&'static str],
+    needed_by: &'static [(&'static str, &'static str)],
+}
+
+const FLAGS: &[Flag] = &[
+    Flag {
+        name: "--misere",
+        games: &["nim"],
+        needed_by: &[],
+    },
+    Flag {
+        name: "--k",
+        games: &["bash", "moore"],
+        needed_by: &[
             ("bash", "the most one move may take (e.g. `bash --k 3 5 6`)"),
             (
                 "moore",
                 "the most heaps one move may take from (e.g. `moore --k 2 3 4 5`)",
             ),
         ],
-    ),
-    (
-        "--set",
-        &["subtraction"],
-        &[(
+    },
+    Flag {
+        name: "--set",
+        games: &["subtraction"],
+        needed_by: &[(
             "subtraction",
             "the amounts a move may take (e.g. `subtraction --set 1,3,4 10`)",
         )],
-    ),
-    ("--max-take", &["moore"], &[]),
+    },
+    Flag {
+        name: "--max-take",
+        games: &["moore"],
+        needed_by: &[],
+    },
 ];
 
 /// Builds a spec from `GAME ARGS...` and the flags.
@@ -142,16 +156,17 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
         ("--set", !flags.set.is_empty()),
         ("--max-take", flags.max_take.is_some()),
     ];
-    for ((flag, games, needs), (_, is_given)) in FLAGS.iter().zip(given) {
-        if is_given && !games.contains(&game.as_str()) {
+    for (flag, (_, is_given)) in FLAGS.iter().zip(given) {
+        let name = flag.name;
+        if is_given && !flag.games.contains(&game.as_str()) {
             bail!(
-                "{flag} is not an option of {game} (it is for {})",
-                games.join(" and ")
+                "{name} is not an option of {game} (it is for {})",
+                flag.games.join(" and ")
             );
         }
-        if let Some((_, what)) = needs.iter().find(|(g, _)| g == game) {
+        if let Some((_, what)) = flag.needed_by.iter().find(|(g, _)| g == game) {
             if !is_given {
-                bail!("{game} needs {flag}: {what}");
+                bail!("{game} needs {name}: {what}");
             }
         }
     }

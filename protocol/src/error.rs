@@ -31,7 +31,7 @@ pub enum MoveError {
     #[error("the game is over")]
     GameOver,
     /// The move names a heap, token, piece or cell that does not exist.
-    #[error("no {what} {index}: {}", there_are(*what, *count, *first))]
+    #[error("no {what} {index}: {}", there_are(what, *count, *first))]
     NoSuch {
         what: &'static str,
         index: u64,
