@@ -11,6 +11,7 @@ use grundy_bot::tournament::{run_field, Field};
 use grundy_client::client::Client;
 use grundy_client::client::Hello;
 use grundy_client::seat::take_seat;
+use grundy_client::spec;
 use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{
@@ -21,8 +22,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 /// The Grundy bot: plays every game of the catalogue by the Sprague–Grundy
-/// theory. Levels: `perfect`, or 0 (random) to 9 (a random move with
-/// probability (10 - level) / 10, the perfect move otherwise).
+/// theory. Levels: perfect, random, or 0-10 (at level n a random legal move
+/// with probability (10 - n) / 10, the perfect move otherwise: 0 is random,
+/// 10 is perfect).
 #[derive(Parser)]
 #[command(name = "grundy-bot", version)]
 struct Cli {
@@ -46,6 +48,7 @@ enum Command {
     /// Join a room (by id or short code) and play it.
     Join {
         room: String,
+        /// The bot's level: perfect, random, or 0-10.
         #[arg(long, default_value = "perfect")]
         level: Level,
         #[arg(long, default_value_t = 1)]
@@ -54,6 +57,7 @@ enum Command {
     /// Serve as a house bot: keep joining open rooms that ask for a bot (for
     /// servers with house bots off), as `grundy-bot (LEVEL)`.
     House {
+        /// The bot's level: perfect, random, or 0-10.
         #[arg(long, default_value = "perfect")]
         level: Level,
         /// Stop after this many matches (default: never).
@@ -70,7 +74,8 @@ struct TournamentArgs {
     /// How many bot players.
     #[arg(long, default_value_t = 16)]
     players: usize,
-    /// Their levels, given out in turn: player i plays levels[i % count].
+    /// Their levels (each perfect, random, or 0-10), given out in turn:
+    /// player i plays levels[i % count].
     #[arg(long, value_delimiter = ',', default_value = "perfect")]
     levels: Vec<Level>,
     /// swiss or round-robin.
@@ -85,7 +90,8 @@ struct TournamentArgs {
     /// Size bound of the random starts.
     #[arg(long)]
     size: Option<u64>,
-    /// One start for every game instead (a JSON spec).
+    /// One start for every game instead: a short form (`nim 3 4 5`,
+    /// `bash --k 3 5 6`) or a JSON spec, as `grundy` reads them.
     #[arg(long)]
     spec: Option<String>,
     /// Seeds the random starts (and the bots' casual moves).
@@ -120,7 +126,8 @@ struct TournamentArgs {
 /// The start position: a spec, or a random start of a family.
 #[derive(Args)]
 struct Start {
-    /// The start position as a JSON spec.
+    /// The start position: a short form (`nim 3 4 5`, `bash --k 3 5 6`,
+    /// `treblecross ..X..`) or a JSON spec, as `grundy` reads them.
     #[arg(long, conflicts_with = "random")]
     spec: Option<String>,
     /// A random start of this game (a new start every game, from --seed).
@@ -134,9 +141,9 @@ struct Start {
 impl Start {
     fn spec(&self, seed: u64) -> Result<Value> {
         match (&self.spec, &self.random) {
-            (Some(text), None) => serde_json::from_str(text).context("--spec is not valid JSON"),
+            (Some(text), None) => Ok(spec::parse(text).context("--spec")?),
             (None, Some(game)) => Ok(random_spec(game, seed, self.size)?),
-            _ => bail!("give --spec '<json>' or --random GAME"),
+            _ => bail!("give --spec \"nim 3 4 5\" (or a JSON spec) or --random GAME"),
         }
     }
 }
@@ -148,7 +155,8 @@ struct MatchArgs {
     /// How many matches.
     #[arg(long, default_value_t = 2)]
     games: usize,
-    /// The two bots' levels, e.g. perfect,perfect or perfect,3.
+    /// The two bots' levels (each perfect, random, or 0-10), e.g.
+    /// perfect,perfect or perfect,3.
     #[arg(long, value_delimiter = ',', default_value = "perfect,perfect")]
     levels: Vec<Level>,
     #[arg(long, default_value_t = 1)]
@@ -162,6 +170,7 @@ struct MatchArgs {
 struct CreateArgs {
     #[command(flatten)]
     start: Start,
+    /// The bot's level: perfect, random, or 0-10.
     #[arg(long, default_value = "perfect")]
     level: Level,
     /// The seat to take (0 moves first).
@@ -211,9 +220,7 @@ async fn tournament(url: &str, args: TournamentArgs) -> Result<()> {
         bail!("--players and --levels must not be empty");
     }
     let spec = match &args.spec {
-        Some(text) => {
-            Some(serde_json::from_str::<Value>(text).context("--spec is not valid JSON")?)
-        }
+        Some(text) => Some(spec::parse(text).context("--spec")?),
         None => None,
     };
     let settings = TournamentSettings {
@@ -473,4 +480,76 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
     }
     while tasks.join_next().await.is_some() {}
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("grundy-bot").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    /// Every help that takes a level says the same range as the protocol:
+    /// perfect, random, or 0-10.
+    #[test]
+    fn every_level_help_says_0_to_10() {
+        use clap::CommandFactory;
+        fn check(cmd: &mut clap::Command, path: &str, found: &mut usize) {
+            let help = cmd.render_long_help().to_string();
+            for bad in ["to 9", "0-9", "0–9", "0 to 9"] {
+                assert!(!help.contains(bad), "{path}: {bad:?} in\n{help}");
+            }
+            let takes_level = cmd
+                .get_arguments()
+                .any(|a| matches!(a.get_id().as_str(), "level" | "levels"));
+            if takes_level {
+                assert!(help.contains("perfect, random, or 0-10"), "{path}:\n{help}");
+                *found += 1;
+            }
+            for sub in cmd.get_subcommands_mut() {
+                let name = format!("{path} {}", sub.get_name());
+                check(sub, &name, found);
+            }
+        }
+        let mut found = 0;
+        check(&mut Cli::command(), "grundy-bot", &mut found);
+        assert_eq!(found, 5, "match, create, join, house, tournament");
+        let top = Cli::command().render_long_help().to_string();
+        assert!(top.contains("perfect, random, or 0-10"), "{top}");
+    }
+
+    /// `--spec` reads the short forms `grundy` reads, and JSON as before.
+    #[test]
+    fn spec_takes_the_short_forms_grundy_takes() {
+        let Command::Match(m) = cli(&["match", "--spec", "nim 3 4 5"]).command else {
+            panic!("a match");
+        };
+        assert_eq!(
+            m.start.spec(1).expect("spec"),
+            json!({"game": "nim", "heaps": [3, 4, 5]})
+        );
+        let Command::Create(c) = cli(&["create", "--spec", "bash --k 3 5 6"]).command else {
+            panic!("a create");
+        };
+        assert_eq!(
+            c.start.spec(1).expect("spec"),
+            json!({"game": "bash", "heaps": [5, 6], "k": 3})
+        );
+        let Command::Match(m) =
+            cli(&["match", "--spec", r#"{"game": "wythoff", "heaps": [3, 5]}"#]).command
+        else {
+            panic!("a match");
+        };
+        assert_eq!(
+            m.start.spec(1).expect("spec"),
+            json!({"game": "wythoff", "heaps": [3, 5]})
+        );
+        let Command::Match(m) = cli(&["match", "--spec", "nim three"]).command else {
+            panic!("a match");
+        };
+        let said = format!("{:#}", m.start.spec(1).unwrap_err());
+        assert!(said.contains("\"three\" is not a whole number"), "{said}");
+    }
 }

@@ -2,6 +2,7 @@
 //! a Nim-like position is won or lost (Bouton: a column with an odd number of
 //! 1s is unbalanced; the player to move wins iff some column is).
 
+use grundy_protocol::games::wythoff::HEAP_NAMES;
 use grundy_protocol::{Move, Position};
 use serde_json::{json, Value};
 
@@ -70,13 +71,17 @@ pub fn describe_move(p: &Position, m: &Move) -> String {
             .collect();
         return format!("take {}", parts.join(", "));
     }
-    if let Some([a, b]) = v
-        .get("take")
-        .and_then(|t| serde_json::from_value::<[u64; 2]>(t.clone()).ok())
-    {
+    if let (Position::Wythoff(w), Some([a, b])) = (
+        p,
+        v.get("take")
+            .and_then(|t| serde_json::from_value::<[u64; 2]>(t.clone()).ok()),
+    ) {
+        // The heaps by the names the board gives them.
+        let [name_a, name_b] = HEAP_NAMES;
+        let [size_a, size_b] = w.heaps;
         return match (a, b) {
-            (0, b) => format!("take {b} from heap 1"),
-            (a, 0) => format!("take {a} from heap 0"),
+            (0, b) => format!("take {b} from heap {name_b} (of {size_b})"),
+            (a, 0) => format!("take {a} from heap {name_a} (of {size_a})"),
             (a, _) => format!("take {a} from both heaps"),
         };
     }
@@ -94,7 +99,10 @@ pub fn describe_move(p: &Position, m: &Move) -> String {
     }
     if let Some(split) = v.get("split").and_then(Value::as_array) {
         let parts: Vec<String> = split.iter().map(|x| x.to_string()).collect();
-        return format!("split into heaps {}", parts.join(" + "));
+        return match parts.as_slice() {
+            [one] => format!("keep the stones as one heap of {one}"),
+            _ => format!("split into heaps {}", parts.join(" + ")),
+        };
     }
     v.to_string()
 }
@@ -201,4 +209,46 @@ pub fn nim_table(p: &Position) -> Option<String> {
         marks.join(" ")
     ));
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grundy_protocol::Rules;
+
+    fn words(spec: Value, mv: Value) -> String {
+        let p = Position::from_spec(&spec).expect("spec");
+        let m = p.parse_move(&mv).expect("move");
+        describe_move(&p, &m)
+    }
+
+    #[test]
+    fn wythoff_heaps_are_named_as_the_board_names_them() {
+        let spec = json!({"game": "wythoff", "heaps": [3, 5]});
+        assert_eq!(
+            words(spec.clone(), json!({"take": [2, 0]})),
+            "take 2 from heap a (of 3)"
+        );
+        assert_eq!(
+            words(spec.clone(), json!({"take": [0, 4]})),
+            "take 4 from heap b (of 5)"
+        );
+        assert_eq!(
+            words(spec, json!({"take": [1, 1]})),
+            "take 1 from both heaps"
+        );
+    }
+
+    #[test]
+    fn a_twist_kept_whole_is_one_heap() {
+        let spec = json!({"game": "twist", "stones": 4});
+        assert_eq!(
+            words(spec.clone(), json!({"split": [4]})),
+            "keep the stones as one heap of 4"
+        );
+        assert_eq!(
+            words(spec, json!({"split": [1, 3]})),
+            "split into heaps 1 + 3"
+        );
+    }
 }

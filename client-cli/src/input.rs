@@ -181,27 +181,77 @@ fn short_move(position: &Position, line: &str) -> Result<Value, String> {
     }
 }
 
+/// A move in the short form `parse` reads back (`0 2`, `a 3`, `split 4 6`,
+/// `0:2 3:1`...): what a person types at the prompt. A move that has no short
+/// form (one the rules refuse anyway, such as Wythoff's `[2, 3]`) is written
+/// as its JSON, which the prompt reads too.
+pub fn short_form(m: &Move) -> String {
+    use grundy_protocol::games::twist::TwistMove;
+    let pairs = |list: &[(usize, u64)]| -> Vec<String> {
+        list.iter().map(|(h, k)| format!("{h}:{k}")).collect()
+    };
+    match m {
+        Move::Nim(t) => format!("{} {}", t.heap, t.take),
+        Move::Heaps(h) => match h.leave {
+            None => format!("{} {}", h.heap, h.take),
+            Some([a, b]) if h.take == 0 => format!("split {} {a} {b}", h.heap),
+            Some([a, b]) => format!("{} {} {a} {b}", h.heap, h.take),
+        },
+        Move::Wythoff(w) => match w.take {
+            [x, 0] if x > 0 => format!("a {x}"),
+            [0, y] if y > 0 => format!("b {y}"),
+            [x, y] if x == y && x > 0 => format!("both {x}"),
+            _ => json!(m).to_string(),
+        },
+        Move::Moore(mm) => match mm.take.as_slice() {
+            [] => json!(m).to_string(),
+            [(h, k)] => format!("{h} {k}"),
+            list => pairs(list).join(" "),
+        },
+        Move::NewStone(n) => {
+            let mut words = vec![n.heap.to_string(), n.take.to_string()];
+            words.extend(pairs(&n.give));
+            words.join(" ")
+        }
+        Move::Staircase(s) => format!("{} {}", s.from, s.to),
+        Move::Treblecross(c) => c.cell.to_string(),
+        Move::Darkraft(c) => format!("{} {}", c.row, c.col),
+        Move::Graph(g) => format!("{} {}", g.token, g.to),
+        Move::Twist(TwistMove::Split { split }) if !split.is_empty() => {
+            let sizes: Vec<String> = split.iter().map(u64::to_string).collect();
+            format!("split {}", sizes.join(" "))
+        }
+        Move::Twist(TwistMove::Split { .. }) => json!(m).to_string(),
+        Move::Twist(TwistMove::Take(t)) => format!("{} {}", t.heap, t.take),
+    }
+}
+
 /// How to write moves of this family, and the commands.
 pub fn help_text(position: &Position) -> String {
     let moves = match position {
         Position::Nim(_) => "  2 3            take 3 stones from heap 2".to_string(),
-        Position::Heaps(_) => [
-            "  2 3            take 3 from heap 2 (the heap's rule decides what is allowed)",
-            "  2 1 3 4        take 1 from heap 2 and split the rest into heaps 3 and 4",
-            "  split 2 3 4    split heap 2 into 3 and 4 without taking (Lasker's Nim)",
-        ]
-        .join("\n"),
+        Position::Heaps(h) => heap_rule_help(h),
         Position::Wythoff(_) => [
             "  a 3            take 3 from heap a",
             "  b 3            take 3 from heap b",
             "  both 3         take 3 from both heaps",
         ]
         .join("\n"),
-        Position::Moore(_) => [
-            "  0:2 3:1        take 2 from heap 0 and 1 from heap 3 (at most k heaps at once)",
-            "  2 3            take 3 from heap 2 only",
-        ]
-        .join("\n"),
+        Position::Moore(m) => {
+            // Amounts the game allows: at most max_take from a heap.
+            let most = m.max_take.unwrap_or(u64::MAX);
+            let (one, two) = (most.min(3), most.min(2));
+            let only = format!("  2 {one:<13}take {one} from heap 2 only");
+            if m.k >= 2 {
+                let pair = format!("0:{two} 3:1");
+                format!(
+                    "  {pair:<15}take {two} from heap 0 and 1 from heap 3 (at most {} heaps at once)\n{only}",
+                    m.k
+                )
+            } else {
+                only
+            }
+        }
         Position::NewStone(_) => [
             "  2 3            take 3 from heap 2",
             "  2 3 0:1 4:2    take 3 from heap 2, then move 1 of its stones to heap 0 and 2 to heap 4",
@@ -233,6 +283,58 @@ pub fn help_text(position: &Position) -> String {
          (empty line)   draw the board again\n",
         example_json(position)
     )
+}
+
+/// The moves of heaps under rules, only those some heap's rule allows: a take
+/// with an amount the rule allows, a take that splits the rest (Kayles), a
+/// split without taking (Lasker's Nim).
+fn heap_rule_help(h: &grundy_protocol::games::heaps::Heaps) -> String {
+    // What each rule allows from a heap of 10.
+    let mut takes = Vec::new();
+    let (mut split_take, mut split_only) = (None::<u64>, false);
+    for heap in &h.heaps {
+        heap.rule.steps(10, &mut |step| {
+            match (step.take, step.split) {
+                (0, Some(_)) => split_only = true,
+                (t, Some(_)) => split_take = Some(split_take.map_or(t, |s| s.min(t))),
+                (t, None) => takes.push(t),
+            }
+            true
+        });
+    }
+    let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
+    let rule = if rules.windows(2).all(|w| w[0] == w[1]) {
+        match rules.first() {
+            Some(r) => format!(" (the rule: {r})"),
+            None => String::new(),
+        }
+    } else {
+        " (each heap's rule, shown on the board, says how many)".to_string()
+    };
+    let mut lines = Vec::new();
+    // 3 if a rule allows it, else the largest amount below, else the least.
+    let take = takes
+        .iter()
+        .copied()
+        .filter(|&t| t <= 3)
+        .max()
+        .or_else(|| takes.iter().copied().min());
+    if let Some(t) = take {
+        let typed = format!("2 {t}");
+        lines.push(format!("  {typed:<15}take {t} from heap 2{rule}"));
+    }
+    if let Some(t) = split_take {
+        let typed = format!("2 {t} 3 4");
+        lines.push(format!(
+            "  {typed:<15}take {t} from heap 2 and split the rest into heaps 3 and 4"
+        ));
+    }
+    if split_only {
+        lines.push(
+            "  split 2 3 4    split heap 2 into heaps 3 and 4 without taking anything".to_string(),
+        );
+    }
+    lines.join("\n")
 }
 
 fn example_json(position: &Position) -> String {
@@ -410,6 +512,66 @@ mod tests {
         assert_eq!(wire(&q, "1 6"), json!({"heap": 1, "take": 6}));
     }
 
+    /// Every legal move of small positions of every family, written in the
+    /// short form, reads back as the same move (and the same wire JSON).
+    #[test]
+    fn short_forms_read_back_as_the_same_move() {
+        let specs = [
+            json!({"game": "nim", "heaps": [3, 4, 0, 5]}),
+            json!({"game": "nim", "misere": true, "heaps": [1, 2]}),
+            json!({"game": "kayles", "heaps": [5, 7]}),
+            json!({"game": "dawson", "heaps": [6]}),
+            json!({"game": "lasker", "heaps": [6, 3]}),
+            json!({"game": "bash", "k": 3, "heaps": [5, 6]}),
+            json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [9]}),
+            json!({"game": "heaps", "heaps": [{"size": 6, "rule": {"octal": "4.07"}}, {"size": 7, "rule": "odd"}, {"size": 5, "rule": "half"}]}),
+            json!({"game": "wythoff", "heaps": [4, 6]}),
+            json!({"game": "moore", "heaps": [2, 3, 1], "k": 2}),
+            json!({"game": "moore", "heaps": [3, 2, 2], "k": 3, "max_take": 2}),
+            json!({"game": "new-stone", "heaps": [2, 3, 1]}),
+            json!({"game": "staircase", "pieces": [1, 4, 7]}),
+            json!({"game": "treblecross", "board": "..X...."}),
+            json!({"game": "darkraft", "grid": ["RLX", "LRR"]}),
+            json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 1, 3]}),
+            json!({"game": "twist", "stones": 7}),
+        ];
+        let mut checked_moves = 0;
+        for spec in specs {
+            let mut positions = vec![pos(spec.clone())];
+            // The start, and every position one move on (Twist after its split).
+            let first = positions[0].legal_moves(usize::MAX);
+            assert!(first.complete, "{spec}");
+            for m in first.moves.iter().take(3) {
+                let mut q = positions[0].clone();
+                q.play(m).expect("legal");
+                positions.push(q);
+            }
+            for p in &positions {
+                for m in p.legal_moves(usize::MAX).moves {
+                    let text = short_form(&m);
+                    assert!(!text.starts_with('{'), "{spec}: {m:?} has no short form");
+                    match parse(p, &text) {
+                        Ok(Input::Move(v, back)) => {
+                            assert_eq!(back, m, "{spec}: {text:?}");
+                            assert_eq!(v, json!(m), "{spec}: {text:?}");
+                        }
+                        other => panic!("{spec}: {text:?} for {m:?} read back as {other:?}"),
+                    }
+                    checked_moves += 1;
+                }
+            }
+        }
+        assert!(checked_moves > 500, "{checked_moves}");
+    }
+
+    #[test]
+    fn a_move_with_no_short_form_is_written_as_json() {
+        let p = pos(json!({"game": "wythoff", "heaps": [4, 6]}));
+        let odd = p.parse_move(&json!({"take": [2, 3]})).expect("well formed");
+        assert_eq!(short_form(&odd), r#"{"take":[2,3]}"#);
+        assert!(refused(&p, &short_form(&odd)).starts_with("illegal move"));
+    }
+
     #[test]
     fn nothing_typed_panics() {
         let specs = [
@@ -448,6 +610,77 @@ mod tests {
             let p = pos(spec.clone());
             for l in &lines {
                 let _ = parse(&p, l);
+            }
+        }
+    }
+
+    /// Help shows the moves the game's rule allows, and no other.
+    #[test]
+    fn help_shows_only_what_the_rule_allows() {
+        let help = |spec: Value| {
+            let h = help_text(&pos(spec));
+            h[..h.find("{...}").expect("the JSON line")].to_string()
+        };
+        let bash = help(json!({"game": "bash", "k": 2, "heaps": [5, 6]}));
+        assert!(
+            bash.contains("  2 2            take 2 from heap 2 (the rule: take 1 to 2)"),
+            "{bash}"
+        );
+        assert!(!bash.contains("split"), "{bash}");
+        let sub = help(json!({"game": "subtraction", "set": [4, 5], "heaps": [9]}));
+        assert!(
+            sub.contains("  2 4            take 4 from heap 2 (the rule: take one of {4, 5})"),
+            "{sub}"
+        );
+        assert!(!sub.contains("split"), "{sub}");
+        let kayles = help(json!({"game": "kayles", "heaps": [5]}));
+        assert!(
+            kayles.contains("  2 2            take 2 from heap 2"),
+            "{kayles}"
+        );
+        assert!(
+            kayles.contains("  2 1 3 4        take 1 from heap 2 and split"),
+            "{kayles}"
+        );
+        assert!(!kayles.contains("split 2 3 4"), "{kayles}");
+        let lasker = help(json!({"game": "lasker", "heaps": [5]}));
+        assert!(lasker.contains("  split 2 3 4    split heap 2"), "{lasker}");
+        assert!(!lasker.contains("2 1 3 4"), "{lasker}");
+        let mixed = help(
+            json!({"game": "heaps", "heaps": [{"size": 5, "rule": "odd"}, {"size": 4, "rule": {"octal": "4.07"}}]}),
+        );
+        assert!(mixed.contains("each heap's rule"), "{mixed}");
+        assert!(mixed.contains("split 2 3 4"), "{mixed}");
+        let moore1 = help(json!({"game": "moore", "heaps": [3, 5], "k": 1}));
+        assert!(!moore1.lines().skip(1).any(|l| l.contains(':')), "{moore1}");
+        let moore = help(json!({"game": "moore", "heaps": [3, 5, 6], "k": 2, "max_take": 1}));
+        assert!(
+            moore.contains(
+                "  0:1 3:1        take 1 from heap 0 and 1 from heap 3 (at most 2 heaps at once)"
+            ),
+            "{moore}"
+        );
+        assert!(
+            moore.contains("  2 1            take 1 from heap 2 only"),
+            "{moore}"
+        );
+        // Every example is a legal move where heap 2 is large enough.
+        for spec in [
+            json!({"game": "bash", "k": 2, "heaps": [5, 6, 9]}),
+            json!({"game": "kayles", "heaps": [5, 6, 8]}),
+            json!({"game": "lasker", "heaps": [5, 6, 7]}),
+            json!({"game": "moore", "heaps": [3, 5, 6, 4], "k": 2, "max_take": 6}),
+        ] {
+            let p = pos(spec.clone());
+            for line in help(spec.clone()).lines().skip(1) {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let typed: String = line.chars().skip(2).take(15).collect();
+                match parse(&p, typed.trim()) {
+                    Ok(Input::Move(..)) => {}
+                    other => panic!("{spec}: {typed:?} gave {other:?}"),
+                }
             }
         }
     }

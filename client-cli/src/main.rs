@@ -7,19 +7,22 @@ mod account;
 mod analyze;
 mod console;
 mod describe;
+#[cfg(test)]
+mod docs;
 mod follow;
 mod input;
 mod net;
 mod play;
 mod render;
 mod seats;
-mod spec;
 mod spectate;
 mod tournament;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+/// Game specs from short forms, shared with `grundy-bot` (`crate::spec`).
+use grundy_client::spec;
 
 #[derive(Parser)]
 #[command(name = "grundy", version, about = "Impartial games, perfectly played")]

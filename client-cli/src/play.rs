@@ -11,7 +11,7 @@ use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
 use grundy_protocol::wire::{ClientMsg, Clock, RandomStart, ServerMsg, Snapshot};
 use grundy_protocol::{Analysis, Outcome};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::console::{Console, Typed};
 use crate::describe::{describe_move, nim_table};
@@ -1030,7 +1030,7 @@ fn hint(f: &Follow, me: u8, console: &Console, paint: &Paint) {
                 "Best try (keeps the game long):"
             },
             describe_move(&f.game.position, m),
-            json!(m)
+            input::short_form(m)
         ));
     }
     if let Some(table) = nim_table(&f.game.position) {

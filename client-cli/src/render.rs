@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 
 use grundy_protocol::games::twist::Twist;
+use grundy_protocol::names::count;
 use grundy_protocol::{Position, Rules};
 use serde_json::Value;
 
@@ -87,9 +88,15 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             heap_rows(&title, &sizes, &notes, last, paint)
         }
         Position::Moore(m) => {
-            let mut title = format!("Moore's Nim: take from 1 to {} heaps at once", m.k);
-            if let Some(t) = m.max_take {
-                title.push_str(&format!(", at most {t} from each"));
+            let mut title = if m.k == 1 {
+                "Moore's Nim with k = 1: take from one heap, as in Nim".to_string()
+            } else {
+                format!("Moore's Nim: take from 1 to {} heaps at once", m.k)
+            };
+            match (m.max_take, m.k) {
+                (Some(t), 1) => title.push_str(&format!(", at most {t}")),
+                (Some(t), _) => title.push_str(&format!(", at most {t} from each")),
+                (None, _) => {}
             }
             heap_rows(&title, &m.heaps, &[], last, paint)
         }
@@ -107,6 +114,10 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             last,
             paint,
         ),
+        Position::Twist(Twist::Unsplit(1)) => {
+            "Twist: 1 stone, not split yet.\nThe first move leaves it as a heap of 1; then it is Nim.\n"
+                .to_string()
+        }
         Position::Twist(Twist::Unsplit(m)) => format!(
             "Twist: {m} stones, not split yet.\nThe first move splits them into heaps (sizes adding up to {m}); then it is Nim.\n"
         ),
@@ -219,7 +230,10 @@ fn heap_rows(
         out.push('\n');
     }
     if heaps.len() > MAX_ROWS {
-        out.push_str(&format!("  … and {} more heaps\n", heaps.len() - MAX_ROWS));
+        out.push_str(&format!(
+            "  … and {}\n",
+            count((heaps.len() - MAX_ROWS) as u64, "more heap", "more heaps")
+        ));
     }
     out
 }
@@ -351,8 +365,9 @@ fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
         ))
     });
     let mut out = "World of Darkraft: choose an active cell; it and its diagonals (L ↙↗, R ↖↘, X both) go dark ('.')\n".to_string();
+    // Column numbers across the top, row numbers down the side.
     let header: Vec<String> = (0..cols).map(|c| format!("{c:>2}")).collect();
-    out.push_str(&format!("  row {}\n", header.join(" ")));
+    out.push_str(&format!("  row\\col {}\n", header.join(" ")));
     for (r, row) in grid.iter().enumerate() {
         let cells: Vec<String> = row
             .chars()
@@ -365,7 +380,7 @@ fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
                 }
             })
             .collect();
-        out.push_str(&format!("  {r:>3} {}\n", cells.join(" ")));
+        out.push_str(&format!("  {r:>7} {}\n", cells.join(" ")));
     }
     if let Some((r, c)) = mark {
         out.push_str(&paint.mark(&format!("  * last chosen: row {r}, column {c}")));
@@ -390,8 +405,9 @@ fn graph(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
     }
     let moved = last.and_then(|m| m.get("token")).and_then(Value::as_u64);
     let mut out = format!(
-        "Graph game: move one token along an edge; {n} vertices, {} edges\n",
-        edges.len()
+        "Graph game: move one token along an edge; {}, {}\n",
+        count(n, "vertex", "vertices"),
+        count(edges.len() as u64, "edge", "edges")
     );
     for (t, v) in tokens.iter().enumerate().take(MAX_ROWS) {
         let next = succ
@@ -408,8 +424,12 @@ fn graph(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
     }
     if tokens.len() > MAX_ROWS {
         out.push_str(&format!(
-            "  … and {} more tokens\n",
-            tokens.len() - MAX_ROWS
+            "  … and {}\n",
+            count(
+                (tokens.len() - MAX_ROWS) as u64,
+                "more token",
+                "more tokens"
+            )
         ));
     }
     if n as usize <= MAX_ROWS && !succ.is_empty() {
@@ -479,6 +499,18 @@ mod tests {
     }
 
     #[test]
+    fn moore_one_heap_at_a_time() {
+        let text = draw(
+            json!({"game": "moore", "heaps": [3, 5], "k": 1, "max_take": 2}),
+            None,
+        );
+        assert!(
+            text.starts_with("Moore's Nim with k = 1: take from one heap, as in Nim, at most 2\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn new_stone() {
         insta::assert_snapshot!(draw(
             json!({"game": "new-stone", "heaps": [2, 3, 4]}),
@@ -540,6 +572,29 @@ mod tests {
             json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 3, 1]}),
             Some(json!({"token": 2, "to": 1}))
         ));
+    }
+
+    /// One of a thing is said in the singular.
+    #[test]
+    fn one_is_singular() {
+        let twist = draw(json!({"game": "twist", "stones": 1}), None);
+        assert!(
+            twist.starts_with("Twist: 1 stone, not split yet."),
+            "{twist}"
+        );
+        let graph = draw(
+            json!({"game": "graph", "vertices": 1, "edges": [], "tokens": [0]}),
+            None,
+        );
+        assert!(graph.contains("; 1 vertex, 0 edges"), "{graph}");
+        let heaps: Vec<u64> = vec![1; MAX_ROWS + 1];
+        let nim = draw(json!({"game": "nim", "heaps": heaps}), None);
+        assert!(nim.ends_with("  … and 1 more heap\n"), "{nim}");
+        for text in [twist, graph, nim] {
+            for word in ["stones", "vertices", "edges", "heaps", "tokens"] {
+                assert!(!text.contains(&format!(" 1 {word}")), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -450,8 +450,8 @@ impl Replay {
                     None => format!("\nNo winner ({why})."),
                 };
                 s.push_str(&format!(
-                    " {thrown} move{} threw a win away.",
-                    if thrown == 1 { "" } else { "s" }
+                    " {} threw a win away.",
+                    grundy_protocol::names::count(thrown as u64, "move", "moves")
                 ));
                 s
             }
@@ -509,11 +509,12 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     }
     let total = replay.record.moves.len();
     println!(
-        "{}, match {}: {} (seat 0) vs {} (seat 1), {total} moves.",
+        "{}, match {}: {} (seat 0) vs {} (seat 1), {}.",
         grundy_protocol::names::spec_name(&replay.record.spec),
         replay.record.room,
         replay.name(0),
         replay.name(1),
+        grundy_protocol::names::count(total as u64, "move", "moves"),
     );
     print!("{}", replay.start(&paint));
     if args.all || total == 0 {

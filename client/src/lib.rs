@@ -8,11 +8,13 @@
 //! - [`seat`]: taking a seat and playing it to the end at a [`Level`], resuming
 //!   after dropped connections;
 //! - [`tournament`]: a tournament's state, watching its events, exporting its
-//!   games (JSON and CSV).
+//!   games (JSON and CSV);
+//! - [`spec`]: game specs from the short forms people type (`nim 3 4 5`).
 //!
 //! [`Level`]: grundy_protocol::Level
 
 pub mod account;
 pub mod client;
 pub mod seat;
+pub mod spec;
 pub mod tournament;

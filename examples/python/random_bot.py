@@ -580,7 +580,7 @@ def main():
     how.add_argument("--random", metavar="GAME", help="create a room with a random start of GAME (e.g. kayles)")
     how.add_argument("--join", metavar="CODE", help="join the room with this code (or id)")
     p.add_argument("--size", type=int, help="size bound of the random start (default: the server's)")
-    p.add_argument("--bot", metavar="LEVEL", help="ask for the server's house bot: perfect, random or 0-10")
+    p.add_argument("--bot", metavar="LEVEL", help="ask for the server's house bot: perfect, random, or 0-10")
     p.add_argument("--seed", type=int, help="seed of our random choices (and of the random start)")
     p.add_argument("--drop-after", type=int, metavar="N", help="testing: drop the connection after our N-th move")
     p.add_argument("--verbose", "-v", action="store_true", help="print every frame")

@@ -14,6 +14,8 @@ pub struct Analysis {
     /// The Grundy value where the theory gives it cheaply, else null.
     pub grundy: Option<u64>,
     /// Moves to positions the opponent loses (at most the requested limit).
+    /// Twist's splits are listed once per set of heap sizes, largest first:
+    /// `[5, 4, 1]` stands for `[1, 4, 5]` and every other order too.
     pub winning_moves: Vec<Move>,
     /// How many winning moves there are, when `winning_moves` lists them all;
     /// null when the listing was cut short.
@@ -25,7 +27,11 @@ pub struct Analysis {
 impl Analysis {
     /// Analyses `position`, listing at most `limit` winning moves.
     pub fn of(position: &Position, limit: usize) -> Analysis {
-        let winning = position.winning_moves(limit);
+        let winning = match position {
+            // The order of the heaps of a split changes nothing: one of each.
+            Position::Twist(t) => t.distinct_winning_moves(limit).map(Move::Twist),
+            _ => position.winning_moves(limit),
+        };
         Analysis {
             outcome: position.outcome(),
             grundy: position.grundy(),

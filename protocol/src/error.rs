@@ -31,7 +31,7 @@ pub enum MoveError {
     #[error("the game is over")]
     GameOver,
     /// The move names a heap, token, piece or cell that does not exist.
-    #[error("no {what} {index}: there are {count} (numbered from {first})")]
+    #[error("no {what} {index}: {}", there_are(what, *count, *first))]
     NoSuch {
         what: &'static str,
         index: u64,
@@ -44,6 +44,16 @@ pub enum MoveError {
     /// A move of another game was offered to this position.
     #[error("this is a move of another game")]
     WrongGame,
+}
+
+/// What there is instead: `there are 3 (numbered from 0)`, `there is only
+/// heap 0`, `there are none`.
+fn there_are(what: &str, count: u64, first: u64) -> String {
+    match count {
+        0 => "there are none".to_string(),
+        1 => format!("there is only {what} {first}"),
+        n => format!("there are {n} (numbered from {first})"),
+    }
 }
 
 impl MoveError {

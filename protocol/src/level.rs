@@ -1,8 +1,9 @@
-//! Playing strength. `perfect` plays the engine's optimal move: from an
-//! N-position it always wins; from a P-position it plays the move that keeps
-//! the game long. Levels 0 to 9 are for people to enjoy: at level `n` the bot
-//! plays a random legal move with probability (10 - n) / 10, and the perfect
-//! move otherwise (level 0 plays at random).
+//! Playing strength: perfect, random, or 0-10 (every help says it so).
+//! `perfect` (= 10) plays the engine's optimal move: from an N-position it
+//! always wins; from a P-position it plays the move that keeps the game long.
+//! Levels 0 to 9 are for people to enjoy: at level `n` the bot plays a random
+//! legal move with probability (10 - n) / 10, and the perfect move otherwise
+//! (level 0, `random`, plays at random).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,6 +1,7 @@
 //! The games' own names and short descriptions of specs, for lists a person
 //! reads (the lobby): a summary names the game and sketches its start, where
-//! the whole spec could be tens of kilobytes.
+//! the whole spec could be tens of kilobytes; and counts in words (`1 stone`,
+//! `3 stones`), for every message that names a number of things.
 
 use serde_json::Value;
 
@@ -22,6 +23,16 @@ const NAMES: &[(&str, &str)] = &[
     ("twist", "Twist"),
     ("graph", "Graph game"),
 ];
+
+/// `n` things in words: `1 stone`, `0 stones`, `3 stones` (`one` and `many`
+/// are the singular and the plural).
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
 
 /// The name of the game a spec's `game` id stands for (the id itself if it is
 /// none of the catalogue's).
@@ -116,6 +127,13 @@ fn cut(text: &str, max_chars: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "stone", "stones"), "1 stone");
+        assert_eq!(count(0, "stone", "stones"), "0 stones");
+        assert_eq!(count(2, "vertex", "vertices"), "2 vertices");
+    }
 
     #[test]
     fn presets_have_their_own_names() {

@@ -238,7 +238,7 @@ fn bad_specs_name_the_field() {
         ),
         (
             json!({"game": "darkraft", "grid": ["RL", "R"]}),
-            "grid[1]: has 1 cells but row 0 has 2",
+            "grid[1]: has 1 cell but row 0 has 2",
         ),
         (
             json!({"game": "darkraft", "grid": ["RL", "Rx"]}),

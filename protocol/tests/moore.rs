@@ -270,7 +270,7 @@ fn bad_moves_say_why() {
         ),
         (
             json!({"take": [[2]]}),
-            "take[0]: expected [heap, amount], got 1 numbers",
+            "take[0]: expected [heap, amount], got 1 number",
         ),
         (
             json!({"take": [[2, 1, 1]]}),
@@ -290,4 +290,21 @@ fn bad_moves_say_why() {
     let over = parse(&json!({"game": "moore", "heaps": [0, 0], "k": 2}));
     let m = over.parse_move(&json!({"take": [[0, 1]]})).unwrap();
     assert_eq!(over.check(&m).unwrap_err().to_string(), "the game is over");
+    // One of a thing is said in the singular.
+    let one = parse(&json!({"game": "moore", "heaps": [1, 5], "k": 1, "max_take": 1}));
+    let cases = [
+        (
+            json!({"take": [[0, 1], [1, 1]]}),
+            "at most k = 1 heap, this one names 2",
+        ),
+        (
+            json!({"take": [[0, 2]]}),
+            "heap 0 has only 1 stone, cannot take 2",
+        ),
+        (
+            json!({"take": [[1, 2]]}),
+            "at most max_take = 1 stone may be taken from a heap, not 2",
+        ),
+    ];
+    common::assert_moves_refused(&one, &cases);
 }

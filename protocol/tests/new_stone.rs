@@ -234,7 +234,7 @@ fn bad_moves_say_why() {
         ),
         (
             json!({"heap": 0, "take": 1, "give": [[2]]}),
-            "give[0]: expected [heap, amount], got 1 numbers",
+            "give[0]: expected [heap, amount], got 1 number",
         ),
         (
             json!({"heap": 0, "take": 1, "give": 3}),

@@ -147,4 +147,17 @@ fn bad_moves_say_why() {
         (json!("take 3"), "expected a JSON object"),
     ];
     common::assert_moves_refused(&p, &cases);
+    // One of a thing is said in the singular.
+    let one = parse(&json!({"game": "nim", "heaps": [1]}));
+    let cases = [
+        (
+            json!({"heap": 0, "take": 2}),
+            "heap 0 has only 1 stone, cannot take 2",
+        ),
+        (
+            json!({"heap": 1, "take": 1}),
+            "no heap 1: there is only heap 0",
+        ),
+    ];
+    common::assert_moves_refused(&one, &cases);
 }

@@ -71,6 +71,36 @@ fn splits_are_listed_exactly() {
     }
 }
 
+/// An analysis lists each winning split once, whatever the order of its heaps.
+#[test]
+fn analysis_lists_each_split_once() {
+    for m in [2u64, 6, 10, 16] {
+        let p = parse(&json!({"game": "twist", "stones": m}));
+        let a = Analysis::of(&p, usize::MAX);
+        let listed: Vec<Vec<u64>> = a
+            .winning_moves
+            .iter()
+            .map(|mv| serde_json::from_value(to_json(mv)["split"].clone()).unwrap())
+            .collect();
+        let mut every: Vec<Vec<u64>> = p
+            .winning_moves(usize::MAX)
+            .moves
+            .iter()
+            .map(|mv| {
+                let mut s: Vec<u64> = serde_json::from_value(to_json(mv)["split"].clone()).unwrap();
+                s.sort_unstable_by(|a, b| b.cmp(a));
+                s
+            })
+            .collect();
+        every.sort_unstable_by(|a, b| b.cmp(a));
+        every.dedup();
+        assert_eq!(listed, every, "twist {m}");
+        assert_eq!(a.winning_move_count, Some(every.len()));
+    }
+    let a = Analysis::of(&parse(&json!({"game": "twist", "stones": 10})), 1000);
+    assert_eq!(a.winning_move_count, Some(10), "not the 140 orders of them");
+}
+
 #[test]
 fn seed_examples() {
     // Even M: two equal heaps; odd M: the splitter loses (3 -> (2,1) or (1,1,1)).
@@ -201,7 +231,7 @@ fn bad_moves_say_why() {
             json!({"heap": 2, "take": 1}),
             "no heap 2: there are 2 (numbered from 0)",
         ),
-        (json!({"heap": 1, "take": 2}), "heap 1 has only 1 stones"),
+        (json!({"heap": 1, "take": 2}), "heap 1 has only 1 stone,"),
         (json!({"heap": 0, "take": 0}), "at least one stone"),
     ];
     common::assert_moves_refused(&p, &cases);

@@ -174,19 +174,19 @@ fn bad_moves_say_why() {
         ),
         (
             json!({"take": [4, 0]}),
-            "heap 0 has only 3 stones, cannot take 4",
+            "heap a has only 3 stones, cannot take 4",
         ),
         (
             json!({"take": [4, 4]}),
-            "heap 0 has only 3 stones, cannot take 4",
+            "heap a has only 3 stones, cannot take 4",
         ),
         (
             json!({"take": [0, 6]}),
-            "heap 1 has only 5 stones, cannot take 6",
+            "heap b has only 5 stones, cannot take 6",
         ),
         (
             json!({"take": [1]}),
-            "take: expected [from heap 0, from heap 1], got 1 numbers",
+            "take: expected [from heap a, from heap b], got 1 number",
         ),
         (
             json!({"take": [1, 1, 1]}),

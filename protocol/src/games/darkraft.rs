@@ -322,7 +322,10 @@ impl Darkraft {
             } else if len != cols {
                 return fail(
                     &row_path,
-                    format!("has {len} cells but row 0 has {cols}: rows must have equal length"),
+                    format!(
+                        "has {} but row 0 has {cols}: rows must have equal length",
+                        crate::names::count(len as u64, "cell", "cells")
+                    ),
                 );
             }
             for (j, ch) in s.chars().enumerate() {

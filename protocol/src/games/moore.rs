@@ -24,6 +24,7 @@ use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Stat
 use crate::games::nim::malformed;
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
+use crate::names::count;
 
 /// Below this many legal moves, winning moves are found by trying every move
 /// (exact); above it, the constructive move is listed and the list is marked
@@ -57,7 +58,10 @@ pub(crate) fn parse_pairs(v: &Value, path: &str) -> Result<Vec<(usize, u64)>, Fa
         if pair.len() != 2 {
             return Err((
                 p,
-                format!("expected [heap, amount], got {} numbers", pair.len()),
+                format!(
+                    "expected [heap, amount], got {}",
+                    count(pair.len() as u64, "number", "numbers")
+                ),
             ));
         }
         let heap = u64_at(&pair[0], &index(&p, 0), u32::MAX as u64)? as usize;
@@ -338,8 +342,8 @@ impl Rules for Moore {
         }
         if mv.take.len() as u64 > self.k as u64 {
             return Err(MoveError::forbidden(format!(
-                "a move may take from at most k = {} heaps, this one names {}",
-                self.k,
+                "a move may take from at most k = {}, this one names {}",
+                count(self.k as u64, "heap", "heaps"),
                 mv.take.len()
             )));
         }
@@ -348,13 +352,15 @@ impl Rules for Moore {
             let h = self.heaps[heap];
             if amount > h {
                 return Err(MoveError::forbidden(format!(
-                    "heap {heap} has only {h} stones, cannot take {amount}"
+                    "heap {heap} has only {}, cannot take {amount}",
+                    count(h, "stone", "stones")
                 )));
             }
             if let Some(l) = self.max_take {
                 if amount > l {
                     return Err(MoveError::forbidden(format!(
-                        "at most max_take = {l} stones may be taken from a heap, not {amount}"
+                        "at most max_take = {} may be taken from a heap, not {amount}",
+                        count(l, "stone", "stones")
                     )));
                 }
             }

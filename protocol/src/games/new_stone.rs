@@ -25,6 +25,7 @@ use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
 use crate::games::nim::malformed;
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
+use crate::names::count;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NewStone {
@@ -242,13 +243,17 @@ impl Rules for NewStone {
         if mv.take.saturating_add(given) > h {
             return Err(MoveError::forbidden(if mv.give.is_empty() {
                 format!(
-                    "heap {} has only {h} stones, cannot take {}",
-                    mv.heap, mv.take
+                    "heap {} has only {}, cannot take {}",
+                    mv.heap,
+                    count(h, "stone", "stones"),
+                    mv.take
                 )
             } else {
                 format!(
-                    "heap {} has only {h} stones, cannot remove {} and move {given} more",
-                    mv.heap, mv.take
+                    "heap {} has only {}, cannot remove {} and move {given} more",
+                    mv.heap,
+                    count(h, "stone", "stones"),
+                    mv.take
                 )
             }));
         }

@@ -43,8 +43,10 @@ impl TakeMove {
         }
         if self.take > size {
             return Err(MoveError::forbidden(format!(
-                "heap {} has only {size} stones, cannot take {}",
-                self.heap, self.take
+                "heap {} has only {}, cannot take {}",
+                self.heap,
+                crate::names::count(size, "stone", "stones"),
+                self.take
             )));
         }
         Ok(())

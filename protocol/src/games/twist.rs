@@ -15,6 +15,7 @@ use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
+use crate::names::count;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};
@@ -76,9 +77,19 @@ impl Twist {
 /// Enumerates splits of `m` into at most `max_parts` parts in reverse
 /// lexicographic order (`[m]` first), pushing each into `out` until it is
 /// full. With `zero_xor`, only splits with nim-sum 0, found without visiting
-/// dead ends: every prefix kept can still be completed. Iterative, so a split
-/// into thousands of parts does not deepen the stack.
-fn splits(m: u64, zero_xor: bool, max_parts: usize, out: &mut Collector<TwistMove>) {
+/// dead ends: every prefix kept can still be completed. With `largest_first`,
+/// only splits whose sizes never grow (`[5, 4, 1]`, not `[1, 4, 5]`): each
+/// set of sizes once. (A prefix kept can then still meet a dead end: the
+/// completion found for it may need a part larger than the last; the search
+/// backs out of it.) Iterative, so a split into thousands of parts does not
+/// deepen the stack.
+fn splits(
+    m: u64,
+    zero_xor: bool,
+    largest_first: bool,
+    max_parts: usize,
+    out: &mut Collector<TwistMove>,
+) {
     let mut parts: Vec<u64> = Vec::new();
     // next[l]: the largest size still to try for part l.
     let mut next: Vec<u64> = vec![m];
@@ -106,7 +117,7 @@ fn splits(m: u64, zero_xor: bool, max_parts: usize, out: &mut Collector<TwistMov
                         x ^= a;
                     }
                 } else {
-                    next.push(rem);
+                    next.push(if largest_first { rem.min(a) } else { rem });
                 }
             }
             None => {
@@ -220,6 +231,22 @@ fn largest_with_masked_at_most(cap: u64, mask: u64, d: u64) -> Option<u64> {
     None
 }
 
+impl Twist {
+    /// The winning moves with each split listed once, whatever the order of
+    /// its heaps (largest first): `[5, 4, 1]` and `[1, 4, 5]` leave the same
+    /// game. After the split, as `winning_moves`.
+    pub fn distinct_winning_moves(&self, limit: usize) -> MoveList<TwistMove> {
+        match self {
+            Twist::Unsplit(m) if m % 2 == 0 => {
+                let mut out = Collector::new(limit);
+                splits(*m, true, true, MAX_HEAPS, &mut out);
+                out.finish()
+            }
+            _ => self.winning_moves(limit),
+        }
+    }
+}
+
 impl Rules for Twist {
     type Move = TwistMove;
 
@@ -244,14 +271,16 @@ impl Rules for Twist {
                 let sum = split.iter().try_fold(0u64, |acc, &h| acc.checked_add(h));
                 if sum != Some(*m) {
                     return Err(MoveError::forbidden(format!(
-                        "the heaps of a split must add up to the {m} stones, not {}",
+                        "the heaps of a split must add up to the {}, not {}",
+                        count(*m, "stone", "stones"),
                         sum.map_or_else(|| "more than 2^64".to_string(), |s| s.to_string())
                     )));
                 }
                 Ok(())
             }
             (Twist::Unsplit(m), TwistMove::Take(_)) => Err(MoveError::forbidden(format!(
-                "the {m} stones must be split first: the first move is {{\"split\": [sizes...]}}"
+                "the {} must be split first: the first move is {{\"split\": [sizes...]}}",
+                count(*m, "stone", "stones")
             ))),
             (Twist::Split(_), TwistMove::Split { .. }) => Err(MoveError::forbidden(
                 "the stones are already split; now take from one heap",
@@ -281,7 +310,7 @@ impl Rules for Twist {
         match self {
             Twist::Unsplit(m) => {
                 let mut out = Collector::new(limit);
-                splits(*m, false, MAX_HEAPS, &mut out);
+                splits(*m, false, false, MAX_HEAPS, &mut out);
                 out.finish()
             }
             Twist::Split(heaps) => take_moves(heaps, limit).map(TwistMove::Take),
@@ -311,7 +340,7 @@ impl Strategy for Twist {
     fn winning_moves(&self, limit: usize) -> MoveList<TwistMove> {
         let mut out = Collector::new(limit);
         match self {
-            Twist::Unsplit(m) if m % 2 == 0 => splits(*m, true, MAX_HEAPS, &mut out),
+            Twist::Unsplit(m) if m % 2 == 0 => splits(*m, true, false, MAX_HEAPS, &mut out),
             Twist::Unsplit(_) => {}
             Twist::Split(heaps) => {
                 let x = nim_sum(heaps.iter().copied());
@@ -362,8 +391,12 @@ mod tests {
     use std::collections::HashSet;
 
     fn listed(m: u64, zero_xor: bool, max_parts: usize) -> Vec<Vec<u64>> {
+        listed_in(m, zero_xor, false, max_parts)
+    }
+
+    fn listed_in(m: u64, zero_xor: bool, largest_first: bool, max_parts: usize) -> Vec<Vec<u64>> {
         let mut out = Collector::new(usize::MAX);
-        splits(m, zero_xor, max_parts, &mut out);
+        splits(m, zero_xor, largest_first, max_parts, &mut out);
         out.finish()
             .moves
             .into_iter()
@@ -406,6 +439,27 @@ mod tests {
                     let got = listed(m, zero_xor, max_parts);
                     assert_eq!(got.len(), want.len(), "m {m} parts {max_parts} {zero_xor}");
                     assert_eq!(got.into_iter().collect::<HashSet<_>>(), want);
+                }
+            }
+        }
+    }
+
+    /// Largest first, every set of sizes comes once: exactly the sorted
+    /// compositions, in reverse lexicographic order.
+    #[test]
+    fn splits_largest_first_are_each_set_of_sizes_once() {
+        for m in 1..=14u64 {
+            for max_parts in [1usize, 2, 3, 4, 5, 7, MAX_HEAPS] {
+                for zero_xor in [false, true] {
+                    let mut want: Vec<Vec<u64>> = compositions(m)
+                        .into_iter()
+                        .filter(|c| c.len() <= max_parts)
+                        .filter(|c| !zero_xor || c.iter().fold(0, |a, &b| a ^ b) == 0)
+                        .filter(|c| c.windows(2).all(|w| w[0] >= w[1]))
+                        .collect();
+                    want.sort_unstable_by(|a, b| b.cmp(a));
+                    let got = listed_in(m, zero_xor, true, max_parts);
+                    assert_eq!(got, want, "m {m} parts {max_parts} {zero_xor}");
                 }
             }
         }

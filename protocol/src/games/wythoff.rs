@@ -16,6 +16,11 @@ use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::json::{array_at, u64_at, Fail, Obj};
 use crate::limits::MAX_WYTHOFF;
+use crate::names::count;
+
+/// What the two heaps are called in words (the board, hints, refusals): heap
+/// `a` is the first (`heaps[0]`, `take[0]`), heap `b` the second.
+pub const HEAP_NAMES: [&str; 2] = ["a", "b"];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Wythoff {
@@ -38,8 +43,8 @@ impl WythoffMove {
             return Err((
                 path,
                 format!(
-                    "expected [from heap 0, from heap 1], got {} numbers",
-                    items.len()
+                    "expected [from heap a, from heap b], got {}",
+                    count(items.len() as u64, "number", "numbers")
                 ),
             ));
         }
@@ -163,10 +168,11 @@ impl Rules for Wythoff {
                 "taking from both heaps must take the same amount from each, not {x} and {y}"
             )));
         }
-        for (i, (&t, &h)) in mv.take.iter().zip(&self.heaps).enumerate() {
+        for (name, (&t, &h)) in HEAP_NAMES.iter().zip(mv.take.iter().zip(&self.heaps)) {
             if t > h {
                 return Err(MoveError::forbidden(format!(
-                    "heap {i} has only {h} stones, cannot take {t}"
+                    "heap {name} has only {}, cannot take {t}",
+                    count(h, "stone", "stones")
                 )));
             }
         }

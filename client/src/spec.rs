@@ -1,0 +1,347 @@
+//! Game specs from the short forms people type: `nim 3 4 5`, `kayles 5 7`,
+//! `bash --k 3 5 6`, `subtraction --set 1,3,4 10`, `treblecross ..X..`,
+//! `darkraft RL LR`, `twist 10`, or a whole JSON spec (one reading for
+//! `grundy analyze`, `grundy play --game`, `grundy tournament create --spec`
+//! and `grundy-bot --spec`).
+
+use serde_json::{json, Value};
+
+/// A short form that names no position, and why, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShortSpecError(pub String);
+
+type Result<T> = std::result::Result<T, ShortSpecError>;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(ShortSpecError(format!($($t)*))) };
+}
+
+/// The options a short form may carry besides the game and its numbers.
+#[derive(Debug, Default, Clone)]
+pub struct Flags {
+    pub misere: bool,
+    pub k: Option<u64>,
+    pub set: Vec<u64>,
+    pub max_take: Option<u64>,
+}
+
+/// A whole number ≥ 0 as a person types it; the error says what is wrong
+/// with it (not a number, negative, or too large).
+pub fn whole_number(word: &str) -> std::result::Result<u64, String> {
+    word.parse::<u64>().map_err(|_| {
+        let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        if digits(word) {
+            format!("{word:?} is too large (the largest number is {})", u64::MAX)
+        } else if word.strip_prefix('-').is_some_and(digits) {
+            format!("{word:?} is negative: write a whole number ≥ 0")
+        } else if word.chars().any(char::is_control) {
+            format!(
+                "{word:?} is not a whole number ≥ 0 (it holds a control character, as an \
+                 arrow or function key types)"
+            )
+        } else if word.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
+            format!("{word:?} is not a whole number ≥ 0 (write it with the digits 0-9)")
+        } else {
+            format!("{word:?} is not a whole number ≥ 0")
+        }
+    })
+}
+
+/// The games with a short form, as a person lists them.
+const SHORT_GAMES: &str = "nim, kayles, dawson, lasker, bash, subtraction, wythoff, moore, \
+     new-stone, staircase, treblecross, darkraft, twist";
+
+/// Whole specs of the games that have no short form, to copy and change.
+pub const GRAPH_EXAMPLE: &str =
+    r#"{"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2], [0, 2]], "tokens": [0, 1]}"#;
+pub const HEAPS_EXAMPLE: &str = r#"{"game": "heaps", "heaps": [{"size": 5, "rule": {"upto": 3}}, {"size": 7, "rule": "odd"}, {"size": 6, "rule": {"octal": "0.77"}}]}"#;
+
+/// A flag a short form may carry: its name, the games that take it, and what
+/// it means for a game that cannot do without it (with an example).
+struct Flag {
+    name: &'static str,
+    games: &'static [&'static str],
+    needed_by: &'static [(&'static str, &'static str)],
+}
+
+const FLAGS: &[Flag] = &[
+    Flag {
+        name: "--misere",
+        games: &["nim"],
+        needed_by: &[],
+    },
+    Flag {
+        name: "--k",
+        games: &["bash", "moore"],
+        needed_by: &[
+            ("bash", "the most one move may take (e.g. `bash --k 3 5 6`)"),
+            (
+                "moore",
+                "the most heaps one move may take from (e.g. `moore --k 2 3 4 5`)",
+            ),
+        ],
+    },
+    Flag {
+        name: "--set",
+        games: &["subtraction"],
+        needed_by: &[(
+            "subtraction",
+            "the amounts a move may take (e.g. `subtraction --set 1,3,4 10`)",
+        )],
+    },
+    Flag {
+        name: "--max-take",
+        games: &["moore"],
+        needed_by: &[],
+    },
+];
+
+/// Builds a spec from `GAME ARGS...` and the flags.
+pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
+    let Some((game, rest)) = words.split_first() else {
+        bail!("say which position, e.g. `nim 3 4 5`, or give a JSON spec");
+    };
+    let numbers = || -> Result<Vec<u64>> {
+        rest.iter()
+            .map(|s| whole_number(s).map_err(ShortSpecError))
+            .collect()
+    };
+    let one_number = || -> Result<u64> {
+        match numbers()?.as_slice() {
+            [n] => Ok(*n),
+            _ => bail!("{game} takes one number, e.g. `{game} 10`"),
+        }
+    };
+    let mut fields = serde_json::Map::new();
+    fields.insert("game".into(), json!(game));
+    match game.as_str() {
+        "nim" | "kayles" | "dawson" | "lasker" | "new-stone" | "wythoff" | "moore" | "bash"
+        | "subtraction" => {
+            fields.insert("heaps".into(), json!(numbers()?));
+        }
+        "staircase" => {
+            fields.insert("pieces".into(), json!(numbers()?));
+        }
+        "twist" => {
+            fields.insert("stones".into(), json!(one_number()?));
+        }
+        "treblecross" => match rest {
+            [s] if s.chars().all(|c| c.is_ascii_digit()) => {
+                fields.insert("length".into(), json!(one_number()?));
+            }
+            [board] => {
+                fields.insert("board".into(), json!(board));
+            }
+            _ => bail!("treblecross takes a length or a board such as ..X.."),
+        },
+        "darkraft" => {
+            fields.insert("grid".into(), json!(rest));
+        }
+        "graph" => bail!(
+            "graph has no short form: give its whole spec as JSON, e.g. '{GRAPH_EXAMPLE}' \
+             (docs/games.md: edges go from one vertex to another, tokens stand on vertices)"
+        ),
+        "heaps" => bail!(
+            "heaps has no short form: give its whole spec as JSON, e.g. '{HEAPS_EXAMPLE}' \
+             (docs/games.md: a rule per heap; kayles, dawson, lasker, bash and subtraction \
+             have short forms)"
+        ),
+        other => bail!("unknown game {other:?} (games with a short form: {SHORT_GAMES})"),
+    }
+    // The game is one with a short form: are its flags the ones it takes?
+    let given = [
+        ("--misere", flags.misere),
+        ("--k", flags.k.is_some()),
+        ("--set", !flags.set.is_empty()),
+        ("--max-take", flags.max_take.is_some()),
+    ];
+    for (flag, (_, is_given)) in FLAGS.iter().zip(given) {
+        let name = flag.name;
+        if is_given && !flag.games.contains(&game.as_str()) {
+            bail!(
+                "{name} is not an option of {game} (it is for {})",
+                flag.games.join(" and ")
+            );
+        }
+        if let Some((_, what)) = flag.needed_by.iter().find(|(g, _)| g == game) {
+            if !is_given {
+                bail!("{game} needs {name}: {what}");
+            }
+        }
+    }
+    if flags.misere {
+        fields.insert("misere".into(), json!(true));
+    }
+    if let Some(k) = flags.k {
+        fields.insert("k".into(), json!(k));
+    }
+    if !flags.set.is_empty() {
+        fields.insert("set".into(), json!(flags.set));
+    }
+    if let Some(m) = flags.max_take {
+        fields.insert("max_take".into(), json!(m));
+    }
+    Ok(Value::Object(fields))
+}
+
+/// A refusal of a spec built from a short form, in the short form's words:
+/// `--k` for the field `k`, `heap 2` for `heaps[2]`, `row 1` for `grid[1]`.
+pub fn refusal(e: &grundy_protocol::SpecError) -> String {
+    let field = e.field.as_str();
+    let indexed = |name: &str| -> Option<u64> {
+        field
+            .strip_prefix(name)?
+            .strip_prefix('[')?
+            .strip_suffix(']')?
+            .parse()
+            .ok()
+    };
+    let said = match field {
+        "k" => "--k".to_string(),
+        "max_take" => "--max-take".to_string(),
+        "misere" => "--misere".to_string(),
+        f if f == "set" || f.starts_with("set[") => "--set".to_string(),
+        "board" | "length" | "stones" => format!("the {field}"),
+        _ => match (indexed("heaps"), indexed("pieces"), indexed("grid")) {
+            (Some(i), _, _) => format!("heap {i}"),
+            (_, Some(i), _) => format!("piece {i}"),
+            (_, _, Some(i)) => format!("row {i}"),
+            _ => return e.to_string(),
+        },
+    };
+    format!("{said}: {}", e.message)
+}
+
+/// Reads one string: a JSON spec (`{"game": ...}`), or a short form whose
+/// words may carry `--misere`, `--k N`, `--set A,B,..`, `--max-take N`.
+pub fn parse(text: &str) -> Result<Value> {
+    let text = text.trim();
+    if text.starts_with('{') {
+        return serde_json::from_str(text)
+            .map_err(|e| ShortSpecError(format!("the spec is not valid JSON: {e}")));
+    }
+    let mut words = Vec::new();
+    let mut flags = Flags::default();
+    let mut it = text.split_whitespace();
+    let number = |name: &str, v: Option<&str>| -> Result<u64> {
+        let v = v.ok_or_else(|| ShortSpecError(format!("{name} needs a number")))?;
+        whole_number(v).map_err(|e| ShortSpecError(format!("{name}: {e}")))
+    };
+    while let Some(w) = it.next() {
+        match w {
+            "--misere" | "misere" => flags.misere = true,
+            "--k" => flags.k = Some(number("--k", it.next())?),
+            "--max-take" => flags.max_take = Some(number("--max-take", it.next())?),
+            "--set" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| ShortSpecError("--set needs amounts, e.g. 1,3,4".into()))?;
+                flags.set = v
+                    .split(',')
+                    .map(|s| {
+                        whole_number(s.trim()).map_err(|e| ShortSpecError(format!("--set: {e}")))
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            other => words.push(other.to_string()),
+        }
+    }
+    build(&words, &flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(
+            parse("nim 3 4 5").ok(),
+            Some(json!({"game": "nim", "heaps": [3, 4, 5]}))
+        );
+        assert_eq!(
+            parse("subtraction --set 1,3,4 10").ok(),
+            Some(json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [10]}))
+        );
+        assert_eq!(
+            parse("treblecross ..X..").ok(),
+            Some(json!({"game": "treblecross", "board": "..X.."}))
+        );
+        assert_eq!(
+            parse(r#"{"game": "wythoff", "heaps": [3, 5]}"#).ok(),
+            Some(json!({"game": "wythoff", "heaps": [3, 5]}))
+        );
+        assert!(parse("").is_err());
+        assert!(parse("nim x").is_err());
+        assert!(parse("chess 1").is_err());
+        assert!(parse("bash --k").is_err());
+    }
+
+    /// A flag the game needs, or one it does not take, is named as typed.
+    #[test]
+    fn flags_are_named_as_typed() {
+        let said = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(
+            said("moore 3 4 5"),
+            "moore needs --k: the most heaps one move may take from (e.g. `moore --k 2 3 4 5`)"
+        );
+        assert!(said("bash 5 6").starts_with("bash needs --k:"));
+        assert!(said("subtraction 10").starts_with("subtraction needs --set:"));
+        assert_eq!(
+            said("nim --k 2 3 4"),
+            "--k is not an option of nim (it is for bash and moore)"
+        );
+        assert!(said("kayles --misere 3").starts_with("--misere is not an option of kayles"));
+        assert!(said("wythoff --max-take 2 3 5").contains("it is for moore"));
+        assert_eq!(
+            parse("moore --k 2 --max-take 3 3 4 5").ok(),
+            Some(json!({"game": "moore", "heaps": [3, 4, 5], "k": 2, "max_take": 3}))
+        );
+        assert!(said("chess 1").contains("games with a short form: nim,"));
+    }
+
+    /// The games with no short form say how to write their spec, with an
+    /// example that is a good spec.
+    #[test]
+    fn games_without_a_short_form_give_an_example() {
+        for (game, example) in [("graph", GRAPH_EXAMPLE), ("heaps", HEAPS_EXAMPLE)] {
+            let said = parse(&format!("{game} 1 2")).unwrap_err().to_string();
+            assert!(said.contains(example), "{said}");
+            let spec = parse(example).expect("the example is JSON");
+            grundy_protocol::Position::from_spec(&spec).expect("the example is a good spec");
+        }
+    }
+
+    #[test]
+    fn refusals_of_short_forms_name_what_was_typed() {
+        let refused = |text: &str| {
+            let spec = parse(text).expect("builds");
+            refusal(&grundy_protocol::Position::from_spec(&spec).unwrap_err())
+        };
+        assert!(
+            refused("moore --k 0 3 4").starts_with("--k: must be at least 1"),
+            "{}",
+            refused("moore --k 0 3 4")
+        );
+        assert!(refused("nim 1 18446744073709551615").starts_with("heap 1: "));
+        assert!(refused("subtraction --set 0,2 5").starts_with("--set: "));
+        assert!(refused("darkraft RL R").starts_with("row 1: has 1 cell but"));
+        assert!(refused("staircase 3 3").starts_with("piece 1: "));
+    }
+
+    #[test]
+    fn a_number_that_is_not_one_is_named_for_what_is_wrong() {
+        let said = |text: &str| parse(text).unwrap_err().to_string();
+        assert!(
+            said("nim 99999999999999999999999").contains("too large"),
+            "{}",
+            said("nim 99999999999999999999999")
+        );
+        assert!(said("nim -3").contains("negative"));
+        assert!(said("nim x").contains("not a whole number"));
+        assert!(said("nim \u{1b}[A").contains("control character"));
+        assert!(said("nim ３").contains("digits 0-9"));
+        assert_eq!(whole_number("18446744073709551615"), Ok(u64::MAX));
+    }
+}
