@@ -64,7 +64,19 @@ const MAX_STRIP: u64 = 120;
 const MAX_ROWS: usize = 60;
 
 /// The position drawn; `last` is the last move's wire JSON, marked on the board.
+#[cfg(test)]
 pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String {
+    named_board(position, None, last, paint)
+}
+
+/// The position drawn under the game's own name where its family's would
+/// hide it (`Kayles (every heap: octal 0.77)`, not `Heaps, every heap: …`).
+pub fn named_board(
+    position: &Position,
+    game: Option<&str>,
+    last: Option<&Value>,
+    paint: &Paint,
+) -> String {
     let json = position.to_json();
     match position {
         Position::Nim(n) => {
@@ -79,9 +91,13 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             let sizes: Vec<u64> = h.heaps.iter().map(|h| h.size).collect();
             let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
             let same = rules.windows(2).all(|w| w[0] == w[1]);
+            let named = game.filter(|g| *g != grundy_protocol::names::game_name("heaps"));
             let (title, notes) = if same {
                 let rule = rules.first().cloned().unwrap_or_default();
-                (format!("Heaps, every heap: {rule}"), vec![])
+                match named {
+                    Some(name) => (format!("{name} (every heap: {rule})"), vec![]),
+                    None => (format!("Heaps, every heap: {rule}"), vec![]),
+                }
             } else {
                 ("Heaps, each with its own rule".to_string(), rules)
             };
@@ -603,5 +619,29 @@ mod tests {
         let last = json!({"heap": 0, "take": 1});
         assert!(!board(&p, Some(&last), &Paint::PLAIN).contains('\x1b'));
         assert!(board(&p, Some(&last), &Paint { color: true }).contains('\x1b'));
+    }
+
+    // Issue 17, item 7: a preset of the heap family is drawn under its name.
+    #[test]
+    fn a_heap_preset_is_drawn_under_its_own_name() {
+        let spec = serde_json::json!({"game": "kayles", "heaps": [4, 6]});
+        let p = Position::from_spec(&spec).expect("spec");
+        let name = grundy_protocol::names::spec_name(&spec);
+        let drawn = named_board(&p, Some(name), None, &Paint::PLAIN);
+        assert!(
+            drawn.starts_with("Kayles (every heap: octal 0.77)"),
+            "{drawn}"
+        );
+        let custom =
+            serde_json::json!({"game": "heaps", "heaps": [{"size": 4, "rule": {"octal": "0.77"}}]});
+        if let Ok(p) = Position::from_spec(&custom) {
+            let drawn = named_board(
+                &p,
+                Some(grundy_protocol::names::spec_name(&custom)),
+                None,
+                &Paint::PLAIN,
+            );
+            assert!(drawn.starts_with("Heaps, every heap:"), "{drawn}");
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::console::{Console, Typed};
 use crate::describe::describe_move;
 use crate::follow::{clock_text, result_text, Follow, Happened};
 use crate::net::{self, DEFAULT_SERVER};
-use crate::render::{board, Paint};
+use crate::render::{named_board, Paint};
 use crate::seats;
 
 /// The open and running rooms of a server, one line each under a header.
@@ -433,11 +433,16 @@ impl Replay {
         if self.threw[n - 1] {
             line.push_str(&paint.bad("   ✗ threw the win away"));
         }
-        format!("{line}\n{}", board(&self.positions[n], Some(&m.mv), paint))
+        format!("{line}\n{}", self.board(n, Some(&m.mv), paint))
     }
 
     fn start(&self, paint: &Paint) -> String {
-        format!("\nThe start:\n{}", board(&self.positions[0], None, paint))
+        format!("\nThe start:\n{}", self.board(0, None, paint))
+    }
+
+    fn board(&self, n: usize, last: Option<&Value>, paint: &Paint) -> String {
+        let game = grundy_protocol::names::spec_name(&self.record.spec);
+        named_board(&self.positions[n], Some(game), last, paint)
     }
 
     fn ending(&self) -> String {
