@@ -941,37 +941,33 @@ async fn typed_line(
             watch.resign_asked = true;
         }
         Ok(Input::Resign) => {
-            let answer = c
-                .request(|id| ClientMsg::Resign {
-                    id,
-                    room: seat.room.clone(),
-                    token: seat.token.clone(),
-                })
-                .await;
-            match answer {
-                Ok(_) => return Ok(None),
-                Err(e) if net::is_transport(&e) => return Err(e),
-                Err(e) => console.say(&paint.bad(&net::words(&e))),
+            let refused = seat_command(c, |id| ClientMsg::Resign {
+                id,
+                room: seat.room.clone(),
+                token: seat.token.clone(),
+            })
+            .await?;
+            match refused {
+                None => return Ok(None),
+                Some(e) => console.say(&paint.bad(&net::words(&e))),
             }
         }
         Ok(Input::Abort) => {
-            let answer = c
-                .request(|id| ClientMsg::Abort {
-                    id,
-                    room: seat.room.clone(),
-                    token: seat.token.clone(),
-                })
-                .await;
-            match answer {
-                Ok(_) => return Ok(None),
-                Err(e) if net::is_transport(&e) => return Err(e),
-                Err(ClientError::Refused {
+            let refused = seat_command(c, |id| ClientMsg::Abort {
+                id,
+                room: seat.room.clone(),
+                token: seat.token.clone(),
+            })
+            .await?;
+            match refused {
+                None => return Ok(None),
+                Some(ClientError::Refused {
                     code: grundy_protocol::wire::ErrorCode::TooLate,
                     ..
                 }) => console.say(&paint.bad(
                     "Too late to call the match off: you have moved. Type `resign` to give up.",
                 )),
-                Err(e) => console.say(&paint.bad(&net::words(&e))),
+                Some(e) => console.say(&paint.bad(&net::words(&e))),
             }
         }
         Ok(Input::Move(value, _)) => {
@@ -983,25 +979,36 @@ async fn typed_line(
                     f.name(seat.seat ^ 1)
                 ));
             } else {
-                let answer = c
-                    .request(|id| ClientMsg::Move {
-                        id,
-                        room: seat.room.clone(),
-                        token: seat.token.clone(),
-                        mv: value.clone(),
-                    })
-                    .await;
-                match answer {
+                let refused = seat_command(c, |id| ClientMsg::Move {
+                    id,
+                    room: seat.room.clone(),
+                    token: seat.token.clone(),
+                    mv: value.clone(),
+                })
+                .await?;
+                match refused {
                     // The moved event (already queued) redraws the board.
-                    Ok(_) => return Ok(None),
-                    Err(e) if net::is_transport(&e) => return Err(e),
-                    Err(e) => console.say(&paint.bad(&net::words(&e))),
+                    None => return Ok(None),
+                    Some(e) => console.say(&paint.bad(&net::words(&e))),
                 }
             }
         }
     }
     prompt(f, seat.seat, console);
     Ok(None)
+}
+
+/// Sends a command of the seat: `None` once accepted, the refusal when the
+/// server refuses it; a lost connection goes up (to reconnect).
+async fn seat_command(
+    c: &mut Client,
+    build: impl FnOnce(Option<grundy_protocol::wire::RequestId>) -> ClientMsg,
+) -> Result<Option<ClientError>, ClientError> {
+    match c.request(build).await {
+        Ok(_) => Ok(None),
+        Err(e) if net::is_transport(&e) => Err(e),
+        Err(e) => Ok(Some(e)),
+    }
 }
 
 fn hint(f: &Follow, me: u8, console: &Console, paint: &Paint) {

@@ -9,6 +9,27 @@ use grundy_client::client::Client;
 use grundy_protocol::wire::{ClientMsg, ServerMsg, MAX_LISTED_ROOMS};
 use serde_json::json;
 
+/// Opens a listed, untimed room of `spec` for a person; its code.
+async fn open_room(c: &mut Client, spec: serde_json::Value) -> String {
+    let answer = c
+        .request(|id| ClientMsg::CreateRoom {
+            id,
+            spec: Some(spec),
+            random: None,
+            clock: None,
+            listed: true,
+            seat: None,
+            bot: None,
+            hints: false,
+        })
+        .await
+        .expect("a room");
+    match answer {
+        ServerMsg::Seated { snapshot, .. } => snapshot.code,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
     let server = TestServer::start();
@@ -25,20 +46,7 @@ fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
                 if opened == total {
                     break;
                 }
-                let answer = c
-                    .request(|id| ClientMsg::CreateRoom {
-                        id,
-                        spec: Some(json!({"game": "nim", "heaps": [3, 4, 5]})),
-                        random: None,
-                        clock: None,
-                        listed: true,
-                        seat: None,
-                        bot: None,
-                        hints: false,
-                    })
-                    .await
-                    .expect("a room");
-                assert!(matches!(answer, ServerMsg::Seated { .. }), "{answer:?}");
+                open_room(&mut c, json!({"game": "nim", "heaps": [3, 4, 5]})).await;
                 opened += 1;
             }
             hosts.push(c);
@@ -85,23 +93,8 @@ fn the_lobby_has_a_header_names_filters_and_json() {
     let open = |spec: serde_json::Value, name: &str| {
         server.rt.block_on(async {
             let mut c = Client::connect(&url, name).await.expect("connect");
-            let answer = c
-                .request(|id| ClientMsg::CreateRoom {
-                    id,
-                    spec: Some(spec.clone()),
-                    random: None,
-                    clock: None,
-                    listed: true,
-                    seat: None,
-                    bot: None,
-                    hints: false,
-                })
-                .await
-                .expect("a room");
-            let ServerMsg::Seated { snapshot, .. } = answer else {
-                panic!("{answer:?}")
-            };
-            (c, snapshot.code)
+            let code = open_room(&mut c, spec).await;
+            (c, code)
         })
     };
     let (_nim_host, nim) = open(json!({"game": "nim", "heaps": [3, 4, 5]}), "nina");
