@@ -31,7 +31,7 @@ pub struct WatchArgs {
 /// Step through a match move by move (Enter for the next move, `q` to stop).
 #[derive(ClapArgs, Debug)]
 pub struct ReplayArgs {
-    /// The room's id (or its code while the room is in memory).
+    /// The room's code or id (any match the server hosted, finished ones too).
     room: String,
     #[arg(long, default_value = DEFAULT_SERVER)]
     server: String,

@@ -13,10 +13,8 @@ use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, PlayerKind, RequestId, ServerMsg, Standing, TournamentEvent,
     TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState, TournamentStatus,
 };
-use grundy_protocol::Position;
 use serde_json::json;
 
-use crate::describe::position_line;
 use crate::follow::{clock_text, reason_text};
 use crate::net::{self, DEFAULT_SERVER};
 use crate::play::{self, Finish};
@@ -45,7 +43,7 @@ pub enum Command {
     Watch(WatchArgs),
     /// Every game of a tournament with its start, players, moves and result.
     Export(ExportArgs),
-    /// The best-rated players of a game family.
+    /// The best-rated players of a game.
     Ratings(RatingsArgs),
 }
 
@@ -144,7 +142,7 @@ enum ExportFormat {
 
 #[derive(ClapArgs, Debug)]
 pub struct ExportArgs {
-    /// The tournament's id (or its code while it is in memory).
+    /// The tournament's code or id (finished ones too).
     tournament: String,
     #[arg(long, value_enum)]
     format: ExportFormat,
@@ -157,9 +155,10 @@ pub struct ExportArgs {
 
 #[derive(ClapArgs, Debug)]
 pub struct RatingsArgs {
-    /// The game family (nim, kayles, ...).
-    #[arg(long)]
-    family: String,
+    /// The game, by its id: nim, kayles, dawson, lasker, bash, subtraction,
+    /// heaps (custom rules), wythoff, ... Each game is rated apart.
+    #[arg(long, visible_alias = "family")]
+    game: String,
     /// At most this many players.
     #[arg(long)]
     limit: Option<u32>,
@@ -223,7 +222,7 @@ async fn list(args: ListArgs) -> Result<()> {
             vec![
                 t.code.clone(),
                 t.name.clone().unwrap_or_else(|| "(untitled)".into()),
-                t.game.clone(),
+                game_label(&t.game),
                 format_text(t.format).to_string(),
                 status_text(t.status).to_string(),
                 format!("{}/{}", t.players, t.max_players),
@@ -776,22 +775,29 @@ async fn ratings(args: RatingsArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
     let answer = ask(&mut c, |id| ClientMsg::GetRatings {
         id,
-        family: args.family.clone(),
+        game: Some(args.game.clone()),
+        family: None,
         limit: args.limit,
     })
     .await?;
     c.close().await;
-    let ServerMsg::Ratings {
-        family, ratings, ..
-    } = answer
-    else {
+    let ServerMsg::Ratings { name, ratings, .. } = answer else {
         bail!("unexpected answer: {answer:?}");
     };
     if ratings.is_empty() {
-        println!("No rated {family} players yet.");
+        if grundy_protocol::random::game_ids().any(|id| id == args.game) {
+            println!("No rated {name} players yet.");
+        } else {
+            let known: Vec<&str> = grundy_protocol::random::game_ids().collect();
+            bail!(
+                "no game {:?}: the games are {}",
+                args.game,
+                known.join(", ")
+            );
+        }
         return Ok(());
     }
-    println!("Ratings in {family} (Glicko-2; RD: how uncertain the rating is):");
+    println!("Ratings in {name} (Glicko-2; RD: how uncertain the rating is):");
     let rows: Vec<Vec<String>> = ratings
         .iter()
         .enumerate()
@@ -986,10 +992,21 @@ fn status_text(s: TournamentStatus) -> &'static str {
     }
 }
 
+/// A game id as a person names it (`kayles`: Kayles).
+fn game_label(id: &str) -> String {
+    grundy_protocol::names::game_name(id).to_string()
+}
+
+/// A start as a person reads it: the game's own name and the spec in a few
+/// words (`Kayles, heaps [3,4]`), never the engine's general form.
 fn spec_text(spec: &serde_json::Value) -> String {
-    Position::from_spec(spec)
-        .map(|p| position_line(&p))
-        .unwrap_or_else(|_| spec.to_string())
+    let name = grundy_protocol::names::spec_name(spec);
+    let words = grundy_protocol::names::describe_spec(spec, 120);
+    match (name.is_empty(), words.is_empty()) {
+        (true, _) => spec.to_string(),
+        (false, true) => name.to_string(),
+        (false, false) => format!("{name}, {words}"),
+    }
 }
 
 fn clock_label(clock: Option<Clock>) -> String {
@@ -1004,10 +1021,13 @@ fn describe_state(s: &TournamentState) -> String {
     let set = &s.settings;
     let game = match (&set.spec, &set.family) {
         (Some(spec), _) => spec_text(spec),
-        (None, Some(family)) => match set.size {
-            Some(n) => format!("random {family} starts (size {n})"),
-            None => format!("random {family} starts"),
-        },
+        (None, Some(family)) => {
+            let game = game_label(family);
+            match set.size {
+                Some(n) => format!("{game}, random starts (size {n})"),
+                None => format!("{game}, random starts"),
+            }
+        }
         (None, None) => "?".to_string(),
     };
     let mut out = format!(
@@ -1239,7 +1259,7 @@ mod tests {
         assert_eq!(said[0], "alice registered (player 0).\n");
         assert_eq!(
             said[2],
-            "\nRound 1 paired:\n  bob vs alice, from nim {\"heaps\":[1,2]} (two games, seats swapped)\n"
+            "\nRound 1 paired:\n  bob vs alice, from Nim, heaps [1,2] (two games, seats swapped)\n"
         );
         assert_eq!(said[3], "Round 1: alice beat bob (by the rules).\n");
         // Told once: an event seen again (after a reconnection) says nothing.

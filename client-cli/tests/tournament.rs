@@ -8,7 +8,11 @@ use std::process::{Command, Output};
 
 use common::{expect, grundy_pty, TestServer};
 use grundy_bot::tournament::{register, run_field, Field};
-use grundy_protocol::wire::{Clock, TournamentFormat, TournamentSettings};
+use grundy_client::account::{create_account, login};
+use grundy_client::client::Client;
+use grundy_protocol::wire::{
+    AccountKind, Clock, NewToken, TournamentFormat, TournamentSettings, TournamentState,
+};
 use grundy_protocol::Level;
 use rexpect::process::WaitStatus;
 use serde_json::{json, Value};
@@ -123,7 +127,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
 
     expect(&mut p, "The tournament starts: 1 round.");
     expect(&mut p, "Round 1 paired:");
-    p.exp_regex(r"(perfect-bot vs alice|alice vs perfect-bot), from nim \{")
+    p.exp_regex(r"(perfect-bot vs alice|alice vs perfect-bot), from Nim, heaps \[1,2\]")
         .expect("the pairing");
     // Two games from 1 and 2 stones, seats swapped. Whichever seat alice has,
     // taking the stone of heap 0 is legal at her first turn, and loses: the
@@ -180,7 +184,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         "--server",
         &url,
     ]));
-    assert!(ratings.contains("No rated nim players yet."), "{ratings}");
+    assert!(ratings.contains("No rated Nim players yet."), "{ratings}");
 }
 
 /// A finished round robin of three perfect bots (one sits out each round).
@@ -291,6 +295,116 @@ fn export_gives_every_game_of_a_finished_tournament_as_csv_and_json() {
         assert_eq!(g["moves"].as_array().expect("moves").len(), 3, "{g}");
         assert!(g["winner"].is_string(), "{g}");
     }
+}
+
+/// Two perfect bots with accounts of their own, `names`, play a rated round
+/// robin (one round: two games, seats swapped) from `spec`.
+fn rated_tournament(server: &TestServer, spec: Value, names: [&str; 2]) -> TournamentState {
+    let url = server.url();
+    let tokens = server.rt.block_on(async {
+        let mut tokens = Vec::new();
+        for name in names {
+            let mut c = Client::connect(&url, "newcomer").await.expect("connect");
+            create_account(&mut c, name, "a good password", AccountKind::Bot)
+                .await
+                .expect("an account");
+            let issued = login(&mut c, name, "a good password", NewToken::default())
+                .await
+                .expect("a token");
+            tokens.push(issued.token);
+        }
+        tokens
+    });
+    server
+        .rt
+        .block_on(run_field(
+            Field {
+                url,
+                join: None,
+                settings: TournamentSettings {
+                    name: Some("rated cup".into()),
+                    spec: Some(spec),
+                    family: None,
+                    size: None,
+                    seed: None,
+                    format: TournamentFormat::RoundRobin,
+                    rounds: None,
+                    clock: Some(Clock {
+                        initial_ms: 60_000,
+                        increment_ms: 1_000,
+                    }),
+                    max_players: None,
+                    rated: true,
+                },
+                players: 2,
+                levels: vec![Level::Perfect],
+                seed: 5,
+                tokens,
+            },
+            |_| {},
+        ))
+        .expect("the tournament runs to the end")
+        .state
+}
+
+/// Ratings are kept per game as a person names it: Kayles is Kayles, apart
+/// from Dawson's Kayles; `--family` is still understood; tournament lists and
+/// views name the game.
+#[test]
+fn ratings_and_tournaments_name_the_game() {
+    let server = TestServer::start();
+    let url = server.url();
+    rated_tournament(
+        &server,
+        json!({"game": "kayles", "heaps": [3, 4]}),
+        ["kim", "lee"],
+    );
+    for flag in ["--game", "--family"] {
+        let out = grundy(&["tournament", "ratings", flag, "kayles", "--server", &url]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        assert!(
+            text.starts_with("Ratings in Kayles (Glicko-2"),
+            "{flag}: {text}"
+        );
+        assert!(text.contains("kim") && text.contains("lee"), "{text}");
+    }
+    let dawson = stdout(&grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "dawson",
+        "--server",
+        &url,
+    ]));
+    assert!(
+        dawson.contains("No rated Dawson's Kayles players yet."),
+        "{dawson}"
+    );
+    let unknown = grundy(&["tournament", "ratings", "--game", "chess", "--server", &url]);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("no game \"chess\"") && err.contains("kayles"),
+        "{err}"
+    );
+
+    let created = stdout(&grundy(&[
+        "tournament",
+        "create",
+        "--family",
+        "lasker",
+        "--format",
+        "swiss",
+        "--rounds",
+        "2",
+        "--server",
+        &url,
+    ]));
+    assert!(created.contains("Lasker's Nim, random starts"), "{created}");
+    let listed = stdout(&grundy(&["tournament", "list", "--server", &url]));
+    assert!(listed.contains("Lasker's Nim"), "{listed}");
+    assert!(!listed.contains("heaps"), "{listed}");
 }
 
 #[test]

@@ -182,6 +182,60 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
     assert_eq!(rooms["rooms"][0]["ratings"], json!([mine, null]), "{rooms}");
 }
 
+/// Kayles is rated as Kayles, apart from Dawson's Kayles and the other heap
+/// games, and the list of tournaments names the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kayles_tournament_rates_kayles_apart_from_the_other_heap_games() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut c = Client::connect(&url, "reader").await;
+    let made = c
+        .request(
+            json!({"type": "create_tournament", "format": "swiss", "rounds": 1,
+                        "family": "dawson", "name": "listed"}),
+        )
+        .await;
+    assert_eq!(made["type"], "tournament_created", "{made}");
+    let list = c.request(json!({"type": "list_tournaments"})).await;
+    assert_eq!(list["tournaments"][0]["game"], "dawson", "{list}");
+    assert_eq!(
+        list["tournaments"][0]["game_name"], "Dawson's Kayles",
+        "{list}"
+    );
+
+    let rated = TournamentSettings {
+        rated: true,
+        spec: Some(json!({"game": "kayles", "heaps": [3, 4]})),
+        family: None,
+        ..settings(TournamentFormat::RoundRobin, None, "nim")
+    };
+    let out = field(&url, rated, 2, vec![Level::Perfect]).await;
+    check_consistent(&out.state);
+    let kayles = c
+        .request(json!({"type": "get_ratings", "game": "kayles"}))
+        .await;
+    assert_eq!(kayles["type"], "ratings", "{kayles}");
+    assert_eq!(kayles["game"], "kayles");
+    assert_eq!(kayles["name"], "Kayles");
+    let rows = kayles["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{kayles}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "{kayles}");
+    for other in ["heaps", "dawson", "lasker", "nim"] {
+        let answer = c
+            .request(json!({"type": "get_ratings", "game": other}))
+            .await;
+        assert_eq!(answer["ratings"], json!([]), "{other}: {answer}");
+    }
+    // `family`, the field's older name, still asks the same.
+    let old = c
+        .request(json!({"type": "get_ratings", "family": "kayles"}))
+        .await;
+    assert_eq!(old["ratings"], kayles["ratings"]);
+    let none = c.request(json!({"type": "get_ratings"})).await;
+    assert_eq!(none["code"], "bad_request", "{none}");
+    assert!(none["message"].as_str().is_some_and(|m| m.contains("game")));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_swiss_of_sixteen_bots_over_seven_rounds_finishes_with_correct_standings() {
     let server = TestServer::start().await;
@@ -693,7 +747,7 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
-    let server = TestServer::start_with(grundy_server::Config {
+    let mut server = TestServer::start_with(grundy_server::Config {
         linger: std::time::Duration::from_millis(100),
         ..grundy_server::Config::default()
     })
@@ -707,13 +761,14 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
     )
     .await;
     let live = out.state;
-    // Once its linger is over the task is gone: by code it is unknown, by id
-    // it is rebuilt from its stored log, the same as it was.
+    // Once its linger is over the task is gone (it can no longer be
+    // watched): by id or by code (any case), and after a restart, it is
+    // rebuilt from its stored log, the same as it was.
     let mut c = Client::connect(&url, "reader").await;
     let mut gone = false;
     for _ in 0..50 {
         let answer = c
-            .request(json!({"type": "get_tournament", "tournament": live.code}))
+            .request(json!({"type": "watch_tournament", "tournament": live.code}))
             .await;
         if answer["type"] == "error" {
             refused(&answer, "unknown_tournament");
@@ -723,14 +778,28 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(gone, "the finished tournament left memory");
-    let answer = c
-        .request(json!({"type": "get_tournament", "tournament": live.tournament}))
-        .await;
-    let stored: TournamentState = serde_json::from_value(answer["state"].clone()).expect("a state");
-    check_consistent(&stored);
-    assert_eq!(stored.games, live.games);
-    assert_eq!(stored.standings, live.standings);
-    assert_eq!(stored.seq, live.seq);
+    let check = |answer: &Value| {
+        let stored: TournamentState =
+            serde_json::from_value(answer["state"].clone()).expect("a state");
+        check_consistent(&stored);
+        assert_eq!(stored.games, live.games);
+        assert_eq!(stored.standings, live.standings);
+        assert_eq!(stored.seq, live.seq);
+    };
+    let lower = live.code.to_lowercase();
+    for key in [&live.tournament, &live.code, &lower] {
+        check(
+            &c.request(json!({"type": "get_tournament", "tournament": key}))
+                .await,
+        );
+    }
+    drop(c);
+    server.restart_in_place().await;
+    let mut c = Client::connect(&url, "reader").await;
+    check(
+        &c.request(json!({"type": "get_tournament", "tournament": live.code}))
+            .await,
+    );
 }
 
 /// A finished tournament lingers in memory for a while but does not take up
@@ -792,20 +861,23 @@ async fn finished_tournaments_past_the_cap_leave_memory() {
         wait_until_finished(&mut reader, &id).await;
         made.push((id, code));
     }
-    // Only the last to finish is still in memory (found by its code); the
-    // others are read from the store by id.
+    // Only the last to finish is still in memory (it can be watched); the
+    // others are read from the store, by id or by code alike.
     for (n, (id, code)) in made.iter().enumerate() {
-        let by_code = reader
-            .request(json!({"type": "get_tournament", "tournament": code}))
+        let watched = reader
+            .request(json!({"type": "watch_tournament", "tournament": code}))
             .await;
         if n < 2 {
-            refused(&by_code, "unknown_tournament");
+            refused(&watched, "unknown_tournament");
         } else {
-            assert_eq!(by_code["state"]["status"], "finished", "{by_code}");
+            assert_eq!(watched["type"], "tournament_watching", "{watched}");
         }
-        let by_id = reader
-            .request(json!({"type": "get_tournament", "tournament": id}))
-            .await;
-        assert_eq!(by_id["state"]["status"], "finished", "{by_id}");
+        for key in [id, code] {
+            let answer = reader
+                .request(json!({"type": "get_tournament", "tournament": key}))
+                .await;
+            assert_eq!(answer["state"]["status"], "finished", "{answer}");
+            assert_eq!(answer["state"]["tournament"], json!(id), "{answer}");
+        }
     }
 }

@@ -149,7 +149,7 @@ impl Tournament {
     }
 
     fn rating(&self) -> impl Fn(&Player) -> Option<f64> + '_ {
-        |p| self.services.ratings.of(&self.core.family, p)
+        |p| self.services.ratings.of(&self.core.game, p)
     }
 
     /// The task: commands, game results, and retries. `on_finish` is called
@@ -763,12 +763,13 @@ impl Tournament {
                 match rated {
                     // Only accounts register in a rated tournament; a game
                     // of one restored from before accounts rates nobody.
-                    [Some(a), Some(b)] => self.services.ratings.rate(
-                        &self.core.family,
-                        [a, b],
-                        seat as usize,
-                        |rows| (self.write(&event, rows.clone()), rows),
-                    ),
+                    [Some(a), Some(b)] => {
+                        self.services
+                            .ratings
+                            .rate(&self.core.game, [a, b], seat as usize, |rows| {
+                                (self.write(&event, rows.clone()), rows)
+                            })
+                    }
                     _ => (self.write(&event, Vec::new()), Vec::new()),
                 }
             }
