@@ -368,6 +368,17 @@ fn ratings_and_tournaments_name_the_game() {
             "{flag}: {text}"
         );
         assert!(text.contains("kim") && text.contains("lee"), "{text}");
+        // Each won one game of the round, the rating period: level, and
+        // where they began.
+        let ratings: Vec<&str> = text
+            .lines()
+            .skip(2)
+            .map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                fields[fields.len() - 3]
+            })
+            .collect();
+        assert_eq!(ratings, ["1500", "1500"], "{text}");
     }
     let dawson = stdout(&grundy(&[
         "tournament",

@@ -168,6 +168,13 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
         .map(|r| r["rating"].as_f64().unwrap())
         .collect();
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+    // A rating period is a round: every pairing split its two games, so
+    // everyone is where they began, whatever order the games ended in (rated
+    // game by game, the last winner of each pairing came out ahead).
+    for s in &state.standings {
+        let rating = s.rating.expect("rated");
+        assert!((rating - 1500.0).abs() < 1e-6, "{s:?}");
+    }
     let mine = state
         .standings
         .iter()
@@ -220,6 +227,8 @@ async fn a_kayles_tournament_rates_kayles_apart_from_the_other_heap_games() {
     let rows = kayles["ratings"].as_array().expect("ratings");
     assert_eq!(rows.len(), 2, "{kayles}");
     assert!(rows.iter().all(|r| r["games"] == 2), "{kayles}");
+    // Each won one game of the round: level.
+    assert_eq!(rows[0]["rating"], rows[1]["rating"], "{kayles}");
     for other in ["heaps", "dawson", "lasker", "nim"] {
         let answer = c
             .request(json!({"type": "get_ratings", "game": other}))
@@ -234,6 +243,114 @@ async fn a_kayles_tournament_rates_kayles_apart_from_the_other_heap_games() {
     let none = c.request(json!({"type": "get_ratings"})).await;
     assert_eq!(none["code"], "bad_request", "{none}");
     assert!(none["message"].as_str().is_some_and(|m| m.contains("game")));
+}
+
+/// A round's ratings are written with its `round_ended` event. While the
+/// disk refuses that write, the round is rated once (the retry writes the
+/// same rows, it does not rate again); a crash before it is recorded loses
+/// nothing: the restarted server rates the round, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
+    use grundy_server::{Config, Server};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("g.db");
+    let refused = Arc::new(AtomicUsize::new(0));
+    let count = refused.clone();
+    let store = Arc::new(HookedWrites {
+        store: SqliteStore::open(&path).expect("store"),
+        hook: move |store: &SqliteStore, op: WriteOp| {
+            let round_end = op.ops().any(|op| {
+                matches!(op, WriteOp::TournamentEvent { event, .. }
+                    if matches!(event.body, TournamentEventBody::RoundEnded { .. }))
+            });
+            if !round_end {
+                return store.write(op);
+            }
+            count.fetch_add(1, Ordering::SeqCst);
+            let (done, answer) = tokio::sync::oneshot::channel();
+            let _ = done.send(Err(StoreError::Sqlite("disk I/O error (a test)".into())));
+            answer
+        },
+    });
+    let server = Server::start(
+        "127.0.0.1:0".parse().expect("addr"),
+        store,
+        Config::default(),
+    )
+    .await
+    .expect("server");
+    let addr = server.local_addr();
+    let url = format!("ws://{addr}");
+    let names = ["ivy".to_string(), "jon".to_string()];
+    let tokens = accounts(&url, &names).await;
+    let rated = TournamentSettings {
+        rated: true,
+        spec: Some(json!({"game": "nim", "heaps": [3, 5]})),
+        family: None,
+        ..settings(TournamentFormat::RoundRobin, None, "nim")
+    };
+    let run = tokio::spawn(run_field(
+        Field {
+            url: url.clone(),
+            join: None,
+            settings: rated,
+            players: 2,
+            levels: vec![Level::Perfect],
+            seed: 9,
+            tokens,
+        },
+        |_| {},
+    ));
+    // Both games are over; the round's end was refused, then tried again.
+    for _ in 0..200 {
+        if refused.load(Ordering::SeqCst) >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        refused.load(Ordering::SeqCst) >= 2,
+        "the round's end was tried again"
+    );
+    let mut c = Client::connect(&url, "reader").await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rows = answer["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "rated once: {answer}");
+    drop(c);
+    // Down before the round's end was ever recorded.
+    server.shutdown().await;
+    let server = Server::start(
+        addr,
+        Arc::new(SqliteStore::open(&path).expect("reopen")),
+        Config::default(),
+    )
+    .await
+    .expect("restart");
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("the tournament finishes after the restart")
+        .expect("the field task")
+        .expect("the tournament runs to the end");
+    check_consistent(&out.state);
+    let mut c = Client::connect(&url, "reader").await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rows = answer["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "rated once: {answer}");
+    assert_eq!(rows[0]["rating"], rows[1]["rating"], "{answer}");
+    let rating = out.state.standings[0].rating.expect("rated");
+    assert_eq!(json!(rating), rows[0]["rating"]);
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

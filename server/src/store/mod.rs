@@ -217,7 +217,8 @@ pub enum WriteOp {
     },
     /// An event of a tournament's log, with what it brings: for `registered`,
     /// the player's secret token (numbers and names are unique per tournament);
-    /// for a rated game's end, the new ratings. All or nothing.
+    /// for a rated round's end (a rated game's end in tournaments begun
+    /// before schema version 7), the new ratings. All or nothing.
     TournamentEvent {
         tournament: String,
         event: TournamentEvent,
