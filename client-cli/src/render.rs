@@ -63,6 +63,28 @@ const MAX_STRIP: u64 = 120;
 const MAX_ROWS: usize = 60;
 
 /// The position drawn; `last` is the last move's wire JSON, marked on the board.
+/// The title of heaps that all play one rule: the game's own name where the
+/// rule is a named game's (a `kayles` spec is read as heaps of octal 0.77).
+fn heaps_title(rule: &grundy_protocol::games::rule::RuleKind) -> String {
+    use grundy_protocol::games::rule::RuleKind;
+    match rule {
+        RuleKind::Octal(code) if code == "0.77" => {
+            "Kayles (octal 0.77): take 1 or 2 from a heap, leaving the rest as one heap or two"
+                .to_string()
+        }
+        RuleKind::Octal(code) if code == "0.07" => {
+            "Dawson's Kayles (octal 0.07): take 2 from a heap, leaving the rest as one heap or two"
+                .to_string()
+        }
+        RuleKind::Lasker => {
+            "Lasker's Nim: take any number from a heap, or split a heap in two".to_string()
+        }
+        RuleKind::UpTo(k) => format!("Bash: take 1 to {k} from a heap"),
+        RuleKind::Set(_) => format!("Subtraction game: {rule} from a heap"),
+        other => format!("Heaps, every heap: {other}"),
+    }
+}
+
 pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String {
     let json = position.to_json();
     match position {
@@ -79,8 +101,11 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
             let same = rules.windows(2).all(|w| w[0] == w[1]);
             let (title, notes) = if same {
-                let rule = rules.first().cloned().unwrap_or_default();
-                (format!("Heaps, every heap: {rule}"), vec![])
+                let title = h
+                    .heaps
+                    .first()
+                    .map_or_else(String::new, |first| heaps_title(&first.rule.kind));
+                (title, vec![])
             } else {
                 ("Heaps, each with its own rule".to_string(), rules)
             };
@@ -460,6 +485,34 @@ mod tests {
     #[test]
     fn kayles() {
         insta::assert_snapshot!(draw(json!({"game": "kayles", "heaps": [5, 7]}), None));
+    }
+
+    /// The heap presets are titled with the game's own name, not the
+    /// general rule the engine reads them as.
+    #[test]
+    fn heap_presets_are_named() {
+        let title = |spec| {
+            draw(spec, None)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(title(json!({"game": "dawson", "heaps": [5]}))
+            .starts_with("Dawson's Kayles (octal 0.07)"));
+        assert!(title(json!({"game": "lasker", "heaps": [5]})).starts_with("Lasker's Nim: "));
+        assert_eq!(
+            title(json!({"game": "bash", "k": 3, "heaps": [5]})),
+            "Bash: take 1 to 3 from a heap"
+        );
+        assert_eq!(
+            title(json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [5]})),
+            "Subtraction game: take one of {1, 3, 4} from a heap"
+        );
+        assert_eq!(
+            title(json!({"game": "heaps", "rule": "odd", "heaps": [5]})),
+            "Heaps, every heap: take an odd number"
+        );
     }
 
     #[test]
