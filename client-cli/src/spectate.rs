@@ -4,8 +4,8 @@ use std::io::Write;
 
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
-use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, PlayerKind, ServerMsg};
+use grundy_client::client::{Client, ClientError};
+use grundy_protocol::wire::{ClientMsg, ErrorCode, PlayerKind, ServerMsg};
 use grundy_protocol::{Position, Rules};
 
 use crate::describe::describe_move;
@@ -157,6 +157,13 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             }
             Ok(other) => bail!("unexpected answer: {other:?}"),
             Err(e) if net::is_transport(&e) => continue,
+            Err(ClientError::Refused {
+                code: ErrorCode::UnknownRoom,
+                ..
+            }) if f.is_none() => {
+                // A finished room leaves memory; its record stays, by code too.
+                return over(c, &args.room, &args.server).await;
+            }
             Err(e) => bail!("{}", net::words(&e)),
         }
         attempt = 1;
@@ -184,6 +191,55 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             }
         }
     }
+}
+
+/// A room there is nothing to watch in: its match is over (and its record
+/// kept), or there never was one.
+async fn over(mut c: Client, room: &str, server: &str) -> Result<()> {
+    let answer = c
+        .request(|id| ClientMsg::GetMatch {
+            id,
+            room: room.to_string(),
+        })
+        .await;
+    c.close().await;
+    let record = match answer {
+        Ok(ServerMsg::Match { record, .. }) => record,
+        Err(ClientError::Refused {
+            code: ErrorCode::UnknownRoom,
+            ..
+        }) => bail!("no room or match {room:?} on this server (a code looks like ABC234)"),
+        Ok(other) => bail!("unexpected answer: {other:?}"),
+        Err(e) => bail!("{}", net::words(&e)),
+    };
+    let name = |seat: u8| {
+        record.players[seat as usize % 2]
+            .clone()
+            .unwrap_or_else(|| format!("seat {seat}"))
+    };
+    let how = match &record.result {
+        Some(r) => {
+            let why = format!("{:?}", r.reason).to_lowercase();
+            match r.winner {
+                Some(w) => format!("{} won ({why})", name(w)),
+                None => format!("no winner ({why})"),
+            }
+        }
+        None => "not finished".to_string(),
+    };
+    let server = if server == DEFAULT_SERVER {
+        String::new()
+    } else {
+        format!(" --server {server}")
+    };
+    println!(
+        "The match in room {room} is over: {} vs {}, {} moves, {how}. Nothing more to watch; \
+         replay it with `grundy replay {room}{server}`.",
+        name(0),
+        name(1),
+        record.moves.len()
+    );
+    Ok(())
 }
 
 fn tell(f: &Follow, h: &Happened, paint: &Paint) {

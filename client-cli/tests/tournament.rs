@@ -98,7 +98,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
     ]);
     expect(
         &mut p,
-        &format!("Registered in {code} as player 1 (alice)."),
+        &format!("Registered in {code} as player 1 (alice). The tournament's id: "),
     );
     expect(&mut p, "Your player token: ");
     expect(&mut p, &format!("grundy tournament join {code} --token "));
@@ -425,6 +425,8 @@ fn a_bad_code_is_refused_in_words() {
     for args in [
         vec!["tournament", "export", "NOSUCH", "--format", "csv"],
         vec!["tournament", "watch", "NOSUCH"],
+        vec!["tournament", "show", "NOSUCH"],
+        vec!["tournament", "show", "NOSUCH", "--json"],
         vec!["tournament", "join", "NOSUCH", "--name", "alice"],
     ] {
         let mut args = args.clone();
@@ -433,8 +435,166 @@ fn a_bad_code_is_refused_in_words() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("the server refused: no tournament \"NOSUCH\""),
+            err.contains("no tournament \"NOSUCH\" on this server, running or finished"),
             "{args:?}: {err}"
         );
+        assert!(!err.contains("get_tournament"), "no protocol words: {err}");
     }
+}
+
+/// A finished tournament's code keeps working once it has left the server's
+/// memory and after a restart: watch says it is over and shows how it ended,
+/// show (and --json) gives its standings, join says there is nothing to join.
+/// Every view names its id.
+#[test]
+fn a_finished_tournament_is_shown_by_its_code_after_a_restart() {
+    let mut server = TestServer::start();
+    let url = server.url();
+    let (id, code) = finished_tournament(&server);
+    // Finished tournaments are not brought back: after the restart it is the
+    // store that answers, by code.
+    server.restart_in_place(std::time::Duration::from_millis(10));
+    let lower = code.to_lowercase();
+    for key in [code.as_str(), lower.as_str()] {
+        let watched = grundy(&["tournament", "watch", key, "--server", &url]);
+        assert!(watched.status.success(), "{watched:?}");
+        let text = stdout(&watched);
+        assert!(
+            text.starts_with(&format!(
+                "Tournament {code} is over: nothing more to watch. How it ended:\n"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!("({code}, id {id})")), "{text}");
+        assert!(text.contains("Finished after 3 rounds."), "{text}");
+        assert!(
+            text.contains("The tournament is over. Final standings:"),
+            "{text}"
+        );
+        assert!(!text.contains("Watching"), "{text}");
+    }
+    let shown = grundy(&["tournament", "show", &code, "--server", &url]);
+    assert!(shown.status.success(), "{shown:?}");
+    let text = stdout(&shown);
+    assert!(text.contains("Final standings:"), "{text}");
+    assert!(text.contains("bot-perfect-01"), "{text}");
+    // `standings` is the same command.
+    let same = grundy(&["tournament", "standings", &code, "--server", &url]);
+    assert_eq!(stdout(&same), text);
+
+    let json_out = grundy(&["tournament", "show", &code, "--json", "--server", &url]);
+    assert!(json_out.status.success(), "{json_out:?}");
+    let state: Value = serde_json::from_str(&stdout(&json_out)).expect("JSON");
+    assert_eq!(state["tournament"], json!(id));
+    assert_eq!(state["code"], json!(code));
+    assert_eq!(state["status"], "finished");
+    assert_eq!(state["standings"].as_array().map(Vec::len), Some(3));
+    assert_eq!(state["games"].as_array().map(Vec::len), Some(6));
+
+    let joined = grundy(&[
+        "tournament",
+        "join",
+        &code,
+        "--name",
+        "late",
+        "--server",
+        &url,
+    ]);
+    assert_eq!(joined.status.code(), Some(2), "{joined:?}");
+    let err = String::from_utf8_lossy(&joined.stderr);
+    assert!(
+        err.contains(&format!(
+            "tournament {code} is over: there is nothing to join"
+        )) && err.contains(&format!("grundy tournament show {code} --server {url}")),
+        "{err}"
+    );
+}
+
+/// `--json` on the read-only commands: list, show, ratings.
+#[test]
+fn the_read_only_commands_speak_json() {
+    let server = TestServer::start();
+    let url = server.url();
+    let empty = grundy(&["tournament", "list", "--json", "--server", &url]);
+    assert!(empty.status.success(), "{empty:?}");
+    let doc: Value = serde_json::from_str(&stdout(&empty)).expect("JSON");
+    assert_eq!(doc, json!({"tournaments": []}));
+
+    let created = stdout(&grundy(&[
+        "tournament",
+        "create",
+        "--family",
+        "kayles",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--name",
+        "Friday",
+        "--server",
+        &url,
+    ]));
+    let code = word_after(&created, "grundy tournament join ").to_string();
+    let id = word_after(&created, "created (id ").trim_end_matches(").");
+    let listed = grundy(&["tournament", "list", "--json", "--server", &url]);
+    let doc: Value = serde_json::from_str(&stdout(&listed)).expect("JSON");
+    let t = &doc["tournaments"][0];
+    assert_eq!(t["code"], json!(code));
+    assert_eq!(t["tournament"], json!(id));
+    assert_eq!(t["name"], "Friday");
+    assert_eq!(t["game"], "kayles");
+    assert_eq!(t["game_name"], "Kayles");
+    assert_eq!(t["status"], "registering");
+
+    let shown = grundy(&["tournament", "show", &code, "--json", "--server", &url]);
+    let state: Value = serde_json::from_str(&stdout(&shown)).expect("JSON");
+    assert_eq!(state["status"], "registering");
+    assert_eq!(state["settings"]["family"], "kayles");
+    let text = stdout(&grundy(&["tournament", "show", &code, "--server", &url]));
+    assert!(
+        text.contains(&format!("Friday ({code}, id {id})")),
+        "{text}"
+    );
+    assert!(text.contains("No standings yet"), "{text}");
+    assert!(
+        text.contains(&format!("grundy tournament watch {code}")),
+        "{text}"
+    );
+
+    rated_tournament(
+        &server,
+        json!({"game": "dawson", "heaps": [4, 5]}),
+        ["max", "ned"],
+    );
+    let rated = grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "dawson",
+        "--json",
+        "--server",
+        &url,
+    ]);
+    assert!(rated.status.success(), "{rated:?}");
+    let doc: Value = serde_json::from_str(&stdout(&rated)).expect("JSON");
+    assert_eq!(doc["game"], "dawson");
+    assert_eq!(doc["name"], "Dawson's Kayles");
+    let rows = doc["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{doc}");
+    assert!(
+        rows.iter()
+            .all(|r| r["games"] == 2 && r["player_kind"] == "bot"),
+        "{doc}"
+    );
+    let none = grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "nim",
+        "--json",
+        "--server",
+        &url,
+    ]);
+    let doc: Value = serde_json::from_str(&stdout(&none)).expect("JSON");
+    assert_eq!(doc, json!({"game": "nim", "name": "Nim", "ratings": []}));
 }
