@@ -11,7 +11,7 @@ use grundy_protocol::wire::{
 use grundy_protocol::{Outcome, Rules, Strategy};
 
 use crate::describe::describe_move;
-use crate::render::{named_board, Paint};
+use crate::render::{board, Paint};
 
 /// A match this client follows: the room's names, and the match as the
 /// protocol crate's `MatchState` builds it from a snapshot and the events
@@ -125,13 +125,7 @@ impl Follow {
     /// The board, with the last move marked.
     pub fn draw(&self, paint: &Paint) -> String {
         let last = self.game.last_move();
-        let game = grundy_protocol::names::spec_name(&self.game.spec);
-        named_board(
-            &self.game.position,
-            Some(game),
-            last.as_ref().map(|(_, m)| m),
-            paint,
-        )
+        board(&self.game.position, last.as_ref().map(|(_, m)| m), paint)
     }
 
     /// The players, their clocks and whose turn it is; `me` is the viewer's seat.

@@ -63,20 +63,30 @@ const MAX_STRIP: u64 = 120;
 /// Rows of heaps, tokens or adjacency drawn before "... more".
 const MAX_ROWS: usize = 60;
 
-/// The position drawn; `last` is the last move's wire JSON, marked on the board.
-#[cfg(test)]
-pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String {
-    named_board(position, None, last, paint)
+/// The title of heaps that all play one rule: the game's own name where the
+/// rule is a named game's (a `kayles` spec is read as heaps of octal 0.77).
+fn heaps_title(rule: &grundy_protocol::games::rule::RuleKind) -> String {
+    use grundy_protocol::games::rule::RuleKind;
+    match rule {
+        RuleKind::Octal(code) if code == "0.77" => {
+            "Kayles (octal 0.77): take 1 or 2 from a heap, leaving the rest as one heap or two"
+                .to_string()
+        }
+        RuleKind::Octal(code) if code == "0.07" => {
+            "Dawson's Kayles (octal 0.07): take 2 from a heap, leaving the rest as one heap or two"
+                .to_string()
+        }
+        RuleKind::Lasker => {
+            "Lasker's Nim: take any number from a heap, or split a heap in two".to_string()
+        }
+        RuleKind::UpTo(k) => format!("Bash: take 1 to {k} from a heap"),
+        RuleKind::Set(_) => format!("Subtraction game: {rule} from a heap"),
+        other => format!("Heaps, every heap: {other}"),
+    }
 }
 
-/// The position drawn under the game's own name where its family's would
-/// hide it (`Kayles (every heap: octal 0.77)`, not `Heaps, every heap: …`).
-pub fn named_board(
-    position: &Position,
-    game: Option<&str>,
-    last: Option<&Value>,
-    paint: &Paint,
-) -> String {
+/// The position drawn; `last` is the last move's wire JSON, marked on the board.
+pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String {
     let json = position.to_json();
     match position {
         Position::Nim(n) => {
@@ -91,13 +101,12 @@ pub fn named_board(
             let sizes: Vec<u64> = h.heaps.iter().map(|h| h.size).collect();
             let rules: Vec<String> = h.heaps.iter().map(|h| h.rule.kind.to_string()).collect();
             let same = rules.windows(2).all(|w| w[0] == w[1]);
-            let named = game.filter(|g| *g != grundy_protocol::names::game_name("heaps"));
             let (title, notes) = if same {
-                let rule = rules.first().cloned().unwrap_or_default();
-                match named {
-                    Some(name) => (format!("{name} (every heap: {rule})"), vec![]),
-                    None => (format!("Heaps, every heap: {rule}"), vec![]),
-                }
+                let title = h
+                    .heaps
+                    .first()
+                    .map_or_else(String::new, |first| heaps_title(&first.rule.kind));
+                (title, vec![])
             } else {
                 ("Heaps, each with its own rule".to_string(), rules)
             };
@@ -621,21 +630,32 @@ mod tests {
         assert!(board(&p, Some(&last), &Paint { color: true }).contains('\x1b'));
     }
 
-    // Issue 17, item 7: a preset of the heap family is drawn under its name.
+    /// The heap presets are titled with the game's own name, not the
+    /// general rule the engine reads them as (issue 17, item 7).
     #[test]
-    fn a_heap_preset_is_drawn_under_its_own_name() {
-        let spec = serde_json::json!({"game": "kayles", "heaps": [4, 6]});
-        let p = Position::from_spec(&spec).expect("spec");
-        let name = grundy_protocol::names::spec_name(&spec);
-        let drawn = named_board(&p, Some(name), None, &Paint::PLAIN);
-        assert!(
-            drawn.starts_with("Kayles (every heap: octal 0.77)"),
-            "{drawn}"
+    fn heap_presets_are_named() {
+        let title = |spec| {
+            draw(spec, None)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(title(json!({"game": "kayles", "heaps": [5]})).starts_with("Kayles (octal 0.77)"));
+        assert!(title(json!({"game": "dawson", "heaps": [5]}))
+            .starts_with("Dawson's Kayles (octal 0.07)"));
+        assert!(title(json!({"game": "lasker", "heaps": [5]})).starts_with("Lasker's Nim: "));
+        assert_eq!(
+            title(json!({"game": "bash", "k": 3, "heaps": [5]})),
+            "Bash: take 1 to 3 from a heap"
         );
-        let custom = serde_json::json!({"game": "heaps", "rule": {"upto": 3}, "heaps": [5, 9]});
-        let p = Position::from_spec(&custom).expect("spec");
-        let name = grundy_protocol::names::spec_name(&custom);
-        let drawn = named_board(&p, Some(name), None, &Paint::PLAIN);
-        assert!(drawn.starts_with("Heaps, every heap:"), "{drawn}");
+        assert_eq!(
+            title(json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [5]})),
+            "Subtraction game: take one of {1, 3, 4} from a heap"
+        );
+        assert_eq!(
+            title(json!({"game": "heaps", "rule": "odd", "heaps": [5]})),
+            "Heaps, every heap: take an odd number"
+        );
     }
 }

@@ -4,8 +4,10 @@ use std::io::Write;
 
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
-use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, MatchRecord, PlayerKind, RoomSummary, ServerMsg};
+use grundy_client::client::{Client, ClientError};
+use grundy_protocol::wire::{
+    ClientMsg, ErrorCode, MatchRecord, PlayerKind, RoomSummary, ServerMsg,
+};
 use grundy_protocol::{Outcome, Position, Rules, Strategy};
 use serde_json::{json, Value};
 
@@ -13,7 +15,7 @@ use crate::console::{Console, Typed};
 use crate::describe::describe_move;
 use crate::follow::{clock_text, result_text, Follow, Happened};
 use crate::net::{self, DEFAULT_SERVER};
-use crate::render::{named_board, Paint};
+use crate::render::{board, Paint};
 use crate::seats;
 
 /// The open and running rooms of a server, one line each under a header.
@@ -61,7 +63,7 @@ pub struct WatchArgs {
 #[derive(ClapArgs, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct ReplayArgs {
-    /// The match's room id or code.
+    /// The room's code or id (any match the server hosted, finished ones too).
     room: String,
     /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
     #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
@@ -309,6 +311,13 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             }
             Ok(other) => bail!("unexpected answer: {other:?}"),
             Err(e) if net::is_transport(&e) => continue,
+            Err(ClientError::Refused {
+                code: ErrorCode::UnknownRoom,
+                ..
+            }) if f.is_none() => {
+                // A finished room leaves memory; its record stays, by code too.
+                return over(c, &args.room, &args.server).await;
+            }
             Err(e) => bail!("{}", net::words(&e)),
         }
         attempt = 1;
@@ -336,6 +345,55 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
             }
         }
     }
+}
+
+/// A room there is nothing to watch in: its match is over (and its record
+/// kept), or there never was one.
+async fn over(mut c: Client, room: &str, server: &str) -> Result<()> {
+    let answer = c
+        .request(|id| ClientMsg::GetMatch {
+            id,
+            room: room.to_string(),
+        })
+        .await;
+    c.close().await;
+    let record = match answer {
+        Ok(ServerMsg::Match { record, .. }) => record,
+        Err(ClientError::Refused {
+            code: ErrorCode::UnknownRoom,
+            ..
+        }) => bail!("no room or match {room:?} on this server (a code looks like ABC234)"),
+        Ok(other) => bail!("unexpected answer: {other:?}"),
+        Err(e) => bail!("{}", net::words(&e)),
+    };
+    let name = |seat: u8| {
+        record.players[seat as usize % 2]
+            .clone()
+            .unwrap_or_else(|| format!("seat {seat}"))
+    };
+    let how = match &record.result {
+        Some(r) => {
+            let why = format!("{:?}", r.reason).to_lowercase();
+            match r.winner {
+                Some(w) => format!("{} won ({why})", name(w)),
+                None => format!("no winner ({why})"),
+            }
+        }
+        None => "not finished".to_string(),
+    };
+    let server = if server == DEFAULT_SERVER {
+        String::new()
+    } else {
+        format!(" --server {server}")
+    };
+    println!(
+        "The match in room {room} is over: {} vs {}, {} moves, {how}. Nothing more to watch; \
+         replay it with `grundy replay {room}{server}`.",
+        name(0),
+        name(1),
+        record.moves.len()
+    );
+    Ok(())
 }
 
 fn tell(f: &Follow, h: &Happened, paint: &Paint) {
@@ -441,8 +499,7 @@ impl Replay {
     }
 
     fn board(&self, n: usize, last: Option<&Value>, paint: &Paint) -> String {
-        let game = grundy_protocol::names::spec_name(&self.record.spec);
-        named_board(&self.positions[n], Some(game), last, paint)
+        board(&self.positions[n], last, paint)
     }
 
     fn ending(&self) -> String {

@@ -13,23 +13,25 @@ use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, PlayerKind, RequestId, ServerMsg, Standing, TournamentEvent,
     TournamentEventBody, TournamentFormat, TournamentSettings, TournamentState, TournamentStatus,
 };
-use grundy_protocol::Position;
 use serde_json::json;
 
-use crate::describe::position_line;
 use crate::follow::{clock_text, reason_text};
 use crate::net::{self, DEFAULT_SERVER};
 use crate::play::{self, Finish};
 use crate::render::Paint;
 
-/// Tournaments: list, create, start, join and play, watch, export, ratings.
+/// Tournaments: list, create, start, join and play, watch, show, export,
+/// ratings. A tournament is named by its code (TABC23) or its id, for good:
+/// a finished one's code still shows its standings, after restarts too.
 ///
 /// Examples:
 ///   grundy tournament list
 ///   grundy tournament create --family nim --format swiss --rounds 3 --clock 2+1
-///   grundy tournament join ABC234 --name alice
-///   grundy tournament watch ABC234
-///   grundy tournament export ABC234 --format csv --out games.csv
+///   grundy tournament join TABC23 --name alice
+///   grundy tournament watch TABC23
+///   grundy tournament show TABC23 --json
+///   grundy tournament export TABC23 --format csv --out games.csv
+///   grundy tournament ratings --game kayles
 #[derive(Subcommand, Debug)]
 #[command(verbatim_doc_comment)]
 pub enum Command {
@@ -41,16 +43,41 @@ pub enum Command {
     Start(StartArgs),
     /// Register (or come back with --token) and play your games at the prompt.
     Join(JoinArgs),
-    /// Follow a tournament: pairings, results, standings.
+    /// Follow a tournament: pairings, results, standings (a finished one:
+    /// its final standings).
     Watch(WatchArgs),
+    /// A tournament as it stands now, running or finished: what it plays,
+    /// its players and standings.
+    #[command(visible_alias = "standings")]
+    Show(ShowArgs),
     /// Every game of a tournament with its start, players, moves and result.
     Export(ExportArgs),
-    /// The best-rated players of a game family.
+    /// The best-rated players of a game.
     Ratings(RatingsArgs),
 }
 
 #[derive(ClapArgs, Debug)]
 pub struct ListArgs {
+    /// Print JSON instead: `{"tournaments": [...]}`, each summary as the
+    /// server gives it (`list_tournaments`, docs/protocol.md): tournament
+    /// (its id), code, name, game, game_name, format, status, players,
+    /// max_players, round, rounds.
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value = DEFAULT_SERVER)]
+    server: String,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct ShowArgs {
+    /// The tournament's code or id.
+    code: String,
+    /// Print JSON instead: the tournament's state as the server gives it
+    /// (`get_tournament`, docs/protocol.md): tournament (its id), code,
+    /// settings, status, round, rounds, players, pairings, games, byes,
+    /// standings, ended_early, seq.
+    #[arg(long)]
+    json: bool,
     #[arg(long, default_value = DEFAULT_SERVER)]
     server: String,
 }
@@ -144,7 +171,7 @@ enum ExportFormat {
 
 #[derive(ClapArgs, Debug)]
 pub struct ExportArgs {
-    /// The tournament's id (or its code while it is in memory).
+    /// The tournament's code or id (finished ones too).
     tournament: String,
     #[arg(long, value_enum)]
     format: ExportFormat,
@@ -157,12 +184,18 @@ pub struct ExportArgs {
 
 #[derive(ClapArgs, Debug)]
 pub struct RatingsArgs {
-    /// The game family (nim, kayles, ...).
-    #[arg(long)]
-    family: String,
+    /// The game, by its id: nim, kayles, dawson, lasker, bash, subtraction,
+    /// heaps (custom rules), wythoff, ... Each game is rated apart.
+    #[arg(long, visible_alias = "family")]
+    game: String,
     /// At most this many players.
     #[arg(long)]
     limit: Option<u32>,
+    /// Print JSON instead: `{"game", "name", "ratings": [...]}`, best first,
+    /// each rating as the server gives it (`get_ratings`, docs/protocol.md):
+    /// player, player_kind, unclaimed, rating, deviation, volatility, games.
+    #[arg(long)]
+    json: bool,
     #[arg(long, default_value = DEFAULT_SERVER)]
     server: String,
 }
@@ -174,6 +207,7 @@ pub async fn run(command: Command) -> Result<()> {
         Command::Start(args) => start(args).await,
         Command::Join(args) => join(args).await,
         Command::Watch(args) => watch(args).await,
+        Command::Show(args) => show(args).await,
         Command::Export(args) => export(args).await,
         Command::Ratings(args) => ratings(args).await,
     }
@@ -211,6 +245,9 @@ async fn list(args: ListArgs) -> Result<()> {
         other => bail!("unexpected answer: {other:?}"),
     };
     c.close().await;
+    if args.json {
+        return print_json(json!({ "tournaments": tournaments }));
+    }
     if tournaments.is_empty() {
         println!(
             "No tournaments registering or running. Open one: grundy tournament create --family nim --format swiss --rounds 3"
@@ -223,7 +260,7 @@ async fn list(args: ListArgs) -> Result<()> {
             vec![
                 t.code.clone(),
                 t.name.clone().unwrap_or_else(|| "(untitled)".into()),
-                t.game.clone(),
+                game_label(&t.game),
                 format_text(t.format).to_string(),
                 status_text(t.status).to_string(),
                 format!("{}/{}", t.players, t.max_players),
@@ -351,23 +388,44 @@ async fn join(args: JoinArgs) -> Result<()> {
     let mut c = connect(&args.server, &hello_name).await?;
     let answer = match &args.token {
         Some(token) => {
-            ask(&mut c, |id| ClientMsg::Rejoin {
+            c.request(|id| ClientMsg::Rejoin {
                 id,
                 tournament: args.code.clone(),
                 token: token.clone(),
             })
-            .await?
+            .await
         }
         None => {
             // An account registers under its username; a guest under its name.
             let name = c.identity().account.is_none().then(|| hello_name.clone());
-            ask(&mut c, |id| ClientMsg::Register {
+            c.request(|id| ClientMsg::Register {
                 id,
                 tournament: args.code.clone(),
                 name,
             })
-            .await?
+            .await
         }
+    };
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(
+            e @ ClientError::Refused {
+                code: ErrorCode::UnknownTournament,
+                ..
+            },
+        ) => {
+            // Not in play: over (its record is kept), or no such tournament.
+            let state = stored_state(&mut c, &args.code, e).await?;
+            c.close().await;
+            bail!(
+                "tournament {} is over: there is nothing to join. Its final standings: \
+                 `grundy tournament show {}{}`",
+                state.code,
+                state.code,
+                server_flag(&args.server)
+            );
+        }
+        Err(e) => bail!("{}", net::words(&e)),
     };
     let ServerMsg::Registered {
         tournament,
@@ -390,14 +448,15 @@ async fn join(args: JoinArgs) -> Result<()> {
         token,
     };
     println!(
-        "{} {} as player {player} ({}).",
+        "{} {} as player {player} ({}). The tournament's id: {}.",
         if args.token.is_some() {
             "Back in"
         } else {
             "Registered in"
         },
         state.code,
-        me.name
+        me.name,
+        me.tournament
     );
     println!(
         "Your player token: {}\nIf you lose the connection, come back with:\n  {}",
@@ -650,21 +709,21 @@ async fn watch(args: WatchArgs) -> Result<()> {
                 ..
             },
         ) => {
-            // Finished and gone from memory: its record is still kept.
-            let Ok(state) = tournament_state(&mut c, &args.code).await else {
-                bail!("{}", net::words(&e));
-            };
+            // Finished and gone from memory: its record is kept, by code too.
+            let state = stored_state(&mut c, &args.code, e).await?;
             c.close().await;
-            show_state(&state);
+            print_over(&state);
             return Ok(());
         }
         Err(e) => bail!("{}", net::words(&e)),
     };
-    println!("Watching tournament {}.", state.code);
-    if show_state(&state) {
+    if state.status == TournamentStatus::Finished {
         c.close().await;
+        print_over(&state);
         return Ok(());
     }
+    println!("Watching tournament {}.", state.code);
+    show_state(&state);
     let mut log = Log::new(&state);
     let mut pending: VecDeque<TournamentEvent> = VecDeque::new();
     loop {
@@ -697,6 +756,71 @@ async fn watch(args: WatchArgs) -> Result<()> {
     }
 }
 
+/// A finished tournament, in words: nothing more will happen, here is how
+/// it ended.
+fn print_over(state: &TournamentState) {
+    println!(
+        "Tournament {} is over: nothing more to watch. How it ended:",
+        state.code
+    );
+    show_state(state);
+}
+
+/// A tournament the server has no task for (`watch_tournament`, `register`
+/// and `rejoin` answered `refused`): its state from the store if it ever
+/// was, else the refusal in a person's words.
+async fn stored_state(c: &mut Client, code: &str, refused: ClientError) -> Result<TournamentState> {
+    match tournament_state(c, code).await {
+        Ok(state) => Ok(state),
+        Err(ClientError::Refused {
+            code: ErrorCode::UnknownTournament,
+            ..
+        }) => Err(no_tournament(code)),
+        Err(_) => bail!("{}", net::words(&refused)),
+    }
+}
+
+/// No tournament by that code or id, running or finished.
+fn no_tournament(code: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "no tournament {code:?} on this server, running or finished (a code looks like \
+         TABC23; `grundy tournament list` shows those registering or running)"
+    )
+}
+
+async fn show(args: ShowArgs) -> Result<()> {
+    let mut c = connect(&args.server, "spectator").await?;
+    let state = match tournament_state(&mut c, &args.code).await {
+        Ok(state) => state,
+        Err(ClientError::Refused {
+            code: ErrorCode::UnknownTournament,
+            ..
+        }) => return Err(no_tournament(&args.code)),
+        Err(e) => bail!("{}", net::words(&e)),
+    };
+    c.close().await;
+    if args.json {
+        return print_json(serde_json::to_value(&state)?);
+    }
+    if !show_state(&state) && state.round == 0 {
+        println!("No standings yet: the tournament has not started.");
+    }
+    if state.status != TournamentStatus::Finished {
+        println!(
+            "Follow it with `grundy tournament watch {}{}`.",
+            state.code,
+            server_flag(&args.server)
+        );
+    }
+    Ok(())
+}
+
+/// `value` as pretty JSON on standard output, for programs.
+fn print_json(value: impl Into<serde_json::Value>) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(&value.into())?);
+    Ok(())
+}
+
 /// Watches again after a dropped connection: the new connection and the
 /// events missed.
 async fn rewatch(url: &str, id: &str, since: u64) -> Result<(Client, Vec<TournamentEvent>)> {
@@ -720,9 +844,14 @@ async fn rewatch(url: &str, id: &str, since: u64) -> Result<(Client, Vec<Tournam
 
 async fn export(args: ExportArgs) -> Result<()> {
     let mut c = connect(&args.server, "exporter").await?;
-    let state = tournament_state(&mut c, &args.tournament)
-        .await
-        .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
+    let state = match tournament_state(&mut c, &args.tournament).await {
+        Ok(state) => state,
+        Err(ClientError::Refused {
+            code: ErrorCode::UnknownTournament,
+            ..
+        }) => return Err(no_tournament(&args.tournament)),
+        Err(e) => bail!("{}", net::words(&e)),
+    };
     let games = export_games(&mut c, &state)
         .await
         .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
@@ -777,22 +906,41 @@ async fn ratings(args: RatingsArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
     let answer = ask(&mut c, |id| ClientMsg::GetRatings {
         id,
-        family: args.family.clone(),
+        game: Some(args.game.clone()),
+        family: None,
         limit: args.limit,
     })
     .await?;
     c.close().await;
     let ServerMsg::Ratings {
-        family, ratings, ..
+        game,
+        name,
+        ratings,
+        ..
     } = answer
     else {
         bail!("unexpected answer: {answer:?}");
     };
+    let known = |id: &str| {
+        // The heap games' ratings from before ratings were kept per game.
+        id == "heaps-pooled" || grundy_protocol::random::game_ids().any(|g| g == id)
+    };
+    if ratings.is_empty() && !known(&args.game) {
+        let known: Vec<&str> = grundy_protocol::random::game_ids().collect();
+        bail!(
+            "no game {:?}: the games are {}",
+            args.game,
+            known.join(", ")
+        );
+    }
+    if args.json {
+        return print_json(json!({ "game": game, "name": name, "ratings": ratings }));
+    }
     if ratings.is_empty() {
-        println!("No rated {family} players yet.");
+        println!("No rated {name} players yet.");
         return Ok(());
     }
-    println!("Ratings in {family} (Glicko-2; RD: how uncertain the rating is):");
+    println!("Ratings in {name} (Glicko-2; RD: how uncertain the rating is):");
     let rows: Vec<Vec<String>> = ratings
         .iter()
         .enumerate()
@@ -987,10 +1135,21 @@ fn status_text(s: TournamentStatus) -> &'static str {
     }
 }
 
+/// A game id as a person names it (`kayles`: Kayles).
+fn game_label(id: &str) -> String {
+    grundy_protocol::names::game_name(id).to_string()
+}
+
+/// A start as a person reads it: the game's own name and the spec in a few
+/// words (`Kayles, heaps [3,4]`), never the engine's general form.
 fn spec_text(spec: &serde_json::Value) -> String {
-    Position::from_spec(spec)
-        .map(|p| position_line(&p))
-        .unwrap_or_else(|_| spec.to_string())
+    let name = grundy_protocol::names::spec_name(spec);
+    let words = grundy_protocol::names::describe_spec(spec, 120);
+    match (name.is_empty(), words.is_empty()) {
+        (true, _) => spec.to_string(),
+        (false, true) => name.to_string(),
+        (false, false) => format!("{name}, {words}"),
+    }
 }
 
 fn clock_label(clock: Option<Clock>) -> String {
@@ -1005,16 +1164,20 @@ fn describe_state(s: &TournamentState) -> String {
     let set = &s.settings;
     let game = match (&set.spec, &set.family) {
         (Some(spec), _) => spec_text(spec),
-        (None, Some(family)) => match set.size {
-            Some(n) => format!("random {family} starts (size {n})"),
-            None => format!("random {family} starts"),
-        },
+        (None, Some(family)) => {
+            let game = game_label(family);
+            match set.size {
+                Some(n) => format!("{game}, random starts (size {n})"),
+                None => format!("{game}, random starts"),
+            }
+        }
         (None, None) => "?".to_string(),
     };
     let mut out = format!(
-        "{} ({}): {}, {game}, clock {}, {}.\n",
+        "{} ({}, id {}): {}, {game}, clock {}, {}.\n",
         set.name.as_deref().unwrap_or("Untitled tournament"),
         s.code,
+        s.tournament,
         format_text(set.format),
         clock_label(set.clock),
         if set.rated { "rated" } else { "unrated" }
@@ -1240,7 +1403,7 @@ mod tests {
         assert_eq!(said[0], "alice registered (player 0).\n");
         assert_eq!(
             said[2],
-            "\nRound 1 paired:\n  bob vs alice, from nim {\"heaps\":[1,2]} (two games, seats swapped)\n"
+            "\nRound 1 paired:\n  bob vs alice, from Nim, heaps [1,2] (two games, seats swapped)\n"
         );
         assert_eq!(said[3], "Round 1: alice beat bob (by the rules).\n");
         // Told once: an event seen again (after a reconnection) says nothing.

@@ -8,7 +8,11 @@ use std::process::{Command, Output};
 
 use common::{expect, grundy_pty, TestServer};
 use grundy_bot::tournament::{register, run_field, Field};
-use grundy_protocol::wire::{Clock, TournamentFormat, TournamentSettings};
+use grundy_client::account::{create_account, login};
+use grundy_client::client::Client;
+use grundy_protocol::wire::{
+    AccountKind, Clock, NewToken, TournamentFormat, TournamentSettings, TournamentState,
+};
 use grundy_protocol::Level;
 use rexpect::process::WaitStatus;
 use serde_json::{json, Value};
@@ -94,7 +98,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
     ]);
     expect(
         &mut p,
-        &format!("Registered in {code} as player 1 (alice)."),
+        &format!("Registered in {code} as player 1 (alice). The tournament's id: "),
     );
     expect(&mut p, "Your player token: ");
     expect(&mut p, &format!("grundy tournament join {code} --token "));
@@ -123,7 +127,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
 
     expect(&mut p, "The tournament starts: 1 round.");
     expect(&mut p, "Round 1 paired:");
-    p.exp_regex(r"(perfect-bot vs alice|alice vs perfect-bot), from nim \{")
+    p.exp_regex(r"(perfect-bot vs alice|alice vs perfect-bot), from Nim, heaps \[1,2\]")
         .expect("the pairing");
     // Two games from 1 and 2 stones, seats swapped. Whichever seat alice has,
     // taking the stone of heap 0 is legal at her first turn, and loses: the
@@ -183,7 +187,7 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
         "--server",
         &url,
     ]));
-    assert!(ratings.contains("No rated nim players yet."), "{ratings}");
+    assert!(ratings.contains("No rated Nim players yet."), "{ratings}");
 }
 
 /// A finished round robin of three perfect bots (one sits out each round).
@@ -296,6 +300,127 @@ fn export_gives_every_game_of_a_finished_tournament_as_csv_and_json() {
     }
 }
 
+/// Two perfect bots with accounts of their own, `names`, play a rated round
+/// robin (one round: two games, seats swapped) from `spec`.
+fn rated_tournament(server: &TestServer, spec: Value, names: [&str; 2]) -> TournamentState {
+    let url = server.url();
+    let tokens = server.rt.block_on(async {
+        let mut tokens = Vec::new();
+        for name in names {
+            let mut c = Client::connect(&url, "newcomer").await.expect("connect");
+            create_account(&mut c, name, "a good password", AccountKind::Bot)
+                .await
+                .expect("an account");
+            let issued = login(&mut c, name, "a good password", NewToken::default())
+                .await
+                .expect("a token");
+            tokens.push(issued.token);
+        }
+        tokens
+    });
+    server
+        .rt
+        .block_on(run_field(
+            Field {
+                url,
+                join: None,
+                settings: TournamentSettings {
+                    name: Some("rated cup".into()),
+                    spec: Some(spec),
+                    family: None,
+                    size: None,
+                    seed: None,
+                    format: TournamentFormat::RoundRobin,
+                    rounds: None,
+                    clock: Some(Clock {
+                        initial_ms: 60_000,
+                        increment_ms: 1_000,
+                    }),
+                    max_players: None,
+                    rated: true,
+                },
+                players: 2,
+                levels: vec![Level::Perfect],
+                seed: 5,
+                tokens,
+            },
+            |_| {},
+        ))
+        .expect("the tournament runs to the end")
+        .state
+}
+
+/// Ratings are kept per game as a person names it: Kayles is Kayles, apart
+/// from Dawson's Kayles; `--family` is still understood; tournament lists and
+/// views name the game.
+#[test]
+fn ratings_and_tournaments_name_the_game() {
+    let server = TestServer::start();
+    let url = server.url();
+    rated_tournament(
+        &server,
+        json!({"game": "kayles", "heaps": [3, 4]}),
+        ["kim", "lee"],
+    );
+    for flag in ["--game", "--family"] {
+        let out = grundy(&["tournament", "ratings", flag, "kayles", "--server", &url]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        assert!(
+            text.starts_with("Ratings in Kayles (Glicko-2"),
+            "{flag}: {text}"
+        );
+        assert!(text.contains("kim") && text.contains("lee"), "{text}");
+        // Each won one game of the round, the rating period: level, and
+        // where they began.
+        let ratings: Vec<&str> = text
+            .lines()
+            .skip(2)
+            .map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                fields[fields.len() - 3]
+            })
+            .collect();
+        assert_eq!(ratings, ["1500", "1500"], "{text}");
+    }
+    let dawson = stdout(&grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "dawson",
+        "--server",
+        &url,
+    ]));
+    assert!(
+        dawson.contains("No rated Dawson's Kayles players yet."),
+        "{dawson}"
+    );
+    let unknown = grundy(&["tournament", "ratings", "--game", "chess", "--server", &url]);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("no game \"chess\"") && err.contains("kayles"),
+        "{err}"
+    );
+
+    let created = stdout(&grundy(&[
+        "tournament",
+        "create",
+        "--family",
+        "lasker",
+        "--format",
+        "swiss",
+        "--rounds",
+        "2",
+        "--server",
+        &url,
+    ]));
+    assert!(created.contains("Lasker's Nim, random starts"), "{created}");
+    let listed = stdout(&grundy(&["tournament", "list", "--server", &url]));
+    assert!(listed.contains("Lasker's Nim"), "{listed}");
+    assert!(!listed.contains("heaps"), "{listed}");
+}
+
 #[test]
 fn a_bad_code_is_refused_in_words() {
     let server = TestServer::start();
@@ -303,6 +428,8 @@ fn a_bad_code_is_refused_in_words() {
     for args in [
         vec!["tournament", "export", "NOSUCH", "--format", "csv"],
         vec!["tournament", "watch", "NOSUCH"],
+        vec!["tournament", "show", "NOSUCH"],
+        vec!["tournament", "show", "NOSUCH", "--json"],
         vec!["tournament", "join", "NOSUCH", "--name", "alice"],
     ] {
         let mut args = args.clone();
@@ -311,8 +438,166 @@ fn a_bad_code_is_refused_in_words() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("the server refused: no tournament \"NOSUCH\""),
+            err.contains("no tournament \"NOSUCH\" on this server, running or finished"),
             "{args:?}: {err}"
         );
+        assert!(!err.contains("get_tournament"), "no protocol words: {err}");
     }
+}
+
+/// A finished tournament's code keeps working once it has left the server's
+/// memory and after a restart: watch says it is over and shows how it ended,
+/// show (and --json) gives its standings, join says there is nothing to join.
+/// Every view names its id.
+#[test]
+fn a_finished_tournament_is_shown_by_its_code_after_a_restart() {
+    let mut server = TestServer::start();
+    let url = server.url();
+    let (id, code) = finished_tournament(&server);
+    // Finished tournaments are not brought back: after the restart it is the
+    // store that answers, by code.
+    server.restart_in_place(std::time::Duration::from_millis(10));
+    let lower = code.to_lowercase();
+    for key in [code.as_str(), lower.as_str()] {
+        let watched = grundy(&["tournament", "watch", key, "--server", &url]);
+        assert!(watched.status.success(), "{watched:?}");
+        let text = stdout(&watched);
+        assert!(
+            text.starts_with(&format!(
+                "Tournament {code} is over: nothing more to watch. How it ended:\n"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!("({code}, id {id})")), "{text}");
+        assert!(text.contains("Finished after 3 rounds."), "{text}");
+        assert!(
+            text.contains("The tournament is over. Final standings:"),
+            "{text}"
+        );
+        assert!(!text.contains("Watching"), "{text}");
+    }
+    let shown = grundy(&["tournament", "show", &code, "--server", &url]);
+    assert!(shown.status.success(), "{shown:?}");
+    let text = stdout(&shown);
+    assert!(text.contains("Final standings:"), "{text}");
+    assert!(text.contains("bot-perfect-01"), "{text}");
+    // `standings` is the same command.
+    let same = grundy(&["tournament", "standings", &code, "--server", &url]);
+    assert_eq!(stdout(&same), text);
+
+    let json_out = grundy(&["tournament", "show", &code, "--json", "--server", &url]);
+    assert!(json_out.status.success(), "{json_out:?}");
+    let state: Value = serde_json::from_str(&stdout(&json_out)).expect("JSON");
+    assert_eq!(state["tournament"], json!(id));
+    assert_eq!(state["code"], json!(code));
+    assert_eq!(state["status"], "finished");
+    assert_eq!(state["standings"].as_array().map(Vec::len), Some(3));
+    assert_eq!(state["games"].as_array().map(Vec::len), Some(6));
+
+    let joined = grundy(&[
+        "tournament",
+        "join",
+        &code,
+        "--name",
+        "late",
+        "--server",
+        &url,
+    ]);
+    assert_eq!(joined.status.code(), Some(2), "{joined:?}");
+    let err = String::from_utf8_lossy(&joined.stderr);
+    assert!(
+        err.contains(&format!(
+            "tournament {code} is over: there is nothing to join"
+        )) && err.contains(&format!("grundy tournament show {code} --server {url}")),
+        "{err}"
+    );
+}
+
+/// `--json` on the read-only commands: list, show, ratings.
+#[test]
+fn the_read_only_commands_speak_json() {
+    let server = TestServer::start();
+    let url = server.url();
+    let empty = grundy(&["tournament", "list", "--json", "--server", &url]);
+    assert!(empty.status.success(), "{empty:?}");
+    let doc: Value = serde_json::from_str(&stdout(&empty)).expect("JSON");
+    assert_eq!(doc, json!({"tournaments": []}));
+
+    let created = stdout(&grundy(&[
+        "tournament",
+        "create",
+        "--family",
+        "kayles",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--name",
+        "Friday",
+        "--server",
+        &url,
+    ]));
+    let code = word_after(&created, "grundy tournament join ").to_string();
+    let id = word_after(&created, "created (id ").trim_end_matches(").");
+    let listed = grundy(&["tournament", "list", "--json", "--server", &url]);
+    let doc: Value = serde_json::from_str(&stdout(&listed)).expect("JSON");
+    let t = &doc["tournaments"][0];
+    assert_eq!(t["code"], json!(code));
+    assert_eq!(t["tournament"], json!(id));
+    assert_eq!(t["name"], "Friday");
+    assert_eq!(t["game"], "kayles");
+    assert_eq!(t["game_name"], "Kayles");
+    assert_eq!(t["status"], "registering");
+
+    let shown = grundy(&["tournament", "show", &code, "--json", "--server", &url]);
+    let state: Value = serde_json::from_str(&stdout(&shown)).expect("JSON");
+    assert_eq!(state["status"], "registering");
+    assert_eq!(state["settings"]["family"], "kayles");
+    let text = stdout(&grundy(&["tournament", "show", &code, "--server", &url]));
+    assert!(
+        text.contains(&format!("Friday ({code}, id {id})")),
+        "{text}"
+    );
+    assert!(text.contains("No standings yet"), "{text}");
+    assert!(
+        text.contains(&format!("grundy tournament watch {code}")),
+        "{text}"
+    );
+
+    rated_tournament(
+        &server,
+        json!({"game": "dawson", "heaps": [4, 5]}),
+        ["max", "ned"],
+    );
+    let rated = grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "dawson",
+        "--json",
+        "--server",
+        &url,
+    ]);
+    assert!(rated.status.success(), "{rated:?}");
+    let doc: Value = serde_json::from_str(&stdout(&rated)).expect("JSON");
+    assert_eq!(doc["game"], "dawson");
+    assert_eq!(doc["name"], "Dawson's Kayles");
+    let rows = doc["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{doc}");
+    assert!(
+        rows.iter()
+            .all(|r| r["games"] == 2 && r["player_kind"] == "bot"),
+        "{doc}"
+    );
+    let none = grundy(&[
+        "tournament",
+        "ratings",
+        "--game",
+        "nim",
+        "--json",
+        "--server",
+        &url,
+    ]);
+    let doc: Value = serde_json::from_str(&stdout(&none)).expect("JSON");
+    assert_eq!(doc, json!({"game": "nim", "name": "Nim", "ratings": []}));
 }

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::client::{Client, ClientError};
 
-/// A tournament's state (`get_tournament`: by id, or by code while it is in
-/// memory).
+/// A tournament's state (`get_tournament`: by id or code, finished ones
+/// too).
 pub async fn tournament_state(
     client: &mut Client,
     tournament: &str,

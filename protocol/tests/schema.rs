@@ -243,7 +243,8 @@ const CLIENT_SAMPLES: &str = r#"
 {"type":"watch_tournament","id":13,"tournament":"TABCDE"}
 {"type":"watch_tournament","id":13,"tournament":"9f1c","since":12}
 {"type":"get_tournament","id":14,"tournament":"9f1c"}
-{"type":"get_ratings","id":15,"family":"nim","limit":10}
+{"type":"get_ratings","id":15,"game":"kayles","limit":10}
+{"type":"get_ratings","id":15,"family":"nim"}
 "#;
 
 const BAD_CLIENT_SAMPLES: &str = r#"
@@ -261,7 +262,7 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 {"type":"create_account","id":1,"username":"Alice"}
 {"type":"login","id":2,"username":"alice","password":"x","scopes":["everything"]}
 {"type":"register","id":9,"name":"alice"}
-{"type":"get_ratings","id":15}
+{"type":"get_ratings","id":15,"game":7}
 "#;
 
 const SERVER_SAMPLES: &str = r#"
@@ -291,7 +292,7 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"registered","id":9,"tournament":"9f1c","player":0,"token":"77aa","state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","player_kind":"person","withdrawn":false},{"player":1,"name":"bob","player_kind":"bot","withdrawn":false},{"player":2,"name":"carol","player_kind":"person","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
 {"type":"tournament_watching","id":13,"tournament":"9f1c","state":null,"events":[{"seq":3,"kind":"withdrawn","player":2}]}
 {"type":"tournament","id":14,"state":{"tournament":"9f1c","code":"TABCDE","settings":{"name":"Friday Nim","spec":null,"family":"nim","size":null,"seed":7,"format":"swiss","rounds":1,"clock":{"initial_ms":60000,"increment_ms":1000},"max_players":16,"rated":true},"status":"finished","round":1,"rounds":1,"players":[{"player":0,"name":"alice","player_kind":"person","withdrawn":false},{"player":1,"name":"bob","player_kind":"bot","withdrawn":false},{"player":2,"name":"carol","player_kind":"person","withdrawn":true}],"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"games":[{"round":1,"room":"c6bf","players":[0,1],"result":{"winner":0,"reason":"rules"},"winner":0},{"round":1,"room":"d7c0","players":[1,0],"result":{"winner":1,"reason":"resign"},"winner":0}],"byes":[{"round":1,"player":2}],"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":null,"seq":9}}
-{"type":"tournaments","id":8,"tournaments":[{"tournament":"9f1c","code":"TABCDE","name":null,"game":"nim","format":"round_robin","status":"registering","players":3,"max_players":1024,"round":0,"rounds":0}]}
+{"type":"tournaments","id":8,"tournaments":[{"tournament":"9f1c","code":"TABCDE","name":null,"game":"kayles","game_name":"Kayles","format":"round_robin","status":"registering","players":3,"max_players":1024,"round":0,"rounds":0}]}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":1,"kind":"registered","player":0,"name":"alice","player_kind":"person"}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":4,"kind":"started","rounds":1}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":5,"kind":"round_started","round":1,"pairings":[{"round":1,"players":[0,1],"spec":{"game":"nim","heaps":[3,5]}}],"bye":null}}
@@ -300,7 +301,7 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":8,"kind":"round_ended","round":1,"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}]}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":9,"kind":"finished","standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":"fewer than two players remain after round 1"}}
 {"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob","opponent_kind":"bot"}
-{"type":"ratings","id":15,"family":"nim","ratings":[{"player":"alice","player_kind":"person","unclaimed":false,"rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1},{"player":"zed","player_kind":null,"unclaimed":true,"rating":1500.0,"deviation":350.0,"volatility":0.06,"games":2}]}
+{"type":"ratings","id":15,"game":"kayles","name":"Kayles","family":"kayles","ratings":[{"player":"alice","player_kind":"person","unclaimed":false,"rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1},{"player":"zed","player_kind":null,"unclaimed":true,"rating":1500.0,"deviation":350.0,"volatility":0.06,"games":2}]}
 {"type":"error","id":9,"code":"already_registered","message":"a player named \"alice\" is registered already"}
 {"type":"error","id":10,"code":"busy","message":"this room has as many commands queued as it takes; retry shortly","retry_after_ms":100,"limit":"room_queue"}
 {"type":"error","id":11,"code":"too_large","message":"the answer would be 2000000 bytes, more than max_message_bytes (1048576)","limit":"max_message_bytes"}

@@ -1,22 +1,58 @@
-//! Glicko-2 ratings (the `skillratings` crate) per account and game family.
+//! Glicko-2 ratings (the `skillratings` crate) per account and game, the
+//! game as a person names it: the spec's `game` id (`kayles`, `dawson`,
+//! `nim`, ...), so Kayles and Dawson's Kayles are rated apart.
 //!
-//! Each rated game is its own rating period: both players' ratings move right
-//! after it. Only accounts are rated; the ratings recorded under plain names
-//! before accounts existed are kept as unclaimed history: listed, never moved,
-//! and no account's (whatever its name). The table lives in memory, loaded
-//! from the store at start; every change is computed and queued for the store
-//! under one lock, so concurrent tournaments write a player's rows in the
-//! order they were computed.
+//! A rating period is one tournament round: every game of the round is rated
+//! together, each player against the ratings their opponents had before the
+//! round, so the order in which the round's games ended decides nothing
+//! ([`Ratings::rate_period`]). Only accounts are rated; the ratings recorded
+//! under plain names before accounts existed are kept as unclaimed history:
+//! listed, never moved, and no account's (whatever its name). Ratings kept
+//! before they were per game pooled every heap game under the family `heaps`:
+//! they are kept under [`POOLED_HEAPS`], listed, never moved. The table lives
+//! in memory, loaded from the store at start; every change is computed and
+//! queued for the store under one lock, so concurrent tournaments write a
+//! player's rows in the order they were computed.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use grundy_protocol::wire::{PlayerKind, PlayerRating};
-use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
+use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
 use crate::player::AccountId;
 use crate::store::RatingRow;
+
+/// The key of the ratings kept before ratings were per game: the engine's
+/// family `heaps` pooled Kayles, Dawson's Kayles, Lasker's Nim, Bash,
+/// subtraction games and custom heap rules into one rating. Schema version 7
+/// moved those rows here; nothing rates under it any more.
+pub const POOLED_HEAPS: &str = "heaps-pooled";
+
+/// What a person reads for a rating key: the game's own name ("Kayles"), or
+/// what the pooled history is.
+pub fn key_name(key: &str) -> &str {
+    if key == POOLED_HEAPS {
+        "every heap game, pooled (before ratings were kept per game)"
+    } else {
+        grundy_protocol::names::game_name(key)
+    }
+}
+
+/// Whether `key` is one ratings can be kept under: a game id of the
+/// catalogue, or the pooled history.
+pub fn known_key(key: &str) -> bool {
+    key == POOLED_HEAPS || grundy_protocol::random::game_ids().any(|id| id == key)
+}
+
+/// The rating key of a start: its spec's `game` id.
+pub fn key_of(spec: &serde_json::Value) -> String {
+    spec.get("game")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
 
 /// Whose a rating is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -34,11 +70,19 @@ pub struct Rated<'a> {
     pub kind: PlayerKind,
 }
 
+/// A game of a rating period: the players on seats 0 and 1, and the winning
+/// seat.
+#[derive(Debug, Clone, Copy)]
+pub struct RatedGame<'a> {
+    pub players: [Rated<'a>; 2],
+    pub winner: usize,
+}
+
 type Table = HashMap<String, HashMap<Holder, PlayerRating>>;
 
 #[derive(Default)]
 pub struct Ratings {
-    /// family -> holder -> rating.
+    /// game -> holder -> rating.
     table: Mutex<Table>,
 }
 
@@ -55,6 +99,14 @@ fn fresh(player: &Rated<'_>) -> PlayerRating {
     }
 }
 
+fn as_glicko(r: &PlayerRating) -> Glicko2Rating {
+    Glicko2Rating {
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
+    }
+}
+
 impl Ratings {
     pub fn new(rows: Vec<RatingRow>) -> Ratings {
         let ratings = Ratings::default();
@@ -66,7 +118,7 @@ impl Ratings {
                     None => Holder::Unclaimed(row.rating.player.clone()),
                 };
                 table
-                    .entry(row.family)
+                    .entry(row.game)
                     .or_default()
                     .insert(holder, row.rating);
             }
@@ -79,81 +131,119 @@ impl Ratings {
         self.table.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// An account's rating in a family, if it has played a rated game.
-    pub fn get(&self, family: &str, account: AccountId) -> Option<f64> {
+    /// An account's rating in a game, if it has played a rated game of it.
+    pub fn get(&self, game: &str, account: AccountId) -> Option<f64> {
         self.table()
-            .get(family)
+            .get(game)
             .and_then(|players| players.get(&Holder::Account(account)))
             .map(|r| r.rating)
     }
 
-    /// A registered tournament player's rating in a family (guests have none).
-    pub fn of(&self, family: &str, player: &crate::tournament::state::Player) -> Option<f64> {
-        player.account.and_then(|a| self.get(family, a))
+    /// A registered tournament player's rating in a game (guests have none).
+    pub fn of(&self, game: &str, player: &crate::tournament::state::Player) -> Option<f64> {
+        player.account.and_then(|a| self.get(game, a))
     }
 
-    /// Rates a game between `players` (seat 0, seat 1) won by seat `winner`,
-    /// and hands the two new rows to `persist` while still holding the lock,
-    /// so that writes reach the store in the order they were computed.
+    /// Rates one game between `players` (seat 0, seat 1) won by seat
+    /// `winner`, as a rating period of its own (the tournaments that began
+    /// before rating periods were rounds), and hands the two new rows to
+    /// `persist` while still holding the lock.
     pub fn rate<R>(
         &self,
-        family: &str,
+        game: &str,
         players: [Rated<'_>; 2],
         winner: usize,
         persist: impl FnOnce(Vec<RatingRow>) -> R,
     ) -> R {
+        self.rate_period(game, &[RatedGame { players, winner }], persist)
+    }
+
+    /// Rates the games of one rating period together: each player's new
+    /// rating comes from their rating before the period and every game they
+    /// played in it, against their opponents' ratings before the period
+    /// (Glicko-2's rating period), so the order of the games does not matter.
+    /// Players with no game in `games` are not touched. Hands the new rows
+    /// (one per player, in order of first appearance) to `persist` while
+    /// still holding the lock, so that writes reach the store in the order
+    /// they were computed.
+    pub fn rate_period<R>(
+        &self,
+        game: &str,
+        games: &[RatedGame<'_>],
+        persist: impl FnOnce(Vec<RatingRow>) -> R,
+    ) -> R {
         let mut table = self.table();
-        let known = table.entry(family.to_string()).or_default();
-        let [a, b] = players.map(|p| {
-            known
-                .get(&Holder::Account(p.account))
-                .cloned()
-                .unwrap_or_else(|| fresh(&p))
-        });
-        let outcome = if winner == 0 {
-            Outcomes::WIN
-        } else {
-            Outcomes::LOSS
-        };
-        let as_glicko = |r: &PlayerRating| Glicko2Rating {
-            rating: r.rating,
-            deviation: r.deviation,
-            volatility: r.volatility,
-        };
-        let (na, nb) = glicko2(
-            &as_glicko(&a),
-            &as_glicko(&b),
-            &outcome,
-            &Glicko2Config::new(),
-        );
-        let updated = |old: PlayerRating, new: Glicko2Rating| PlayerRating {
-            rating: new.rating,
-            deviation: new.deviation,
-            volatility: new.volatility,
-            games: old.games + 1,
-            ..old
-        };
-        let rows: Vec<RatingRow> = [updated(a, na), updated(b, nb)]
-            .into_iter()
-            .zip(players)
-            .map(|(rating, p)| {
-                known.insert(Holder::Account(p.account), rating.clone());
-                RatingRow {
-                    family: family.to_string(),
+        let known = table.entry(game.to_string()).or_default();
+        // Everyone's rating before the period, in order of first appearance.
+        let mut order: Vec<Rated<'_>> = Vec::new();
+        let mut before: HashMap<AccountId, PlayerRating> = HashMap::new();
+        for g in games {
+            for p in g.players {
+                if let std::collections::hash_map::Entry::Vacant(slot) = before.entry(p.account) {
+                    slot.insert(
+                        known
+                            .get(&Holder::Account(p.account))
+                            .cloned()
+                            .unwrap_or_else(|| fresh(&p)),
+                    );
+                    order.push(p);
+                }
+            }
+        }
+        let config = Glicko2Config::new();
+        let rows: Vec<RatingRow> = order
+            .iter()
+            .filter_map(|p| {
+                let old = before.get(&p.account)?.clone();
+                let results: Vec<(Glicko2Rating, Outcomes)> = games
+                    .iter()
+                    .flat_map(|g| {
+                        (0..2)
+                            .filter(|&seat| g.players[seat].account == p.account)
+                            .filter_map(|seat| {
+                                let opponent = g.players[1 - seat].account;
+                                let outcome = if g.winner == seat {
+                                    Outcomes::WIN
+                                } else {
+                                    Outcomes::LOSS
+                                };
+                                Some((as_glicko(before.get(&opponent)?), outcome))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let new = glicko2_rating_period(&as_glicko(&old), &results, &config);
+                let rating = PlayerRating {
+                    rating: new.rating,
+                    deviation: new.deviation,
+                    volatility: new.volatility,
+                    games: old.games + results.len() as u64,
+                    // The name and kind it shows now.
+                    player: p.name.to_string(),
+                    player_kind: Some(p.kind),
+                    ..old
+                };
+                Some(RatingRow {
+                    game: game.to_string(),
                     account: Some(p.account),
                     rating,
-                }
+                })
             })
             .collect();
+        for row in &rows {
+            if let Some(account) = row.account {
+                known.insert(Holder::Account(account), row.rating.clone());
+            }
+        }
         persist(rows)
     }
 
-    /// The best-rated players of a family, best first (unclaimed ratings
+    /// The best-rated players of a game, best first (unclaimed ratings
     /// among them, marked so).
-    pub fn top(&self, family: &str, limit: usize) -> Vec<PlayerRating> {
+    pub fn top(&self, game: &str, limit: usize) -> Vec<PlayerRating> {
         let mut all: Vec<PlayerRating> = self
             .table()
-            .get(family)
+            .get(game)
             .map(|players| players.values().cloned().collect())
             .unwrap_or_default();
         all.sort_by(|a, b| {
@@ -189,9 +279,10 @@ mod tests {
         assert!(rows[0].rating.deviation < 350.0);
         assert_eq!(rows[0].rating.games, 1);
         assert_eq!(rows[0].account, Some(1));
+        assert_eq!(rows[0].game, "nim");
         assert_eq!(rows[0].rating.player_kind, Some(PlayerKind::Bot));
         assert_eq!(ratings.get("nim", 1), Some(rows[0].rating.rating));
-        assert_eq!(ratings.get("kayles", 1), None, "per family");
+        assert_eq!(ratings.get("kayles", 1), None, "per game");
         // Symmetric: the same game the other way round mirrors the change.
         let other = Ratings::default();
         let mirrored = other.rate("nim", [players[1], players[0]], 1, |rows| rows);
@@ -199,9 +290,106 @@ mod tests {
     }
 
     #[test]
+    fn kayles_and_dawsons_kayles_are_rated_apart() {
+        let ratings = Ratings::default();
+        let players = [account(1, "alice"), account(2, "bob")];
+        ratings.rate("kayles", players, 0, |_| ());
+        ratings.rate("dawson", players, 1, |_| ());
+        assert!(ratings.get("kayles", 1).is_some_and(|r| r > 1500.0));
+        assert!(ratings.get("dawson", 1).is_some_and(|r| r < 1500.0));
+        assert_eq!(ratings.get("heaps", 1), None);
+        assert_eq!(ratings.top("kayles", 10).len(), 2);
+        assert_eq!(key_name("dawson"), "Dawson's Kayles");
+        assert!(known_key("lasker") && known_key(POOLED_HEAPS) && !known_key("chess"));
+    }
+
+    /// Two players who each beat the other once in a rating period end where
+    /// they began, level; rated game by game, the order decided who was
+    /// ahead (by 134 points).
+    #[test]
+    fn each_beating_the_other_once_in_a_period_leaves_two_players_level() {
+        let (a, b) = (account(1, "alice"), account(2, "bob"));
+        let games = [
+            RatedGame {
+                players: [a, b],
+                winner: 0,
+            },
+            RatedGame {
+                players: [b, a],
+                winner: 0,
+            },
+        ];
+        let ratings = Ratings::default();
+        let rows = ratings.rate_period("nim", &games, |rows| rows);
+        assert_eq!(rows.len(), 2);
+        let (ra, rb) = (&rows[0].rating, &rows[1].rating);
+        assert!((ra.rating - rb.rating).abs() < 1e-9, "{rows:?}");
+        assert!((ra.rating - 1500.0).abs() < 1e-6, "{rows:?}");
+        assert!(ra.deviation < 350.0 && (ra.deviation - rb.deviation).abs() < 1e-9);
+        assert_eq!((ra.games, rb.games), (2, 2));
+        // The same games the other way round: the same ratings.
+        let reversed = Ratings::default();
+        let again = reversed.rate_period("nim", &[games[1], games[0]], |rows| rows);
+        let by_account = |rows: &[RatingRow], id| {
+            rows.iter()
+                .find(|r| r.account == Some(id))
+                .map(|r| r.rating.rating)
+        };
+        assert_eq!(by_account(&rows, 1), by_account(&again, 1));
+        // Game by game (a period each), the one who won last is ahead.
+        let sequential = Ratings::default();
+        for g in games {
+            sequential.rate("nim", g.players, g.winner, |_| ());
+        }
+        let gap = sequential.get("nim", 2).unwrap_or(0.0) - sequential.get("nim", 1).unwrap_or(0.0);
+        assert!(gap > 100.0, "{gap}");
+    }
+
+    #[test]
+    fn a_period_rates_everyone_against_the_ratings_from_before_it() {
+        let row = |account, player: &str, rating| RatingRow {
+            game: "nim".into(),
+            account: Some(account),
+            rating: PlayerRating {
+                player: player.into(),
+                player_kind: Some(PlayerKind::Person),
+                unclaimed: false,
+                rating,
+                deviation: 80.0,
+                volatility: 0.06,
+                games: 10,
+            },
+        };
+        let ratings = Ratings::new(vec![row(1, "ann", 1700.0), row(2, "ben", 1500.0)]);
+        let (ann, ben, cy) = (account(1, "ann"), account(2, "ben"), account(3, "cy"));
+        // ann loses to ben, then beats the newcomer cy; dan plays nobody.
+        let games = [
+            RatedGame {
+                players: [ann, ben],
+                winner: 1,
+            },
+            RatedGame {
+                players: [cy, ann],
+                winner: 1,
+            },
+        ];
+        let rows = ratings.rate_period("nim", &games, |rows| rows);
+        let names: Vec<&str> = rows.iter().map(|r| r.rating.player.as_str()).collect();
+        assert_eq!(names, ["ann", "ben", "cy"]);
+        assert_eq!(rows[0].rating.games, 12);
+        assert_eq!(rows[2].rating.games, 1);
+        assert!(rows[1].rating.rating > 1500.0, "ben beat a stronger player");
+        assert!(rows[2].rating.rating < 1500.0, "cy lost");
+        assert_eq!(ratings.get("nim", 3), Some(rows[2].rating.rating));
+        assert_eq!(ratings.get("nim", 4), None);
+        // An empty period changes nothing and writes nothing.
+        assert!(ratings.rate_period("nim", &[], |rows| rows).is_empty());
+    }
+
+    #[test]
     fn loaded_rows_are_the_starting_point_and_unclaimed_ones_stay_apart() {
         let row = |account, player: &str, rating| RatingRow {
-            family: "nim".into(),
+            game: "nim".into(),
             account,
             rating: PlayerRating {
                 player: player.into(),

@@ -84,7 +84,16 @@ pub async fn sleep_until(at: Option<Instant>) {
 /// Waits for a queued write to be committed; a failure becomes the refusal
 /// its command gets (`key`, the room or tournament, goes to the log).
 pub async fn committed(done: Pending, key: &str) -> Result<(), Refusal> {
-    match done.await {
+    outcome(done.await, key)
+}
+
+/// What a write's answer (`Pending`, awaited) means for the command that
+/// asked for it.
+pub fn outcome(
+    answer: Result<Result<(), StoreError>, oneshot::error::RecvError>,
+    key: &str,
+) -> Result<(), Refusal> {
+    match answer {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => {
             tracing::error!(key, "store write failed: {e}");

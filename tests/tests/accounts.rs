@@ -310,6 +310,11 @@ async fn a_rating_moves_only_for_the_accounts_that_played() {
         assert_eq!(r["player_kind"], "bot");
         assert_eq!(r["unclaimed"], false);
     }
+    // Each beat the other once in the round, its rating period: level.
+    assert_eq!(
+        ratings["ratings"][0]["rating"], ratings["ratings"][1]["rating"],
+        "{ratings}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

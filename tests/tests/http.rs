@@ -280,6 +280,8 @@ async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
     assert_eq!(rooms["total"], 3);
     assert_eq!(rooms["rooms"].as_array().map(Vec::len), Some(2));
     assert_eq!(rooms["rooms"][0]["name"], "Kayles");
+    // The game as a person names it, which is what its ratings are kept under.
+    assert_eq!(rooms["rooms"][0]["game"], "kayles");
     let rest = http(server.addr, "GET", "/api/rooms?limit=2&offset=2")
         .await
         .json();
@@ -312,16 +314,31 @@ async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
         "unknown_tournament",
     );
 
-    let ratings = http(server.addr, "GET", "/api/ratings?family=kayles")
+    // Kayles is rated apart from the other heap games; `family` is the
+    // older name of `game`.
+    for query in ["game=kayles", "family=kayles"] {
+        let ratings = http(server.addr, "GET", &format!("/api/ratings?{query}"))
+            .await
+            .json();
+        assert_eq!(ratings["game"], "kayles", "{query}");
+        assert_eq!(ratings["name"], "Kayles", "{query}");
+        assert_eq!(ratings["family"], "kayles", "{query}");
+    }
+    let pooled = http(server.addr, "GET", "/api/ratings?game=heaps-pooled")
         .await
         .json();
-    assert_eq!(ratings["family"], "heaps");
-    let msg = refused(
-        &http(server.addr, "GET", "/api/ratings?family=chess").await,
-        400,
-        "bad_request",
-    );
-    assert!(msg.contains("chess"), "{msg}");
+    assert_eq!(pooled["ratings"], json!([]));
+    let list = http(server.addr, "GET", "/api/tournaments").await.json();
+    assert_eq!(list["tournaments"][0]["game"], "nim");
+    assert_eq!(list["tournaments"][0]["game_name"], "Nim");
+    for query in ["family=chess", "game=chess"] {
+        let msg = refused(
+            &http(server.addr, "GET", &format!("/api/ratings?{query}")).await,
+            400,
+            "bad_request",
+        );
+        assert!(msg.contains("chess"), "{msg}");
+    }
     refused(
         &http(server.addr, "GET", "/api/ratings").await,
         400,

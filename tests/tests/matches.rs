@@ -379,7 +379,7 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
     let mut config = Config::default();
     config.limits.open_rooms = 2;
     config.finished_rooms_in_memory = 2;
-    let server = TestServer::start_with(config).await;
+    let mut server = TestServer::start_with(config).await;
     let mut a = Client::connect(&server.url(), "alice").await;
     let create = json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}});
     let mut rooms = Vec::new();
@@ -391,7 +391,7 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
             .request(json!({"type": "abort", "room": room, "token": token}))
             .await;
         assert_eq!(ack["type"], "ack", "{ack}");
-        rooms.push(room);
+        rooms.push((room, seated["snapshot"]["code"].clone()));
     }
     // Two unfinished rooms fill the limit; finished ones never counted.
     assert_eq!(a.request(create.clone()).await["type"], "seated");
@@ -400,9 +400,10 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
     assert_eq!(full["code"], "limit_reached", "{full}");
 
     // The two latest finished rooms are still in memory; the first three left
-    // it, and only their records remain.
+    // it, and only their records remain, found by id or by code (codes are
+    // never reused), also after a restart.
     let mut w = Client::connect(&server.url(), "watcher").await;
-    for (n, room) in rooms.iter().enumerate() {
+    for (n, (room, code)) in rooms.iter().enumerate() {
         let watched = w.request(json!({"type": "watch", "room": room})).await;
         if n < 3 {
             assert_eq!(watched["code"], "unknown_room", "room {n}: {watched}");
@@ -410,10 +411,25 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
             assert_eq!(watched["type"], "watching", "room {n}: {watched}");
             w.request(json!({"type": "leave", "room": room})).await;
         }
-        let record = w.request(json!({"type": "get_match", "room": room})).await;
-        assert_eq!(record["type"], "match", "room {n}: {record}");
-        assert_eq!(record["record"]["result"]["reason"], "abort");
+        for key in [room, code] {
+            let record = w.request(json!({"type": "get_match", "room": key})).await;
+            assert_eq!(record["type"], "match", "room {n}: {record}");
+            assert_eq!(record["record"]["room"], *room);
+            assert_eq!(record["record"]["result"]["reason"], "abort");
+        }
     }
+    drop(w);
+    server.restart().await;
+    let mut w = Client::connect(&server.url(), "watcher").await;
+    for (room, code) in &rooms {
+        let lower = code.as_str().expect("a code").to_lowercase();
+        let record = w.request(json!({"type": "get_match", "room": lower})).await;
+        assert_eq!(record["record"]["room"], *room, "{record}");
+    }
+    let unknown = w
+        .request(json!({"type": "get_match", "room": "ZZZZZZ"}))
+        .await;
+    assert_eq!(unknown["code"], "unknown_room", "{unknown}");
 }
 
 /// `list_rooms` returns at most `limit` rooms (open ones first, then by code)

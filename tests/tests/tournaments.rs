@@ -168,6 +168,13 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
         .map(|r| r["rating"].as_f64().unwrap())
         .collect();
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+    // A rating period is a round: every pairing split its two games, so
+    // everyone is where they began, whatever order the games ended in (rated
+    // game by game, the last winner of each pairing came out ahead).
+    for s in &state.standings {
+        let rating = s.rating.expect("rated");
+        assert!((rating - 1500.0).abs() < 1e-6, "{s:?}");
+    }
     let mine = state
         .standings
         .iter()
@@ -180,6 +187,170 @@ async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
     assert_eq!(seated["type"], "seated", "{seated}");
     let rooms = c.request(json!({"type": "list_rooms"})).await;
     assert_eq!(rooms["rooms"][0]["ratings"], json!([mine, null]), "{rooms}");
+}
+
+/// Kayles is rated as Kayles, apart from Dawson's Kayles and the other heap
+/// games, and the list of tournaments names the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kayles_tournament_rates_kayles_apart_from_the_other_heap_games() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let mut c = Client::connect(&url, "reader").await;
+    let made = c
+        .request(
+            json!({"type": "create_tournament", "format": "swiss", "rounds": 1,
+                        "family": "dawson", "name": "listed"}),
+        )
+        .await;
+    assert_eq!(made["type"], "tournament_created", "{made}");
+    let list = c.request(json!({"type": "list_tournaments"})).await;
+    assert_eq!(list["tournaments"][0]["game"], "dawson", "{list}");
+    assert_eq!(
+        list["tournaments"][0]["game_name"], "Dawson's Kayles",
+        "{list}"
+    );
+
+    let rated = TournamentSettings {
+        rated: true,
+        spec: Some(json!({"game": "kayles", "heaps": [3, 4]})),
+        family: None,
+        ..settings(TournamentFormat::RoundRobin, None, "nim")
+    };
+    let out = field(&url, rated, 2, vec![Level::Perfect]).await;
+    check_consistent(&out.state);
+    let kayles = c
+        .request(json!({"type": "get_ratings", "game": "kayles"}))
+        .await;
+    assert_eq!(kayles["type"], "ratings", "{kayles}");
+    assert_eq!(kayles["game"], "kayles");
+    assert_eq!(kayles["name"], "Kayles");
+    let rows = kayles["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{kayles}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "{kayles}");
+    // Each won one game of the round: level.
+    assert_eq!(rows[0]["rating"], rows[1]["rating"], "{kayles}");
+    for other in ["heaps", "dawson", "lasker", "nim"] {
+        let answer = c
+            .request(json!({"type": "get_ratings", "game": other}))
+            .await;
+        assert_eq!(answer["ratings"], json!([]), "{other}: {answer}");
+    }
+    // `family`, the field's older name, still asks the same.
+    let old = c
+        .request(json!({"type": "get_ratings", "family": "kayles"}))
+        .await;
+    assert_eq!(old["ratings"], kayles["ratings"]);
+    let none = c.request(json!({"type": "get_ratings"})).await;
+    assert_eq!(none["code"], "bad_request", "{none}");
+    assert!(none["message"].as_str().is_some_and(|m| m.contains("game")));
+}
+
+/// A round's ratings are written with its `round_ended` event. While the
+/// disk refuses that write, the round is rated once (the retry writes the
+/// same rows, it does not rate again); a crash before it is recorded loses
+/// nothing: the restarted server rates the round, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
+    use grundy_server::{Config, Server};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("g.db");
+    let refused = Arc::new(AtomicUsize::new(0));
+    let count = refused.clone();
+    let store = Arc::new(HookedWrites {
+        store: SqliteStore::open(&path).expect("store"),
+        hook: move |store: &SqliteStore, op: WriteOp| {
+            let round_end = op.ops().any(|op| {
+                matches!(op, WriteOp::TournamentEvent { event, .. }
+                    if matches!(event.body, TournamentEventBody::RoundEnded { .. }))
+            });
+            if !round_end {
+                return store.write(op);
+            }
+            count.fetch_add(1, Ordering::SeqCst);
+            let (done, answer) = tokio::sync::oneshot::channel();
+            let _ = done.send(Err(StoreError::Sqlite("disk I/O error (a test)".into())));
+            answer
+        },
+    });
+    let server = Server::start(
+        "127.0.0.1:0".parse().expect("addr"),
+        store,
+        Config::default(),
+    )
+    .await
+    .expect("server");
+    let addr = server.local_addr();
+    let url = format!("ws://{addr}");
+    let names = ["ivy".to_string(), "jon".to_string()];
+    let tokens = accounts(&url, &names).await;
+    let rated = TournamentSettings {
+        rated: true,
+        spec: Some(json!({"game": "nim", "heaps": [3, 5]})),
+        family: None,
+        ..settings(TournamentFormat::RoundRobin, None, "nim")
+    };
+    let run = tokio::spawn(run_field(
+        Field {
+            url: url.clone(),
+            join: None,
+            settings: rated,
+            players: 2,
+            levels: vec![Level::Perfect],
+            seed: 9,
+            tokens,
+        },
+        |_| {},
+    ));
+    // Both games are over; the round's end was refused, then tried again.
+    for _ in 0..200 {
+        if refused.load(Ordering::SeqCst) >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        refused.load(Ordering::SeqCst) >= 2,
+        "the round's end was tried again"
+    );
+    let mut c = Client::connect(&url, "reader").await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rows = answer["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "rated once: {answer}");
+    drop(c);
+    // Down before the round's end was ever recorded.
+    server.shutdown().await;
+    let server = Server::start(
+        addr,
+        Arc::new(SqliteStore::open(&path).expect("reopen")),
+        Config::default(),
+    )
+    .await
+    .expect("restart");
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("the tournament finishes after the restart")
+        .expect("the field task")
+        .expect("the tournament runs to the end");
+    check_consistent(&out.state);
+    let mut c = Client::connect(&url, "reader").await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rows = answer["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert!(rows.iter().all(|r| r["games"] == 2), "rated once: {answer}");
+    assert_eq!(rows[0]["rating"], rows[1]["rating"], "{answer}");
+    let rating = out.state.standings[0].rating.expect("rated");
+    assert_eq!(json!(rating), rows[0]["rating"]);
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -693,7 +864,7 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
-    let server = TestServer::start_with(grundy_server::Config {
+    let mut server = TestServer::start_with(grundy_server::Config {
         linger: std::time::Duration::from_millis(100),
         ..grundy_server::Config::default()
     })
@@ -707,13 +878,14 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
     )
     .await;
     let live = out.state;
-    // Once its linger is over the task is gone: by code it is unknown, by id
-    // it is rebuilt from its stored log, the same as it was.
+    // Once its linger is over the task is gone (it can no longer be
+    // watched): by id or by code (any case), and after a restart, it is
+    // rebuilt from its stored log, the same as it was.
     let mut c = Client::connect(&url, "reader").await;
     let mut gone = false;
     for _ in 0..50 {
         let answer = c
-            .request(json!({"type": "get_tournament", "tournament": live.code}))
+            .request(json!({"type": "watch_tournament", "tournament": live.code}))
             .await;
         if answer["type"] == "error" {
             refused(&answer, "unknown_tournament");
@@ -723,14 +895,28 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(gone, "the finished tournament left memory");
-    let answer = c
-        .request(json!({"type": "get_tournament", "tournament": live.tournament}))
-        .await;
-    let stored: TournamentState = serde_json::from_value(answer["state"].clone()).expect("a state");
-    check_consistent(&stored);
-    assert_eq!(stored.games, live.games);
-    assert_eq!(stored.standings, live.standings);
-    assert_eq!(stored.seq, live.seq);
+    let check = |answer: &Value| {
+        let stored: TournamentState =
+            serde_json::from_value(answer["state"].clone()).expect("a state");
+        check_consistent(&stored);
+        assert_eq!(stored.games, live.games);
+        assert_eq!(stored.standings, live.standings);
+        assert_eq!(stored.seq, live.seq);
+    };
+    let lower = live.code.to_lowercase();
+    for key in [&live.tournament, &live.code, &lower] {
+        check(
+            &c.request(json!({"type": "get_tournament", "tournament": key}))
+                .await,
+        );
+    }
+    drop(c);
+    server.restart_in_place().await;
+    let mut c = Client::connect(&url, "reader").await;
+    check(
+        &c.request(json!({"type": "get_tournament", "tournament": live.code}))
+            .await,
+    );
 }
 
 /// A finished tournament lingers in memory for a while but does not take up
@@ -792,20 +978,23 @@ async fn finished_tournaments_past_the_cap_leave_memory() {
         wait_until_finished(&mut reader, &id).await;
         made.push((id, code));
     }
-    // Only the last to finish is still in memory (found by its code); the
-    // others are read from the store by id.
+    // Only the last to finish is still in memory (it can be watched); the
+    // others are read from the store, by id or by code alike.
     for (n, (id, code)) in made.iter().enumerate() {
-        let by_code = reader
-            .request(json!({"type": "get_tournament", "tournament": code}))
+        let watched = reader
+            .request(json!({"type": "watch_tournament", "tournament": code}))
             .await;
         if n < 2 {
-            refused(&by_code, "unknown_tournament");
+            refused(&watched, "unknown_tournament");
         } else {
-            assert_eq!(by_code["state"]["status"], "finished", "{by_code}");
+            assert_eq!(watched["type"], "tournament_watching", "{watched}");
         }
-        let by_id = reader
-            .request(json!({"type": "get_tournament", "tournament": id}))
-            .await;
-        assert_eq!(by_id["state"]["status"], "finished", "{by_id}");
+        for key in [id, code] {
+            let answer = reader
+                .request(json!({"type": "get_tournament", "tournament": key}))
+                .await;
+            assert_eq!(answer["state"]["status"], "finished", "{answer}");
+            assert_eq!(answer["state"]["tournament"], json!(id), "{answer}");
+        }
     }
 }

@@ -259,10 +259,17 @@ pub enum ClientMsg {
         #[serde(default)]
         round: Option<u32>,
     },
-    /// The best-rated players of a game family.
+    /// The best-rated players of a game.
     GetRatings {
         id: Option<RequestId>,
-        family: String,
+        /// The game, by its spec's `game` id (`kayles`, `dawson`, `nim`, ...).
+        /// One of `game` and `family` is required.
+        #[serde(default)]
+        game: Option<String>,
+        /// The older name of `game`, still accepted (`game` wins when both
+        /// are given).
+        #[serde(default)]
+        family: Option<String>,
         /// At most this many (default 100).
         #[serde(default)]
         limit: Option<u32>,
@@ -494,7 +501,8 @@ pub struct Snapshot {
 pub struct RoomSummary {
     pub room: String,
     pub code: String,
-    /// The engine's family id (ratings are kept under it).
+    /// The game played, as the spec's `game` id names it (`nim`, `kayles`,
+    /// `dawson`, ...): what ratings are kept under.
     pub game: String,
     /// The game's own name, e.g. "Kayles" or "Dawson's Kayles".
     pub name: String,
@@ -510,7 +518,7 @@ pub struct RoomSummary {
     /// The room allows hints to both players.
     #[serde(default)]
     pub hints: bool,
-    /// The seated players' Glicko-2 ratings in this game family, if rated.
+    /// The seated players' Glicko-2 ratings in this game, if rated.
     pub ratings: [Option<f64>; 2],
     /// The tournament this room's game belongs to, if any.
     pub tournament: Option<String>,
@@ -748,8 +756,14 @@ pub enum ServerMsg {
         #[serde(default)]
         opponent_kind: Option<PlayerKind>,
     },
+    /// The answer to `get_ratings`.
     Ratings {
         id: Option<RequestId>,
+        /// The game the ratings are kept under (its spec's `game` id).
+        game: String,
+        /// What a person calls it ("Kayles").
+        name: String,
+        /// The same as `game`, for clients written when it was named so.
         family: String,
         ratings: Vec<PlayerRating>,
     },

@@ -133,7 +133,7 @@ pub struct Standing {
     pub buchholz: u32,
     /// The sum, over games won, of the beaten opponent's score.
     pub sonneborn_berger: u32,
-    /// The player's Glicko-2 rating in this game family, if rated.
+    /// The player's Glicko-2 rating in this game, if rated.
     pub rating: Option<f64>,
     pub withdrawn: bool,
 }
@@ -180,8 +180,12 @@ pub struct TournamentSummary {
     pub tournament: String,
     pub code: String,
     pub name: Option<String>,
-    /// The game id played (`nim`, ...).
+    /// The game played, as its specs' `game` id names it (`nim`, `kayles`,
+    /// `dawson`, ...): what its ratings are kept under.
     pub game: String,
+    /// The game's own name ("Kayles", "Dawson's Kayles").
+    #[serde(default)]
+    pub game_name: String,
     pub format: TournamentFormat,
     pub status: TournamentStatus,
     pub players: u32,
@@ -241,7 +245,7 @@ pub struct TournamentEvent {
     pub body: TournamentEventBody,
 }
 
-/// A player's rating in one game family.
+/// A player's rating in one game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlayerRating {
     /// The account's username; for an unclaimed rating, the name it was

@@ -42,6 +42,7 @@ const FIELDS: &[&str] = &[
     "move",
     "tournament",
     "family",
+    "game",
     "size",
     "seed",
     "format",
@@ -428,6 +429,7 @@ mod tests {
                 "name",
             ),
             (json!({"type": "get_ratings", "family": 1}), "family"),
+            (json!({"type": "get_ratings", "game": 1}), "game"),
             (
                 json!({"type": "watch_tournament", "tournament": false}),
                 "tournament",

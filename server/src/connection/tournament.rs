@@ -152,14 +152,28 @@ impl Conn {
                     Err(refused) => self.reply(refused.answer(id)),
                 }
             }
-            ClientMsg::GetRatings { id, family, limit } => {
+            ClientMsg::GetRatings {
+                id,
+                game,
+                family,
+                limit,
+            } => {
+                let Some(game) = game.or(family) else {
+                    return self.error(
+                        id,
+                        ErrorCode::BadRequest,
+                        "get_ratings needs `game`: a game id such as \"nim\" or \"kayles\"",
+                    );
+                };
                 let limit = limit.unwrap_or(100).min(MAX_RATINGS) as usize;
-                // A preset (`kayles`, ...) is rated under its engine family.
-                let family = engine_family(&family).unwrap_or(family);
-                let ratings = self.shared.ratings.top(&family, limit);
+                // Each game is rated apart (Kayles apart from Dawson's
+                // Kayles); an unknown one has nobody rated.
+                let ratings = self.shared.ratings.top(&game, limit);
                 self.reply(ServerMsg::Ratings {
                     id,
-                    family,
+                    name: crate::ratings::key_name(&game).to_string(),
+                    family: game.clone(),
+                    game,
                     ratings,
                 });
             }
@@ -203,7 +217,10 @@ impl Conn {
             return self.error(
                 id,
                 ErrorCode::UnknownTournament,
-                format!("no tournament {key:?} (finished ones: get_tournament by id)"),
+                format!(
+                    "no tournament {key:?} in play (a finished one's state and standings: \
+                     get_tournament)"
+                ),
             );
         };
         let entered = follows && !self.outbox.tournaments.contains(&tid);
@@ -259,21 +276,21 @@ impl Conn {
         // reactor, in the spec builds' pool.
         let probed = filled.clone();
         let max_message = self.shared.config.limits.max_message_bytes;
-        let family = match self
+        match self
             .shared
             .spec_builds
             .run(move || {
                 let specs = settings::probe_specs(&probed)?;
                 settings::round_fits(&probed, &specs, max_message)?;
-                settings::family_of(&specs)
+                settings::check_starts(&specs)
             })
             .await
         {
-            Ok(Ok(f)) => f,
+            Ok(Ok(())) => {}
             Ok(Err((code, message))) => return self.error(id, code, message),
             Err(refused) => return self.reply(refused.answer(id)),
         };
-        match self.shared.tournaments.create(filled, family).await {
+        match self.shared.tournaments.create(filled).await {
             Ok(created) => {
                 // The creator follows it from the start.
                 self.outbox.tournaments.enter(&created.tournament);
@@ -294,12 +311,4 @@ impl Conn {
             Err((code, message)) => self.error(id, code, message),
         }
     }
-}
-
-/// The engine family a game id is rated under (`kayles` → `heaps`); None for
-/// an unknown id.
-fn engine_family(game: &str) -> Option<String> {
-    let spec = grundy_protocol::random::random_spec(game, 0, None).ok()?;
-    let start = grundy_protocol::Position::from_spec(&spec).ok()?;
-    Some(start.family().id().to_string())
 }

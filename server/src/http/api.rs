@@ -465,22 +465,29 @@ async fn tournament(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RatingsQuery {
-    family: String,
+    game: Option<String>,
+    /// The older name of `game`.
+    family: Option<String>,
     limit: Option<u32>,
 }
 
 async fn ratings(State(api): State<Api>, Query(q): Query<RatingsQuery>) -> Answer {
-    // Over the WebSocket an unknown family has no ratings; here it is a
-    // typo worth naming.
-    if grundy_protocol::random::random_spec(&q.family, 0, None).is_err() {
+    let Some(game) = q.game.or(q.family) else {
+        return Err(ApiError::bad_request(
+            "game: required, a game id such as nim or kayles (see docs/games.md)",
+        ));
+    };
+    // Over the WebSocket an unknown game has no ratings; here it is a typo
+    // worth naming.
+    if !crate::ratings::known_key(&game) {
         return Err(ApiError::bad_request(format!(
-            "family: unknown game {:?} (see docs/games.md)",
-            q.family
+            "game: unknown game {game:?} (see docs/games.md)"
         )));
     }
     let msg = ClientMsg::GetRatings {
         id: None,
-        family: q.family,
+        game: Some(game),
+        family: None,
         limit: q.limit,
     };
     let answer = ask(&api, msg).await?;

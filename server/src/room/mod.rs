@@ -140,7 +140,9 @@ pub struct RoomInit {
 pub struct Room {
     id: String,
     code: String,
-    /// The game's name and the start in a few words, for the lobby.
+    /// The spec's `game` id (what ratings are kept under), the game's name
+    /// and the start in a few words, for the lobby.
+    game: String,
     name: String,
     description: String,
     listed: bool,
@@ -181,6 +183,7 @@ impl Room {
         let room = Room {
             id: init.id,
             code: init.code,
+            game: crate::ratings::key_of(&init.spec),
             name: grundy_protocol::names::spec_name(&init.spec).to_string(),
             description: grundy_protocol::names::describe_spec(&init.spec, MAX_DESCRIPTION),
             listed: init.listed,
@@ -789,7 +792,7 @@ impl Room {
         let summary = RoomSummary {
             room: self.id.clone(),
             code: self.code.clone(),
-            game: game.position.family().id().to_string(),
+            game: self.game.clone(),
             name: self.name.clone(),
             description: self.description.clone(),
             seats: [self.seat_info(0), self.seat_info(1)],

@@ -8,8 +8,9 @@
 //! api_tokens      (id TEXT PK, account -> accounts.id, name TEXT, scopes TEXT json,
 //!                  secret_sha256 BLOB, created_at_ms INT, expires_at_ms INT NULL,
 //!                  revoked_at_ms INT NULL)
-//! account_ratings (family TEXT, account -> accounts.id, rating REAL, deviation REAL,
-//!                  volatility REAL, games INT, PK (family, account))
+//! account_ratings (game TEXT (`family` before version 7), account -> accounts.id,
+//!                  rating REAL, deviation REAL, volatility REAL, games INT,
+//!                  PK (game, account))
 //! ```
 //!
 //! `username_key` is the name as it is compared ([`crate::accounts::names`]):
@@ -42,13 +43,13 @@ CREATE TABLE IF NOT EXISTS api_tokens (
     revoked_at_ms INTEGER
 );
 CREATE TABLE IF NOT EXISTS account_ratings (
-    family     TEXT    NOT NULL,
+    game       TEXT    NOT NULL,
     account    INTEGER NOT NULL REFERENCES accounts (id),
     rating     REAL    NOT NULL,
     deviation  REAL    NOT NULL,
     volatility REAL    NOT NULL,
     games      INTEGER NOT NULL,
-    PRIMARY KEY (family, account)
+    PRIMARY KEY (game, account)
 );
 ";
 

@@ -46,6 +46,10 @@
 //!
 //! Version 6 adds the accounts ([`accounts`]), and to `seats` the kind of
 //! player and the account that took the seat (NULL in older rows).
+//!
+//! Version 7 keys ratings by the game (`account_ratings.game`, was `family`),
+//! moves the pooled `heaps` ratings aside, gives tournaments their
+//! `rating_period` and an index on their code ([`tournaments`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,7 +68,7 @@ use crate::metrics::METRICS;
 use crate::player::Player;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 mod accounts;
 mod db_lock;
@@ -213,7 +217,8 @@ pub enum WriteOp {
     },
     /// An event of a tournament's log, with what it brings: for `registered`,
     /// the player's secret token (numbers and names are unique per tournament);
-    /// for a rated game's end, the new ratings. All or nothing.
+    /// for a rated round's end (a rated game's end in tournaments begun
+    /// before schema version 7), the new ratings. All or nothing.
     TournamentEvent {
         tournament: String,
         event: TournamentEvent,
@@ -360,6 +365,9 @@ pub enum StoreError {
     /// A tournament write or read failed (unknown, duplicate, unreadable).
     #[error("tournament {tournament}: {message}")]
     Tournament { tournament: String, message: String },
+    /// A new tournament's code is another tournament's already.
+    #[error("tournament {tournament}: the code {code} is taken")]
+    DuplicateTournamentCode { tournament: String, code: String },
     /// The store was closed.
     #[error("the match store is closed")]
     Closed,
@@ -402,16 +410,19 @@ pub trait MatchStore: Send + Sync + 'static {
 
     /// A match's record (spec, players' names, moves timed from the `started`
     /// event, or from the first move when there is none, and result), finished or
-    /// running; `None` for an unknown room id. Blocks.
+    /// running, by room id or short code (any case: codes are never reused);
+    /// `None` for an unknown room. Blocks.
     fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError>;
 
     /// Every tournament not finished, with its players and event log. Blocks.
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError>;
 
-    /// One tournament, finished or not; `None` for an unknown id. Blocks.
+    /// One tournament, finished or not, by id or short code (any case; a code
+    /// older files hold twice names the newest); `None` for an unknown one.
+    /// Blocks.
     fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError>;
 
-    /// Every player's rating in every family. Blocks.
+    /// Every player's rating in every game. Blocks.
     fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError>;
 
     /// Every account and every token (revoked ones too). Blocks.
@@ -640,22 +651,28 @@ impl MatchStore for SqliteStore {
         Ok(rooms)
     }
 
-    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
+    fn record(&self, key: &str) -> Result<Option<MatchRecord>, StoreError> {
         let mut conn = self.reader();
         let tx = conn.transaction()?;
+        // An id (32 hex digits) and a code (6 letters and digits, stored in
+        // capitals) never look alike; a code is never reused.
         let row = tx
-            .prepare_cached("SELECT spec, clock, result FROM rooms WHERE id = ?1")?
-            .query_row([room], |row| {
+            .prepare_cached(
+                "SELECT id, spec, clock, result FROM rooms WHERE id = ?1 OR code = ?2 LIMIT 1",
+            )?
+            .query_row(params![key, key.to_ascii_uppercase()], |row| {
                 Ok((
-                    row.get::<_, String>(0),
-                    row.get::<_, Option<String>>(1),
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1),
                     row.get::<_, Option<String>>(2),
+                    row.get::<_, Option<String>>(3),
                 ))
             })
             .optional()?;
-        let Some((spec, clock, result)) = row else {
+        let Some((id, spec, clock, result)) = row else {
             return Ok(None);
         };
+        let room = id.as_str();
         let bad = |e: rusqlite::Error| corrupt(room, None, e);
         let spec = parse_json(room, "spec", &spec.map_err(bad)?)?;
         let clock = clock
@@ -799,6 +816,15 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if (2..=5).contains(&found) {
         tx.execute_batch("ALTER TABLE tournament_players ADD COLUMN account INTEGER")?;
     }
+    // Versions 2 to 6 lack the rating period of a tournament: theirs rated
+    // each game as it ended, and go on doing so (NULL).
+    if (2..=6).contains(&found) {
+        tx.execute_batch("ALTER TABLE tournaments ADD COLUMN rating_period TEXT")?;
+    }
+    // Version 6 kept an account's ratings per engine family.
+    if found == 6 {
+        tx.execute_batch("ALTER TABLE account_ratings RENAME COLUMN family TO game")?;
+    }
     let rekey = (1..=2).contains(&found);
     if rekey {
         tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
@@ -811,6 +837,9 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     tx.execute_batch(accounts::SCHEMA)?;
     if (1..=3).contains(&found) {
         tx.execute_batch(MARK_OLD_HOUSE_SEATS)?;
+    }
+    if (2..=6).contains(&found) {
+        tx.execute_batch(&tournaments::pool_old_heap_ratings())?;
     }
     if found < SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
@@ -1345,6 +1374,38 @@ mod tests {
         for op in ops {
             put(store, op).expect("write");
         }
+    }
+
+    /// A room's short code finds its record for good: after a restart, in
+    /// any case (codes are never reused).
+    #[test]
+    fn a_code_finds_its_match_after_a_restart_in_any_case() {
+        let (_dir, path) = temp();
+        {
+            let store = SqliteStore::open(&path).expect("open");
+            let mut op = create("r-coded", 5);
+            if let WriteOp::CreateRoom { code, .. } = &mut op {
+                *code = "ABC234".into();
+            }
+            put(&store, op).expect("create");
+            for op in [
+                seat("r-coded", 0, "ada"),
+                seat("r-coded", 1, "bob"),
+                event("r-coded", 1, EventBody::Started, 1_000),
+                event("r-coded", 2, moved(0, 0), 1_500),
+                event("r-coded", 3, moved(1, 2), 2_300),
+            ] {
+                put(&store, op).expect("write");
+            }
+        }
+        let store = SqliteStore::open(&path).expect("reopen");
+        for key in ["ABC234", "abc234", "r-coded"] {
+            let record = store.record(key).expect("record").expect("found");
+            assert_eq!(record.room, "r-coded", "{key}");
+            assert_eq!(record.moves.len(), 2, "{key}");
+        }
+        assert_eq!(store.record("ABC235").expect("record"), None);
+        assert_eq!(store.record("").expect("record"), None);
     }
 
     #[test]

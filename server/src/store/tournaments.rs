@@ -1,13 +1,15 @@
 //! Tournaments and ratings in the store: the tables, their writes and their
 //! reads. A tournament is kept like a room: its settings, its players (with
 //! their secret tokens) and its event log; its state is rebuilt by replaying
-//! the log. Ratings are one row per player and game family, written in the
-//! same op as the tournament event of the game that changed them, so a crash
-//! can neither lose a rating change nor apply one twice.
+//! the log. Ratings are one row per player and game, written in the same op
+//! as the tournament event that changed them (a round's end; a game's end in
+//! tournaments that began before version 7), so a crash can neither lose a
+//! rating change nor apply one twice.
 //!
 //! ```sql
-//! tournaments        (id TEXT PK, code TEXT, settings TEXT json, owner_token TEXT,
-//!                     created_at_ms INT, finished_at_ms INT NULL)
+//! tournaments        (id TEXT PK, code TEXT (index), settings TEXT json, owner_token TEXT,
+//!                     created_at_ms INT, finished_at_ms INT NULL,
+//!                     rating_period TEXT NULL (version 7))
 //! tournament_players (tournament -> tournaments.id, player INT, name TEXT, token TEXT,
 //!                     account INT NULL (version 6),
 //!                     PK (tournament, player), UNIQUE (tournament, name))
@@ -20,6 +22,17 @@
 //! From version 6 on, ratings are an account's (`account_ratings`, in
 //! [`super::accounts`]); the `ratings` rows, keyed by a plain name, are read
 //! back as unclaimed history and written only by tests of old files.
+//!
+//! Version 7 keys ratings by the game as a person names it (the spec's `game`
+//! id: `kayles`, `dawson`, ...) instead of the engine's family. The rows of
+//! older files keyed `heaps` pooled every heap game: they move to
+//! [`crate::ratings::POOLED_HEAPS`] (history, never moved again); the other
+//! families' ids are their one game's id, so their rows keep their meaning.
+//! `rating_period` says how a rated tournament rates: `round` (every game of
+//! a round together, at the round's end); NULL for the tournaments created
+//! before version 7, which go on rating each game as it ends. A tournament's
+//! code is unique from version 7 on (checked when it is created: older files
+//! may hold a code twice, and a code then names the newest).
 
 use grundy_protocol::wire::{PlayerKind, PlayerRating, TournamentEvent, TournamentEventBody};
 use rusqlite::{ffi, params, Connection, OptionalExtension};
@@ -34,10 +47,12 @@ CREATE TABLE IF NOT EXISTS tournaments (
     settings       TEXT    NOT NULL,
     owner_token    TEXT    NOT NULL,
     created_at_ms  INTEGER NOT NULL,
-    finished_at_ms INTEGER
+    finished_at_ms INTEGER,
+    rating_period  TEXT
 );
 CREATE INDEX IF NOT EXISTS tournaments_unfinished ON tournaments (created_at_ms, id)
     WHERE finished_at_ms IS NULL;
+CREATE INDEX IF NOT EXISTS tournaments_code ON tournaments (code);
 CREATE TABLE IF NOT EXISTS tournament_players (
     tournament TEXT    NOT NULL REFERENCES tournaments (id),
     player     INTEGER NOT NULL,
@@ -68,16 +83,41 @@ CREATE TABLE IF NOT EXISTS ratings (
 /// The tournament tables as versions 2 to 5 wrote them (for migration tests).
 #[cfg(test)]
 pub(super) fn before_accounts() -> String {
-    let tables = SCHEMA.replace("    account    INTEGER,\n", "");
+    let tables = version_6().replace("    account    INTEGER,\n", "");
+    assert_ne!(tables, version_6());
+    tables
+}
+
+/// The tournament tables as version 6 wrote them (for migration tests).
+#[cfg(test)]
+pub(super) fn version_6() -> String {
+    let tables = SCHEMA
+        .replace(",\n    rating_period  TEXT\n", "\n")
+        .replace(
+            "CREATE INDEX IF NOT EXISTS tournaments_code ON tournaments (code);",
+            "",
+        );
     assert_ne!(tables, SCHEMA);
     tables
 }
 
-/// A player's rating in a game family, as written: an account's, or (`account`
+/// Version 7: the ratings older files kept under the family `heaps` pooled
+/// every heap game; they move to their own key, where nothing rates any more,
+/// so that `heaps` now means the heap games of custom rules alone.
+pub(super) fn pool_old_heap_ratings() -> String {
+    let pooled = crate::ratings::POOLED_HEAPS;
+    format!(
+        "UPDATE ratings SET family = '{pooled}' WHERE family = 'heaps';
+         UPDATE account_ratings SET game = '{pooled}' WHERE game = 'heaps';"
+    )
+}
+
+/// A player's rating in a game, as written: an account's, or (`account`
 /// None) an unclaimed one kept under a plain name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatingRow {
-    pub family: String,
+    /// The game's id (`kayles`), or [`crate::ratings::POOLED_HEAPS`].
+    pub game: String,
     pub account: Option<u64>,
     pub rating: PlayerRating,
 }
@@ -102,6 +142,9 @@ pub struct StoredTournament {
     /// Players in number order.
     pub players: Vec<StoredPlayer>,
     pub events: Vec<TournamentEvent>,
+    /// A rating period is a round (every tournament created from version 7
+    /// on); false: each rated game is its own period, as before.
+    pub rated_by_round: bool,
 }
 
 fn fail(tournament: &str, message: impl std::fmt::Display) -> StoreError {
@@ -131,9 +174,19 @@ pub(super) fn create(
     created_at_ms: u64,
 ) -> Result<(), StoreError> {
     let created = to_i64(tournament, "created_at_ms", created_at_ms)?;
+    // A code names one tournament for good, finished ones included.
+    let taken = conn
+        .prepare_cached("SELECT 1 FROM tournaments WHERE code = ?1")?
+        .exists([code])?;
+    if taken {
+        return Err(StoreError::DuplicateTournamentCode {
+            tournament: tournament.to_owned(),
+            code: code.to_owned(),
+        });
+    }
     conn.prepare_cached(
-        "INSERT INTO tournaments (id, code, settings, owner_token, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO tournaments (id, code, settings, owner_token, created_at_ms, rating_period)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'round')",
     )?
     .execute(params![
         tournament,
@@ -218,9 +271,9 @@ pub(super) fn event(
         // An account's row, or (older files' tests only) a plain name's.
         let (sql, holder): (&str, rusqlite::types::Value) = match row.account {
             Some(account) => (
-                "INSERT INTO account_ratings (family, account, rating, deviation, volatility, games)
+                "INSERT INTO account_ratings (game, account, rating, deviation, volatility, games)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (family, account) DO UPDATE SET rating = excluded.rating,
+                 ON CONFLICT (game, account) DO UPDATE SET rating = excluded.rating,
                      deviation = excluded.deviation, volatility = excluded.volatility,
                      games = excluded.games",
                 to_i64(tournament, "account", account)?.into(),
@@ -235,7 +288,7 @@ pub(super) fn event(
             ),
         };
         conn.prepare_cached(sql)?.execute(params![
-            row.family,
+            row.game,
             holder,
             r.rating,
             r.deviation,
@@ -267,21 +320,28 @@ pub(super) fn load_unfinished(conn: &Connection) -> Result<Vec<StoredTournament>
     Ok(out)
 }
 
-/// One tournament, finished or not; `None` if unknown.
-pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+/// One tournament, finished or not, by id or code (any case; the newest of
+/// a code older files hold twice); `None` if unknown.
+pub(super) fn load(conn: &Connection, key: &str) -> Result<Option<StoredTournament>, StoreError> {
     let row = conn
-        .prepare_cached("SELECT code, settings, owner_token FROM tournaments WHERE id = ?1")?
-        .query_row([id], |row| {
+        .prepare_cached(
+            "SELECT id, code, settings, owner_token, rating_period FROM tournaments
+             WHERE id = ?1 OR code = ?2 ORDER BY created_at_ms DESC, rowid DESC LIMIT 1",
+        )?
+        .query_row(params![key, key.to_ascii_uppercase()], |row| {
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(4)?,
             ))
         })
         .optional()?;
-    let Some((code, settings, owner_token)) = row else {
+    let Some((id, code, settings, owner_token, period)) = row else {
         return Ok(None);
     };
+    let id = id.as_str();
     let settings: Value =
         serde_json::from_str(&settings).map_err(|e| fail(id, format!("bad settings JSON: {e}")))?;
     let mut players = Vec::new();
@@ -327,6 +387,7 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournamen
         owner_token,
         players,
         events,
+        rated_by_round: period.as_deref() == Some("round"),
     }))
 }
 
@@ -334,7 +395,7 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<StoredTournamen
 /// the unclaimed ones of older files.
 pub(super) fn load_ratings(conn: &Connection) -> Result<Vec<RatingRow>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT r.family, r.account, a.username, a.kind, r.rating, r.deviation, r.volatility,
+        "SELECT r.game, r.account, a.username, a.kind, r.rating, r.deviation, r.volatility,
                 r.games
          FROM account_ratings r JOIN accounts a ON a.id = r.account
          UNION ALL
@@ -344,7 +405,7 @@ pub(super) fn load_ratings(conn: &Connection) -> Result<Vec<RatingRow>, StoreErr
         let account: Option<i64> = row.get(1)?;
         let kind: Option<String> = row.get(3)?;
         Ok(RatingRow {
-            family: row.get(0)?,
+            game: row.get(0)?,
             account: account.map(|a| a.max(0) as u64),
             rating: PlayerRating {
                 player: row.get(2)?,
@@ -414,7 +475,7 @@ mod tests {
     /// An unclaimed rating (as files before accounts hold them).
     fn rating(player: &str, value: f64, games: u64) -> RatingRow {
         RatingRow {
-            family: "nim".into(),
+            game: "nim".into(),
             account: None,
             rating: PlayerRating {
                 player: player.into(),
@@ -547,6 +608,119 @@ mod tests {
         let finished = store.load_tournament("t1").expect("read").expect("kept");
         assert_eq!(finished.events.len(), 5);
         assert!(store.load_tournament("t2").expect("read").is_none());
+    }
+
+    /// A version 6 file: ratings per engine family (the heap games pooled
+    /// under `heaps`), a rated tournament running. Version 7 keeps every
+    /// rating readable, moves the pooled ones aside, and lets the running
+    /// tournament go on rating game by game.
+    #[test]
+    fn a_version_6_file_keeps_its_ratings_and_pools_the_heap_games_apart() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("v6.db");
+        {
+            let raw = Connection::open(&path).expect("raw");
+            let accounts_v6 = crate::store::accounts::SCHEMA
+                .replace(
+                    "    game       TEXT    NOT NULL,",
+                    "    family     TEXT    NOT NULL,",
+                )
+                .replace(
+                    "PRIMARY KEY (game, account)",
+                    "PRIMARY KEY (family, account)",
+                );
+            assert_ne!(accounts_v6, crate::store::accounts::SCHEMA);
+            raw.execute_batch(crate::store::SCHEMA).expect("rooms");
+            raw.execute_batch(&version_6()).expect("tournaments");
+            raw.execute_batch(&accounts_v6).expect("accounts");
+            raw.execute_batch(
+                "INSERT INTO accounts VALUES (1, 'ann', 'ann', 'person', 'x', 0);
+                 INSERT INTO account_ratings VALUES ('heaps', 1, 1650.0, 90.0, 0.06, 12),
+                                                    ('nim', 1, 1550.0, 120.0, 0.06, 4);
+                 INSERT INTO ratings VALUES ('heaps', 'zed', 1400.0, 200.0, 0.06, 3);
+                 INSERT INTO tournaments (id, code, settings, owner_token, created_at_ms)
+                     VALUES ('t-old', 'TOLDAA', '{\"format\":\"swiss\",\"family\":\"kayles\",\"rounds\":2,\"rated\":true}', 'o', 1);",
+            )
+            .expect("v6 rows");
+            raw.pragma_update(None, "user_version", 6).expect("version");
+        }
+        let store = SqliteStore::open(&path).expect("migrates");
+        let mut ratings: Vec<(String, Option<u64>, f64)> = store
+            .load_ratings()
+            .expect("ratings")
+            .into_iter()
+            .map(|r| (r.game, r.account, r.rating.rating))
+            .collect();
+        ratings.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        let pooled = crate::ratings::POOLED_HEAPS.to_string();
+        assert_eq!(
+            ratings,
+            [
+                (pooled.clone(), None, 1400.0),
+                (pooled, Some(1), 1650.0),
+                ("nim".to_string(), Some(1), 1550.0),
+            ]
+        );
+        // The running tournament rates as it did; found by id or code.
+        let old = store.load_tournament("t-old").expect("read").expect("kept");
+        assert!(!old.rated_by_round);
+        let by_code = store
+            .load_tournament("toldaa")
+            .expect("read")
+            .expect("kept");
+        assert_eq!(by_code.tournament, "t-old");
+        // A new one rates by round; a code is never given twice.
+        let create = |id: &str, code: &str| WriteOp::CreateTournament {
+            tournament: id.into(),
+            code: code.into(),
+            settings: json!({"format": "swiss", "family": "nim", "rounds": 1}),
+            owner_token: "o".into(),
+            created_at_ms: 2,
+        };
+        assert!(matches!(
+            put(&store, create("t-new", "TOLDAA")),
+            Err(StoreError::DuplicateTournamentCode { .. })
+        ));
+        put(&store, create("t-new", "TNEWAA")).expect("created");
+        let new = store
+            .load_tournament("TNEWAA")
+            .expect("read")
+            .expect("kept");
+        assert!(new.rated_by_round);
+        assert!(store.load_tournament("TNOPEA").expect("read").is_none());
+        // And the new schema takes an account's rating per game.
+        put(
+            &store,
+            WriteOp::TournamentEvent {
+                tournament: "t-new".into(),
+                event: TournamentEvent {
+                    seq: 1,
+                    body: TournamentEventBody::Started { rounds: 1 },
+                },
+                at_ms: 3,
+                player_token: None,
+                player_account: None,
+                ratings: vec![RatingRow {
+                    game: "kayles".into(),
+                    account: Some(1),
+                    rating: PlayerRating {
+                        player: "ann".into(),
+                        player_kind: Some(PlayerKind::Person),
+                        unclaimed: false,
+                        rating: 1510.0,
+                        deviation: 300.0,
+                        volatility: 0.06,
+                        games: 1,
+                    },
+                }],
+            },
+        )
+        .expect("rated");
+        assert!(store
+            .load_ratings()
+            .expect("ratings")
+            .iter()
+            .any(|r| r.game == "kayles" && r.account == Some(1)));
     }
 
     /// The tables as version 1 wrote them: no tournament column, no foreign keys.

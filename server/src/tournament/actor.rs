@@ -21,7 +21,7 @@ use crate::config::Config;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{encode, ConnId, Outbox};
 use crate::player::Player as Entrant;
-use crate::ratings::{Rated, Ratings};
+use crate::ratings::{Rated, RatedGame, Ratings};
 use crate::refusal::{refuse, Refusal};
 use crate::room::{EndHook, RoomCmd};
 use crate::store::{now_ms, MatchStore, RatingRow, WriteOp};
@@ -100,12 +100,25 @@ pub struct Tournament {
     /// Game results that could not be recorded yet, with their rating rows
     /// (tried again on retry).
     unsettled: Vec<(String, MatchResult, Vec<RatingRow>)>,
+    /// A round's rating period, computed (and applied in memory) but not yet
+    /// recorded: its `round_ended` write failed, and is tried again with
+    /// these same rows, never rated twice.
+    round_ratings: Option<(u32, Vec<RatingRow>)>,
     /// A restart's check of the running games could not read the store.
     reconcile_pending: bool,
     /// Since when nobody has followed a tournament that has not started: after
     /// `abandon` it ends, so forgotten tournaments do not pile up.
     abandoned_since: Option<Instant>,
     finished_at: Option<Instant>,
+}
+
+/// Whether a game ended this way was played out (and so is rated): by the
+/// rules, a resignation or a flag; not a forfeit, an abort or a no-show.
+fn played(reason: EndReason) -> bool {
+    matches!(
+        reason,
+        EndReason::Rules | EndReason::Resign | EndReason::Flag
+    )
 }
 
 /// The hook a game's room calls with its result.
@@ -134,6 +147,7 @@ impl Tournament {
             summary,
             retry_at: None,
             unsettled: Vec::new(),
+            round_ratings: None,
             reconcile_pending: false,
             abandoned_since: None,
             finished_at: None,
@@ -149,7 +163,7 @@ impl Tournament {
     }
 
     fn rating(&self) -> impl Fn(&Player) -> Option<f64> + '_ {
-        |p| self.services.ratings.of(&self.core.family, p)
+        |p| self.services.ratings.of(&self.core.game, p)
     }
 
     /// The task: commands, game results, and retries. `on_finish` is called
@@ -601,11 +615,7 @@ impl Tournament {
                     spec,
                 } => self.start_game(round, players, spec).await,
                 Step::Forfeit(game_ended) => self.record(game_ended).await.map(|_| ()),
-                Step::EndRound { round } => {
-                    let standings = self.core.standings(self.rating());
-                    let body = TournamentEventBody::RoundEnded { round, standings };
-                    self.record(body).await.map(|_| ())
-                }
+                Step::EndRound { round } => self.end_round(round).await,
                 Step::Finish { ended_early } => {
                     let standings = self.core.standings(self.rating());
                     let body = TournamentEventBody::Finished {
@@ -735,18 +745,16 @@ impl Tournament {
         answer.await.ok().flatten()
     }
 
-    /// A game's room reported its result: rate it if it was played out, then
-    /// record it and move on.
+    /// A game's room reported its result: record it and move on. A
+    /// tournament from before rating periods were rounds rates the game now,
+    /// if it was played out; the others rate it with its round.
     async fn game_ended(&mut self, room: &str, result: MatchResult) {
         let Some(game) = self.running_game(room) else {
             return; // reported twice (after a restart), or not ours
         };
         let event = self.next_event(self.game_end(&game, room, result));
-        let played = matches!(
-            result.reason,
-            EndReason::Rules | EndReason::Resign | EndReason::Flag
-        );
-        let (done, rows) = match (self.core.settings.rated, played, result.winner) {
+        let rated_now = self.core.settings.rated && !self.core.rated_by_round;
+        let (done, rows) = match (rated_now, played(result.reason), result.winner) {
             (true, true, Some(seat)) => {
                 let rated = game.players.map(|p| {
                     let p = &self.core.players[p as usize];
@@ -763,18 +771,113 @@ impl Tournament {
                 match rated {
                     // Only accounts register in a rated tournament; a game
                     // of one restored from before accounts rates nobody.
-                    [Some(a), Some(b)] => self.services.ratings.rate(
-                        &self.core.family,
-                        [a, b],
-                        seat as usize,
-                        |rows| (self.write(&event, rows.clone()), rows),
-                    ),
+                    [Some(a), Some(b)] => {
+                        self.services
+                            .ratings
+                            .rate(&self.core.game, [a, b], seat as usize, |rows| {
+                                (self.write(&event, rows.clone()), rows)
+                            })
+                    }
                     _ => (self.write(&event, Vec::new()), Vec::new()),
                 }
             }
             _ => (self.write(&event, Vec::new()), Vec::new()),
         };
         self.settled(room, result, event, done, rows).await;
+    }
+
+    /// Closes a round: records `round_ended` with the standings and, in a
+    /// rated tournament, the round's rating period: every game of the round
+    /// played out between two accounts, rated together against the ratings
+    /// from before the round, so the order in which they ended decides
+    /// nothing. The new ratings go in the same op as the event (a crash
+    /// loses or repeats neither: until `round_ended` is recorded, the round
+    /// is rated by nobody, and the restart rates it); a write that fails is
+    /// tried again with the same rows.
+    async fn end_round(&mut self, round: u32) -> Result<(), Refusal> {
+        let kept = match self.round_ratings.take() {
+            Some((r, rows)) if r == round => Some(rows),
+            _ => None,
+        };
+        let (event, done, rows) = match kept {
+            // Rated already (in memory): the standings read the new ratings.
+            Some(rows) => {
+                let standings = self.core.standings(self.rating());
+                let event = self.next_event(TournamentEventBody::RoundEnded { round, standings });
+                let done = self.write(&event, rows.clone());
+                (event, done, rows)
+            }
+            None => self.rate_round(round),
+        };
+        match committed(done, &self.core.id).await {
+            Ok(()) => {
+                self.publish(event);
+                Ok(())
+            }
+            Err(refused) => {
+                if !rows.is_empty() {
+                    self.round_ratings = Some((round, rows));
+                }
+                Err(refused)
+            }
+        }
+    }
+
+    /// Rates round `round` (nothing if the tournament is unrated, or rates
+    /// game by game) and queues its `round_ended` event with the new rows,
+    /// under the ratings' lock, so that a player's rows reach the store in
+    /// the order they were computed.
+    fn rate_round(&self, round: u32) -> (TournamentEvent, Pending, Vec<RatingRow>) {
+        let players = &self.core.players;
+        let rated = |p: u32| {
+            let p = players.get(p as usize)?;
+            Some(Rated {
+                account: p.account?,
+                name: &p.name,
+                kind: p.kind.unwrap_or(PlayerKind::Person),
+            })
+        };
+        let games: Vec<RatedGame<'_>> = if self.core.settings.rated && self.core.rated_by_round {
+            self.core
+                .games
+                .iter()
+                .filter(|g| g.round == round)
+                .filter_map(|g| {
+                    let result = g.result?;
+                    let winner = result.winner.filter(|_| played(result.reason))?;
+                    Some(RatedGame {
+                        // Only accounts register in a rated tournament.
+                        players: [rated(g.players[0])?, rated(g.players[1])?],
+                        winner: winner as usize,
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let ratings = &self.services.ratings;
+        let game = &self.core.game;
+        // Everyone's rating now: those who played take theirs from the rows.
+        let before: HashMap<u64, f64> = players
+            .iter()
+            .filter_map(|p| {
+                let account = p.account?;
+                Some((account, ratings.get(game, account)?))
+            })
+            .collect();
+        ratings.rate_period(game, &games, |rows| {
+            let now = |p: &Player| {
+                let account = p.account?;
+                rows.iter()
+                    .find(|r| r.account == Some(account))
+                    .map(|r| r.rating.rating)
+                    .or_else(|| before.get(&account).copied())
+            };
+            let standings = self.core.standings(now);
+            let event = self.next_event(TournamentEventBody::RoundEnded { round, standings });
+            let done = self.write(&event, rows.clone());
+            (event, done, rows)
+        })
     }
 
     /// Records again a game's end whose write failed, with the same ratings.

@@ -16,7 +16,7 @@ use crate::directory::{self, Directory, Registry};
 use crate::refusal::Refusal;
 use crate::room::EndHook;
 use crate::store::{now_ms, StoreError, StoredTournament, WriteOp};
-use crate::task::committed;
+use crate::task::outcome;
 
 /// Commands queued for one tournament before senders wait.
 const QUEUE: usize = 256;
@@ -76,44 +76,38 @@ impl Tournaments {
     }
 
     /// Opens a tournament. `settings` are checked and complete
-    /// (`settings::fill`), `family` the game family its starts play.
+    /// (`settings::fill`), and its starts were read.
     pub async fn create(
         self: &Arc<Self>,
         settings: TournamentSettings,
-        family: String,
     ) -> Result<Created, Refusal> {
-        let limit = self.services.config.limits.open_tournaments;
-        let (id, code) = {
-            let map = self.map();
-            // Finished tournaments linger for a while but do not count.
-            if map.unfinished() >= limit {
-                return Err((
-                    ErrorCode::LimitReached,
-                    format!("the server holds {limit} tournaments, its limit (open_tournaments)"),
-                ));
-            }
-            let id = uuid::Uuid::new_v4().simple().to_string();
-            let code = loop {
-                let code = format!("T{}", &crate::lobby::short_code()[..5]);
-                if !map.has_code(&code) {
-                    break code;
-                }
-            };
-            (id, code)
-        };
         let owner_token = crate::secret::new_token();
         let settings_json = serde_json::to_value(&settings)
             .map_err(|e| (ErrorCode::Internal, format!("settings: {e}")))?;
-        let done = self.services.store.write(WriteOp::CreateTournament {
-            tournament: id.clone(),
-            code: code.clone(),
-            settings: settings_json,
-            owner_token: owner_token.clone(),
-            created_at_ms: now_ms(),
-        });
-        committed(done, &id).await?;
-        let core = Core::new(id.clone(), code.clone(), settings, family);
-        let state = core.state(|p| self.services.ratings.of(&core.family, p));
+        // A code may be a finished tournament's in the store (codes are never
+        // reused): try another.
+        let mut attempts = 0;
+        let (id, code) = loop {
+            let (id, code) = self.fresh_ids()?;
+            let done = self.services.store.write(WriteOp::CreateTournament {
+                tournament: id.clone(),
+                code: code.clone(),
+                settings: settings_json.clone(),
+                owner_token: owner_token.clone(),
+                created_at_ms: now_ms(),
+            });
+            match done.await {
+                Ok(Err(StoreError::DuplicateTournamentCode { .. })) if attempts < 5 => {
+                    attempts += 1
+                }
+                other => {
+                    outcome(other, &id)?;
+                    break (id, code);
+                }
+            }
+        };
+        let core = Core::new(id.clone(), code.clone(), settings);
+        let state = core.state(|p| self.services.ratings.of(&core.game, p));
         let (tx, restored) = self.register(core, owner_token.clone());
         self.spawn(restored);
         Ok(Created {
@@ -123,6 +117,28 @@ impl Tournaments {
             state,
             tx,
         })
+    }
+
+    /// A new id, and a code no tournament in memory uses; refused when the
+    /// server holds as many unfinished tournaments as it may.
+    fn fresh_ids(&self) -> Result<(String, String), Refusal> {
+        let limit = self.services.config.limits.open_tournaments;
+        let map = self.map();
+        // Finished tournaments linger for a while but do not count.
+        if map.unfinished() >= limit {
+            return Err((
+                ErrorCode::LimitReached,
+                format!("the server holds {limit} tournaments, its limit (open_tournaments)"),
+            ));
+        }
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let code = loop {
+            let code = format!("T{}", &crate::lobby::short_code()[..5]);
+            if !map.has_code(&code) {
+                break code;
+            }
+        };
+        Ok((id, code))
     }
 
     /// Puts a tournament in the map; returns its queue and the task to spawn.
@@ -202,14 +218,15 @@ impl Tournaments {
             .collect()
     }
 
-    /// A tournament that is no longer in memory, read from the store. Blocks.
-    pub fn load(&self, id: &str) -> Result<Option<TournamentState>, StoreError> {
-        let Some(stored) = self.services.store.load_tournament(id)? else {
+    /// A tournament that is no longer in memory, read from the store by id
+    /// or code. Blocks.
+    pub fn load(&self, key: &str) -> Result<Option<TournamentState>, StoreError> {
+        let Some(stored) = self.services.store.load_tournament(key)? else {
             return Ok(None);
         };
         let (core, _) = rebuild(stored)?;
         let ratings = &self.services.ratings;
-        Ok(Some(core.state(|p| ratings.of(&core.family, p))))
+        Ok(Some(core.state(|p| ratings.of(&core.game, p))))
     }
 
     /// Rebuilds every unfinished tournament from the store and puts it in the
@@ -242,10 +259,9 @@ fn rebuild(stored: StoredTournament) -> Result<(Core, String), StoreError> {
     };
     let settings: TournamentSettings =
         serde_json::from_value(stored.settings).map_err(|e| fail(format!("bad settings: {e}")))?;
-    // The family is that of the first start (checked at creation).
-    let specs = super::settings::probe_specs(&settings).map_err(|(_, m)| fail(m))?;
-    let family = super::settings::family_of(&specs[..1]).map_err(|(_, m)| fail(m))?;
-    let mut core = Core::new(stored.tournament, stored.code, settings, family);
+    // The starts were checked at creation.
+    let mut core = Core::new(stored.tournament, stored.code, settings);
+    core.rated_by_round = stored.rated_by_round;
     core.players = stored
         .players
         .into_iter()

@@ -132,10 +132,12 @@ pub fn round_fits(
     Ok(())
 }
 
-/// Reads the probe starts (blocking: a spec may build a table) and returns
-/// the game family they play; refuses a start nobody could move from.
-pub fn family_of(specs: &[Value]) -> Result<String, Refusal> {
-    let mut family = None;
+/// Reads the probe starts (blocking: a spec may build a table); refuses a
+/// start that is no game, or one nobody could move from.
+pub fn check_starts(specs: &[Value]) -> Result<(), Refusal> {
+    if specs.is_empty() {
+        return Err((ErrorCode::BadSpec, "no start".to_string()));
+    }
     for spec in specs {
         let start = Position::from_spec(spec)
             .map_err(|e| (ErrorCode::BadSpec, format!("spec refused: {e}")))?;
@@ -145,7 +147,6 @@ pub fn family_of(specs: &[Value]) -> Result<String, Refusal> {
                 format!("the start {spec} is already over: nobody could move (a larger size?)"),
             ));
         }
-        family.get_or_insert_with(|| start.family().id().to_string());
     }
-    family.ok_or((ErrorCode::BadSpec, "no start".to_string()))
+    Ok(())
 }

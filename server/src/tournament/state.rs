@@ -60,8 +60,13 @@ pub struct Core {
     pub code: String,
     /// Every default filled in.
     pub settings: TournamentSettings,
-    /// The game family ratings are kept for.
-    pub family: String,
+    /// The game played, as its specs' `game` id names it (`kayles`): what
+    /// ratings are kept under.
+    pub game: String,
+    /// A rating period is a round (every tournament created from schema
+    /// version 7 on); false for the older ones, which rate each game as it
+    /// ends.
+    pub rated_by_round: bool,
     pub status: TournamentStatus,
     pub rounds: u32,
     pub round: u32,
@@ -79,12 +84,17 @@ pub struct Core {
 }
 
 impl Core {
-    pub fn new(id: String, code: String, settings: TournamentSettings, family: String) -> Core {
+    pub fn new(id: String, code: String, settings: TournamentSettings) -> Core {
+        let game = match (&settings.spec, &settings.family) {
+            (Some(spec), _) => crate::ratings::key_of(spec),
+            (None, family) => family.clone().unwrap_or_default(),
+        };
         Core {
             id,
             code,
             settings,
-            family,
+            game,
+            rated_by_round: true,
             status: TournamentStatus::Registering,
             rounds: 0,
             round: 0,
@@ -449,7 +459,8 @@ impl Core {
             tournament: self.id.clone(),
             code: self.code.clone(),
             name: self.settings.name.clone(),
-            game: self.family.clone(),
+            game: self.game.clone(),
+            game_name: grundy_protocol::names::game_name(&self.game).to_string(),
             format: self.settings.format,
             status: self.status,
             players: self.active().count() as u32,
@@ -497,7 +508,7 @@ mod tests {
             max_players: Some(64),
             rated: true,
         };
-        let mut core = Core::new("t".into(), "TCODE".into(), settings, "nim".into());
+        let mut core = Core::new("t".into(), "TCODE".into(), settings);
         for (i, name) in names.iter().enumerate() {
             core.players.push(Player {
                 name: name.to_string(),
