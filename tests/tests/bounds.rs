@@ -112,7 +112,7 @@ async fn the_lobby_lists_names_and_descriptions_in_pages_not_specs() {
         assert!(description.chars().count() <= 120, "{description}");
         if r["code"] == kayles.as_str() {
             assert_eq!(r["name"], "Kayles");
-            assert_eq!(r["game"], "heaps");
+            assert_eq!(r["game"], "kayles", "the game as named, its ratings' key");
             assert_eq!(description, "heaps [3,5,7]");
         } else {
             assert_eq!(r["name"], "Graph game");
