@@ -295,7 +295,7 @@ async fn play_plans(
     loop {
         let (seat, snapshot) = take_seat(&mut client, here, plan).await?;
         let c = console.get_or_insert_with(Console::start);
-        let finish = play_match(client, &seat, &snapshot, c, paint, here).await?;
+        let (finish, ended) = play_match(client, &seat, &snapshot, c, paint, here).await?;
         if finish == Finish::Quit {
             return Ok(());
         }
@@ -303,7 +303,7 @@ async fn play_plans(
             Plan::Create(setup) => setup.bot.clone(),
             _ => seat.bot.clone(),
         };
-        match after_the_match(c, &seat, &snapshot, here, paint).await {
+        match after_the_match(c, ended, paint).await {
             AfterMatch::Leave => return Ok(()),
             AfterMatch::Rematch(f) => {
                 *plan = Plan::Create(Setup::rematch(&f, seat.seat, bot));
@@ -323,21 +323,7 @@ enum AfterMatch {
 
 /// After the end: the move list with every move that threw a win away,
 /// a rematch with the seats swapped, or leave.
-async fn after_the_match(
-    console: &mut Console,
-    seat: &Seat,
-    snapshot: &Snapshot,
-    here: &Where,
-    paint: &Paint,
-) -> AfterMatch {
-    // The match as it ended, read again for its moves.
-    let f = match fetch_final(seat, here).await {
-        Some(f) => f,
-        None => match Follow::from_snapshot(snapshot) {
-            Ok(f) => f,
-            Err(_) => return AfterMatch::Leave,
-        },
-    };
+async fn after_the_match(console: &mut Console, f: Box<Follow>, paint: &Paint) -> AfterMatch {
     console.say(
         "Type `moves` to see the moves (the ones that threw a win away are marked), \
          `rematch` to play again with the seats swapped, or `quit` (or Enter) to leave.",
@@ -346,7 +332,7 @@ async fn after_the_match(
         console.prompt("after the match");
         match console.next().await {
             Typed::Line(line) => match line.to_ascii_lowercase().as_str() {
-                "rematch" | "r" => return AfterMatch::Rematch(Box::new(f)),
+                "rematch" | "r" => return AfterMatch::Rematch(f),
                 "moves" | "m" => console.say(&f.move_list(true, paint)),
                 "" | "quit" | "q" | "exit" => return AfterMatch::Leave,
                 other => console.say(&paint.bad(&format!(
@@ -356,27 +342,6 @@ async fn after_the_match(
             },
             Typed::Interrupt | Typed::End => return AfterMatch::Leave,
         }
-    }
-}
-
-/// The finished match's full state (every move), from the server.
-async fn fetch_final(seat: &Seat, here: &Where) -> Option<Follow> {
-    let mut c = Client::connect_as(&here.url, &crate::account::hello(&here.url, &here.name))
-        .await
-        .ok()?;
-    let answer = c
-        .request(|id| ClientMsg::Watch {
-            id,
-            room: seat.room.clone(),
-            since: None,
-        })
-        .await;
-    c.close().await;
-    match answer {
-        Ok(ServerMsg::Watching {
-            snapshot: Some(s), ..
-        }) => Follow::from_snapshot(&s).ok(),
-        _ => None,
     }
 }
 
@@ -403,11 +368,13 @@ pub async fn play_resumed(
         .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
     let (mut seat, snapshot) = resume_seat(&mut client, &here, room, token).await?;
     seat.comeback = Some(comeback);
-    play_match(client, &seat, &snapshot, console, paint, &here).await
+    let (finish, _) = play_match(client, &seat, &snapshot, console, paint, &here).await?;
+    Ok(finish)
 }
 
-/// Greets the person, draws the board and runs the match loop to the end;
-/// the seat is kept on disk meanwhile, and the match remembered once over.
+/// Greets the person, draws the board and runs the match loop to the end
+/// (or until the person leaves): how it ended, and the match as it stands.
+/// The seat is kept on disk meanwhile, and the match remembered once over.
 async fn play_match(
     client: Client,
     seat: &Seat,
@@ -415,7 +382,7 @@ async fn play_match(
     console: &mut Console,
     paint: &Paint,
     here: &Where,
-) -> Result<Finish> {
+) -> Result<(Finish, Box<Follow>)> {
     let mut follow = Follow::from_snapshot(snapshot).map_err(anyhow::Error::msg)?;
     let game = game_name(&follow);
     if !here.local {
@@ -476,14 +443,12 @@ async fn play_match(
     intro.push_str("\nType `help` for how to write moves and what else you can type.");
     console.say(&intro);
     show(&follow, seat.seat, console, paint);
-    let finish = play_loop(client, seat, &mut follow, console, paint, here).await;
-    if let Ok(Finish::Over) = finish {
-        if !here.local {
-            let _ = seats::forget(&here.url, &seat.room);
-            let _ = seats::remember(past_game(&follow, seat, here, &game));
-        }
+    let finish = play_loop(client, seat, &mut follow, console, paint, here).await?;
+    if finish == Finish::Over && !here.local {
+        let _ = seats::forget(&here.url, &seat.room);
+        let _ = seats::remember(past_game(&follow, seat, here, &game));
     }
-    finish
+    Ok((finish, Box::new(follow)))
 }
 
 /// The game's own name ("Kayles"), from the start spec.
