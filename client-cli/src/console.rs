@@ -262,6 +262,7 @@ impl Prompt for GamePrompt {
 /// Where the typed lines are kept between runs (owner-only folder).
 fn history_file() -> Option<std::path::PathBuf> {
     let dir = crate::seats::config_dir()?;
+    crate::seats::make_private_dir(&dir).ok()?;
     Some(dir.join("history.txt"))
 }
 

@@ -162,7 +162,8 @@ fn private_options() -> std::fs::OpenOptions {
     options
 }
 
-fn make_private_dir(dir: &Path) -> Result<()> {
+/// Makes `dir` (and its parents), readable by its owner only.
+pub fn make_private_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     #[cfg(unix)]
     {
