@@ -129,11 +129,16 @@ impl Console {
             let typed = match reedline.read_line(&shown) {
                 Ok(Signal::Success(line)) => Typed::Line(clean(&line)),
                 Ok(Signal::CtrlC) => Typed::Interrupt,
+                // Ctrl-D: the editor reads on until stopped, so what the
+                // command says on its way out is still printed.
+                Ok(Signal::CtrlD) => Typed::End,
                 Ok(Signal::ExternalBreak(_)) => break,
-                Ok(_) | Err(_) => Typed::End,
+                Ok(_) | Err(_) => {
+                    let _ = tx.send(Typed::End);
+                    break;
+                }
             };
-            let end = typed == Typed::End;
-            if tx.send(typed).is_err() || end {
+            if tx.send(typed).is_err() {
                 break;
             }
         });
@@ -263,7 +268,10 @@ impl Prompt for GamePrompt {
 fn history_file() -> Option<std::path::PathBuf> {
     let dir = crate::seats::config_dir()?;
     crate::seats::make_private_dir(&dir).ok()?;
-    Some(dir.join("history.txt"))
+    let path = dir.join("history.txt");
+    // Made here, owner-only, before the editor writes to it.
+    crate::seats::touch_private(&path).ok()?;
+    Some(path)
 }
 
 /// A typed line made safe to read and to echo: terminal escape sequences

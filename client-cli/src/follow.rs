@@ -108,7 +108,7 @@ impl Follow {
                 name: Some(name),
                 player_kind,
                 ..
-            }) if !name.starts_with("house-bot") => PlayerKind::show(name, *player_kind),
+            }) => shown_name(name, *player_kind),
             _ => self.name(seat),
         }
     }
@@ -219,6 +219,16 @@ impl Follow {
 
 /// The most moves `moves` lists (the latest).
 const MOVE_LIST: usize = 200;
+
+/// A player's name with their kind when not a person (`ann (guest)`); the
+/// house bot's name says it already (`house-bot (5)`).
+pub fn shown_name(name: &str, kind: Option<PlayerKind>) -> String {
+    if name.starts_with("house-bot") {
+        name.to_string()
+    } else {
+        PlayerKind::show(name, kind)
+    }
+}
 
 pub fn clock_text(ms: u64) -> String {
     let s = ms / 1000;

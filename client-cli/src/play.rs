@@ -306,13 +306,62 @@ async fn play_plans(
         match after_the_match(c, ended, paint).await {
             AfterMatch::Leave => return Ok(()),
             AfterMatch::Rematch(f) => {
-                *plan = Plan::Create(Setup::rematch(&f, seat.seat, bot));
                 client = net::connect(&here.url, &here.name, 5)
                     .await
                     .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
+                *plan = match bot {
+                    Some(_) => Plan::Create(Setup::rematch(&f, seat.seat, bot)),
+                    None => match opponents_rematch(&mut client, &f, seat.seat).await {
+                        Some(code) => {
+                            c.say(&format!(
+                                "{} has opened the rematch: joining room {code}.",
+                                f.name(seat.seat ^ 1)
+                            ));
+                            Plan::Join(code)
+                        }
+                        None => {
+                            c.say(&format!(
+                                "A rematch room opens: {} joins it by typing `rematch` too.",
+                                f.name(seat.seat ^ 1)
+                            ));
+                            Plan::Create(Setup::rematch(&f, seat.seat, None))
+                        }
+                    },
+                };
             }
         }
     }
+}
+
+/// The rematch room the opponent of a match between people opened already
+/// (typing `rematch` first): open, the same game, the opponent in the seat
+/// that is ours this time swapped, the other free.
+async fn opponents_rematch(client: &mut Client, f: &Follow, me: u8) -> Option<String> {
+    let answer = client
+        .request(|id| ClientMsg::ListRooms {
+            id,
+            limit: None,
+            offset: None,
+        })
+        .await
+        .ok()?;
+    let ServerMsg::Rooms { rooms, .. } = answer else {
+        return None;
+    };
+    let opponent = f.name(me ^ 1);
+    let description =
+        grundy_protocol::names::describe_spec(&f.game.spec, grundy_protocol::wire::MAX_DESCRIPTION);
+    rooms
+        .into_iter()
+        .find(|r| {
+            r.state == "open"
+                && r.seats[me as usize].name.as_deref() == Some(opponent.as_str())
+                && r.seats[(me ^ 1) as usize].name.is_none()
+                && r.name == grundy_protocol::names::spec_name(&f.game.spec)
+                && r.description == description
+                && r.clock == f.game.clock
+        })
+        .map(|r| r.code)
 }
 
 enum AfterMatch {
@@ -637,11 +686,27 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(0)
 }
 
+/// The prompt's text, with the time left for a first move where that limit
+/// comes before the clock's.
+fn prompt_line(f: &Follow, me: u8) -> String {
+    let mut text = f.prompt_text(me);
+    if let (Some(_), Some(started), true) = (f.game.clock, f.game.turn_started, first_move(f, me)) {
+        let left = NO_SHOW_MS.saturating_sub(started.elapsed().as_millis() as u64);
+        text.push_str(&format!(" first move within {}", clock_text(left)));
+    }
+    text
+}
+
+/// Whether the person is to make their first move of the match.
+fn first_move(f: &Follow, me: u8) -> bool {
+    f.to_move() == Some(me) && f.game.plies() < 2
+}
+
 /// Shows the prompt: drawn live by the line editor; in plain lines, printed
 /// only when the person is to type a move.
 fn prompt(f: &Follow, me: u8, console: &Console) {
     if console.is_live() || f.to_move() == Some(me) {
-        console.prompt(&f.prompt_text(me));
+        console.prompt(&prompt_line(f, me));
     } else {
         console.prompt("");
     }
@@ -721,10 +786,10 @@ async fn play_loop(
     let mut watch = Watch::default();
     loop {
         if f.game.result.is_some() {
-            if !here.local {
+            if !here.local && f.game.plies() > 0 {
                 console.say(&format!(
                     "Replay it with `grundy replay {}{}`.",
-                    f.room,
+                    f.code,
                     here.server_flag()
                 ));
             }
@@ -838,7 +903,7 @@ fn clock_tick(f: &Follow, me: u8, console: &Console, watch: &mut Watch) {
     if f.game.clock.is_none() || f.to_move().is_none() {
         return;
     }
-    console.refresh(&f.prompt_text(me));
+    console.refresh(&prompt_line(f, me));
     if f.to_move() != Some(me) {
         return;
     }
@@ -849,8 +914,7 @@ fn clock_tick(f: &Follow, me: u8, console: &Console, watch: &mut Watch) {
             console.say(&text);
         }
     };
-    // The first move of each seat is ply 0 or 1.
-    if ply < 2 {
+    if first_move(f, me) {
         if let Some(started) = f.game.turn_started {
             let spent = started.elapsed().as_millis() as u64;
             if spent + 10_000 >= NO_SHOW_MS && spent < NO_SHOW_MS {
@@ -886,12 +950,12 @@ async fn typed_line(
     let parsed = input::parse(&f.game.position, line);
     let resign_asked = std::mem::take(&mut watch.resign_asked);
     match parsed {
-        Err(reason) => {
-            console.say(&paint.bad(&reason));
-            if reason.contains("help") && !reason.starts_with("illegal") {
-                console.say(&input::help_text(&f.game.position));
-            }
+        // Yes to "resign?".
+        Err(_) if resign_asked && matches!(line.to_ascii_lowercase().as_str(), "y" | "yes") => {
+            return resign(c, seat, console, paint).await;
         }
+        // One line: the message says to type `help` for the whole of it.
+        Err(reason) => console.say(&paint.bad(&reason)),
         Ok(Input::Help) => console.say(&input::help_text(&f.game.position)),
         Ok(Input::Redraw) => {
             show(f, seat.seat, console, paint);
@@ -901,22 +965,12 @@ async fn typed_line(
         Ok(Input::Hint) => hint(f, seat.seat, console, paint),
         Ok(Input::Moves) => console.say(&f.move_list(false, paint)),
         Ok(Input::Resign) if !resign_asked => {
-            console
-                .say("Resign this match? Type `resign` again to confirm (anything else goes on).");
+            console.say(
+                "Resign this match? Type `resign` again (or `yes`) to confirm; anything else goes on.",
+            );
             watch.resign_asked = true;
         }
-        Ok(Input::Resign) => {
-            let refused = seat_command(c, |id| ClientMsg::Resign {
-                id,
-                room: seat.room.clone(),
-                token: seat.token.clone(),
-            })
-            .await?;
-            match refused {
-                None => return Ok(None),
-                Some(e) => console.say(&paint.bad(&net::words(&e))),
-            }
-        }
+        Ok(Input::Resign) => return resign(c, seat, console, paint).await,
         Ok(Input::Abort) => {
             let refused = seat_command(c, |id| ClientMsg::Abort {
                 id,
@@ -963,6 +1017,25 @@ async fn typed_line(
     Ok(None)
 }
 
+/// Resigns (confirmed): the `ended` event tells the result.
+async fn resign(
+    c: &mut Client,
+    seat: &Seat,
+    console: &Console,
+    paint: &Paint,
+) -> Result<Option<Step>, ClientError> {
+    let refused = seat_command(c, |id| ClientMsg::Resign {
+        id,
+        room: seat.room.clone(),
+        token: seat.token.clone(),
+    })
+    .await?;
+    if let Some(e) = refused {
+        console.say(&paint.bad(&net::words(&e)));
+    }
+    Ok(None)
+}
+
 /// Sends a command of the seat: `None` once accepted, the refusal when the
 /// server refuses it; a lost connection goes up (to reconnect).
 async fn seat_command(
@@ -978,7 +1051,11 @@ async fn seat_command(
 
 fn hint(f: &Follow, me: u8, console: &Console, paint: &Paint) {
     if !f.hints {
-        console.say("No hints in this match: the room was opened without them (`--hints`).");
+        console.say(if f.game.clock.is_some() {
+            "No hints in a timed match."
+        } else {
+            "No hints in this match: the room was opened without them (`--hints`)."
+        });
         return;
     }
     if f.to_move() != Some(me) {

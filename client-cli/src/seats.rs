@@ -173,6 +173,21 @@ pub fn make_private_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Makes `path` if it is not there, owner-only (and makes it owner-only if it is).
+pub fn touch_private(path: &Path) -> Result<()> {
+    let file = private_options()
+        .append(true)
+        .create(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
 /// Writes `path` whole, owner-only: beside it first, then renamed, so a crash
 /// leaves the old file or the new one.
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {

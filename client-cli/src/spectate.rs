@@ -5,15 +5,13 @@ use std::io::Write;
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, MatchRecord, PlayerKind, RoomSummary, ServerMsg,
-};
+use grundy_protocol::wire::{ClientMsg, ErrorCode, MatchRecord, RoomSummary, ServerMsg};
 use grundy_protocol::{Outcome, Position, Rules, Strategy};
 use serde_json::{json, Value};
 
 use crate::console::{Console, Typed};
 use crate::describe::describe_move;
-use crate::follow::{clock_text, result_text, Follow, Happened};
+use crate::follow::{clock_text, result_text, shown_name, Follow, Happened};
 use crate::net::{self, DEFAULT_SERVER};
 use crate::render::{board, Paint};
 use crate::seats;
@@ -194,7 +192,7 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
             let Some(name) = s.name.as_deref() else {
                 return "(free)".to_string();
             };
-            let mut who = PlayerKind::show(name, s.player_kind);
+            let mut who = shown_name(name, s.player_kind);
             if let Some(rating) = r.ratings[i] {
                 who.push_str(&format!(" {rating:.0}"));
             }
@@ -469,8 +467,8 @@ impl Replay {
     fn name(&self, seat: u8) -> String {
         let i = seat as usize % 2;
         match &self.record.players[i] {
-            Some(n) => PlayerKind::show(n, self.record.player_kinds[i]),
-            None => format!("seat {seat}"),
+            Some(n) => shown_name(n, self.record.player_kinds[i]),
+            None => "nobody".to_string(),
         }
     }
 
@@ -608,8 +606,8 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
             },
         };
         if target > total {
-            println!("{}", replay.ending());
-            return Ok(());
+            println!("{}\n(the end: b goes back, q stops)", replay.ending());
+            continue;
         }
         at = target;
         if at == 0 {
@@ -666,7 +664,7 @@ pub fn games(args: GamesArgs) -> Result<()> {
             cut(&g.opponent, 24),
             g.result,
             g.moves,
-            g.room,
+            g.code,
             server_flag(&g.server)
         );
     }

@@ -20,6 +20,10 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
     // the line editor) are not part of what was typed.
     p.send_line("\x1b[A\x1b[Dbanana").expect("send");
     expect(&mut p, "\"banana\" is not a move or a command");
+    // One line, not the whole help: `help` gives that.
+    let said = expect(&mut p, "your move> ");
+    assert!(!said.contains("Commands:"), "{said}");
+    p.send_line("help").expect("send");
     expect(&mut p, "take 3 stones from heap 2");
     // An illegal move is refused locally, with the engine's reason.
     p.send_line("0 5").expect("send");
@@ -67,12 +71,12 @@ fn a_person_loses_to_the_perfect_bot_from_a_p_position_then_replays() {
     let mut r = grundy_pty(&["replay", &room, "--server", &url, "--all"]);
     expect(
         &mut r,
-        "ann (guest) (seat 0) vs house-bot (perfect) (bot) (seat 1), 4 moves.",
+        "ann (guest) (seat 0) vs house-bot (perfect) (seat 1), 4 moves.",
     );
     expect(&mut r, "move 4 of 4 at");
     expect(
         &mut r,
-        "house-bot (perfect) (bot) won (by the rules). 0 moves threw a win away.",
+        "house-bot (perfect) won (by the rules). 0 moves threw a win away.",
     );
 
     // Step by step with Enter, and stop with q.
@@ -169,6 +173,42 @@ fn two_people_with_a_spectator_and_a_server_restart() {
     expect(&mut b, "you lost: alice (guest) made the last move");
     expect(&mut w, "alice (guest) won by making the last move");
     w.exp_eof().expect("watch ends with the match");
+
+    // A rematch between people: the first to ask opens the room, the other
+    // joins it by asking too; the seats are swapped.
+    expect(&mut a, "after the match> ");
+    expect(&mut b, "after the match> ");
+    a.send_line("rematch").expect("send");
+    expect(
+        &mut a,
+        "A rematch room opens: bob joins it by typing `rematch` too.",
+    );
+    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let rematch = found.trim_start_matches("room ").to_string();
+    expect(&mut a, "you are seat 1");
+    // The lobby lists a new room a moment after it opens.
+    let deadline = std::time::Instant::now() + Duration::from_millis(common::PATIENCE_MS);
+    loop {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+            .args(["lobby", "--server", &url])
+            .output()
+            .expect("grundy lobby");
+        if String::from_utf8_lossy(&out.stdout).contains(&rematch) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{rematch} never listed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    b.send_line("rematch").expect("send");
+    expect(
+        &mut b,
+        &format!("alice has opened the rematch: joining room {rematch}."),
+    );
+    expect(&mut b, "you are seat 0");
+    expect(&mut b, "your move> ");
 }
 
 /// What the player is shown of their own clock in a status line, in ms.
@@ -412,12 +452,12 @@ fn hints_are_the_rooms_and_resign_asks_first() {
         "No hints in this match: the room was opened without them",
     );
     a.send_line("resign").expect("send");
-    expect(&mut a, "Type `resign` again to confirm");
+    expect(&mut a, "Type `resign` again (or `yes`) to confirm");
     a.send_line("moves").expect("send");
     expect(&mut a, "No moves yet.");
     a.send_line("resign").expect("send");
-    expect(&mut a, "Type `resign` again to confirm");
-    a.send_line("resign").expect("send");
+    expect(&mut a, "Type `resign` again (or `yes`) to confirm");
+    a.send_line("yes").expect("send");
     expect(&mut a, "you lost (by resignation)");
     expect(&mut b, "you won (by resignation)");
 
