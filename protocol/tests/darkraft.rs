@@ -95,7 +95,7 @@ fn lcg_grid(rows: usize, cols: usize, mut seed: u64) -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
     #[test]
     fn small_grids_match_oracle(rows in grid(3, 4)) {
         check_against_oracle(&spec(&rows), true);

@@ -42,7 +42,7 @@ fn dag() -> impl proptest::strategy::Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
     #[test]
     fn graph_matches_oracle(spec in dag()) {
         check_against_oracle(&spec, true);

@@ -22,7 +22,7 @@ fn rule_strategy() -> impl proptest::strategy::Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     #[test]
     fn heaps_match_oracle(
         heaps in prop::collection::vec((0u64..7, rule_strategy()), 1..4)

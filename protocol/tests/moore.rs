@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
     #[test]
     fn moore_matches_oracle(heaps in prop::collection::vec(0u64..5, 0..5), k in 1u32..=3) {
         check_against_oracle(&json!({"game": "moore", "heaps": heaps, "k": k}), k == 1);

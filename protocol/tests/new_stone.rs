@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
     #[test]
     fn new_stone_matches_oracle(heaps in prop::collection::vec(0u64..5, 0..5)) {
         check_against_oracle(&json!({"game": "new-stone", "heaps": heaps}), false);

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
     #[test]
     fn nim_matches_oracle(heaps in prop::collection::vec(0u64..5, 0..4)) {
         check_against_oracle(&json!({"game": "nim", "heaps": heaps}), true);

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
     #[test]
     fn staircase_matches_oracle(cells in prop::collection::btree_set(1u64..=8, 0..=4)) {
         // The spec's order is free: give it reversed.

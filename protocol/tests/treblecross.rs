@@ -17,7 +17,7 @@ fn board(marks: &[bool]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
     #[test]
     fn empty_strips_match_oracle(n in 0usize..=13) {
         check_against_oracle(&json!({"game": "treblecross", "length": n}), false);

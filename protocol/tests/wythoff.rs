@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
     #[test]
     fn wythoff_matches_oracle(a in 0u64..=8, b in 0u64..=8) {
         check_against_oracle(&json!({"game": "wythoff", "heaps": [a, b]}), false);

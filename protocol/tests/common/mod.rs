@@ -9,8 +9,25 @@ use grundy_protocol::oracle::Solver;
 use grundy_protocol::{Move, Position, Rules, Status, Strategy};
 use serde_json::Value;
 
-/// How many reachable positions one start may contribute (keeps runs bounded).
-pub const MAX_VISITED: usize = 400;
+/// How many reachable positions one start may contribute (keeps runs
+/// bounded): 400, or `ORACLE_MAX_VISITED` for a deeper run by hand.
+pub fn max_visited() -> usize {
+    env_number("ORACLE_MAX_VISITED").unwrap_or(400)
+}
+
+/// The property tests' case count: `default` (what CI runs), times
+/// `ORACLE_CASES_TIMES` for a longer run by hand.
+pub fn cases(default: u32) -> u32 {
+    default.saturating_mul(env_number("ORACLE_CASES_TIMES").unwrap_or(1) as u32)
+}
+
+fn env_number(name: &str) -> Option<usize> {
+    let text = std::env::var(name).ok()?;
+    Some(
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name}={text:?} is not a whole number")),
+    )
+}
 
 pub fn parse(spec: &Value) -> Position {
     Position::from_spec(spec).unwrap_or_else(|e| panic!("spec {spec} refused: {e}"))
@@ -23,8 +40,9 @@ pub fn check_against_oracle(spec: &Value, grundy_expected: bool) {
     let mut solver = Solver::<Position>::new();
     let mut seen = HashSet::new();
     let mut queue = VecDeque::from([start]);
+    let max_visited = max_visited();
     while let Some(pos) = queue.pop_front() {
-        if seen.len() >= MAX_VISITED || !seen.insert(pos.clone()) {
+        if seen.len() >= max_visited || !seen.insert(pos.clone()) {
             continue;
         }
         check_one(&mut solver, &pos, grundy_expected);
