@@ -4,48 +4,17 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-use common::TestServer;
+use common::{grundy, open_room, TestServer};
 use grundy_client::client::Client;
 use grundy_protocol::wire::{ClientMsg, ServerMsg};
 use serde_json::json;
-
-fn grundy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run grundy")
-}
 
 /// alice and bob play Nim from heaps 1 and 2 to the end (alice wins);
 /// returns the room's id and code.
 async fn a_finished_match(url: &str) -> (String, String) {
     let mut alice = Client::connect(url, "alice").await.expect("connect");
     let mut bob = Client::connect(url, "bob").await.expect("connect");
-    let answer = alice
-        .request(|id| ClientMsg::CreateRoom {
-            id,
-            spec: Some(json!({"game": "nim", "heaps": [1, 2]})),
-            random: None,
-            clock: None,
-            listed: true,
-            seat: None,
-            bot: None,
-            hints: false,
-        })
-        .await
-        .expect("a room");
-    let ServerMsg::Seated {
-        room,
-        token: t0,
-        snapshot,
-        ..
-    } = answer
-    else {
-        panic!("not seated: {answer:?}")
-    };
+    let (room, t0, snapshot) = open_room(&mut alice, json!({"game": "nim", "heaps": [1, 2]})).await;
     let answer = bob
         .request(|id| ClientMsg::Join {
             id,

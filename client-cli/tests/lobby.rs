@@ -2,33 +2,10 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::TestServer;
+use common::{grundy, open_room, TestServer};
 use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, ServerMsg, MAX_LISTED_ROOMS};
+use grundy_protocol::wire::MAX_LISTED_ROOMS;
 use serde_json::json;
-
-/// Opens a listed, untimed room of `spec` for a person; its code.
-async fn open_room(c: &mut Client, spec: serde_json::Value) -> String {
-    let answer = c
-        .request(|id| ClientMsg::CreateRoom {
-            id,
-            spec: Some(spec),
-            random: None,
-            clock: None,
-            listed: true,
-            seat: None,
-            bot: None,
-            hints: false,
-        })
-        .await
-        .expect("a room");
-    match answer {
-        ServerMsg::Seated { snapshot, .. } => snapshot.code,
-        other => panic!("{other:?}"),
-    }
-}
 
 #[test]
 fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
@@ -56,13 +33,7 @@ fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
         }
         hosts
     });
-    let out = Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(["lobby", "--server", &url])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run grundy lobby");
-    assert!(out.status.success(), "{out:?}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = lobby(&url, &[]);
     let listed = stdout.lines().filter(|l| l.contains("  open ")).count();
     assert_eq!(listed, MAX_LISTED_ROOMS as usize, "{stdout}");
     assert!(
@@ -74,12 +45,7 @@ fn a_lobby_longer_than_one_list_says_how_much_is_shown() {
 }
 
 fn lobby(url: &str, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(["lobby", "--server", url])
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run grundy lobby");
+    let out = grundy(&[&["lobby", "--server", url], args].concat());
     assert!(out.status.success(), "{out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -93,8 +59,8 @@ fn the_lobby_has_a_header_names_filters_and_json() {
     let open = |spec: serde_json::Value, name: &str| {
         server.rt.block_on(async {
             let mut c = Client::connect(&url, name).await.expect("connect");
-            let code = open_room(&mut c, spec).await;
-            (c, code)
+            let (_, _, snapshot) = open_room(&mut c, spec).await;
+            (c, snapshot.code)
         })
     };
     let (_nim_host, nim) = open(json!({"game": "nim", "heaps": [3, 4, 5]}), "nina");

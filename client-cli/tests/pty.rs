@@ -189,10 +189,7 @@ fn two_people_with_a_spectator_and_a_server_restart() {
     // The lobby lists a new room a moment after it opens.
     let deadline = std::time::Instant::now() + Duration::from_millis(common::PATIENCE_MS);
     loop {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
-            .args(["lobby", "--server", &url])
-            .output()
-            .expect("grundy lobby");
+        let out = common::grundy(&["lobby", "--server", &url]);
         if String::from_utf8_lossy(&out.stdout).contains(&rematch) {
             break;
         }

@@ -4,9 +4,9 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{expect, grundy_pty, TestServer};
+use common::{expect, grundy, grundy_pty, TestServer};
 use grundy_bot::tournament::{register, run_field, Field};
 use grundy_client::account::{create_account, login};
 use grundy_client::client::Client;
@@ -18,15 +18,6 @@ use rexpect::process::WaitStatus;
 use serde_json::{json, Value};
 
 const SPEC: &str = r#"{"game":"nim","heaps":[1,2]}"#;
-
-/// `grundy ARGS` run to the end, its output kept.
-fn grundy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run grundy")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

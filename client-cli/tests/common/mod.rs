@@ -87,6 +87,52 @@ pub fn grundy_pty_in(config: &std::path::Path, args: &[&str]) -> PtySession {
     spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
 }
 
+/// `grundy ARGS` run to the end without a terminal, its output kept (this
+/// binary's config folder, no server or token from the environment).
+pub fn grundy(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", shared_config())
+        .env("HOME", shared_config())
+        .env_remove("GRUNDY_SERVER")
+        .env_remove("GRUNDY_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run grundy")
+}
+
+/// Opens a listed, untimed room of `spec` for a person: the room's id, the
+/// seat token and the snapshot.
+pub async fn open_room(
+    c: &mut grundy_client::client::Client,
+    spec: serde_json::Value,
+) -> (String, String, grundy_protocol::wire::Snapshot) {
+    use grundy_protocol::wire::{ClientMsg, ServerMsg};
+    let answer = c
+        .request(|id| ClientMsg::CreateRoom {
+            id,
+            spec: Some(spec),
+            random: None,
+            clock: None,
+            listed: true,
+            seat: None,
+            bot: None,
+            hints: false,
+        })
+        .await
+        .expect("a room");
+    match answer {
+        ServerMsg::Seated {
+            room,
+            token,
+            snapshot,
+            ..
+        } => (room, token, snapshot),
+        other => panic!("not seated: {other:?}"),
+    }
+}
+
 /// A config folder for the tests of this binary that need none of their own.
 pub fn shared_config() -> &'static std::path::Path {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
