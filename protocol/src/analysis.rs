@@ -52,7 +52,7 @@ pub struct Component {
 
 /// The parts whose values xor to the position's value, for the families that are
 /// visibly sums (Nim heaps, heaps under rules, staircase pairs, graph tokens,
-/// twist after the split). Misère Nim lists its heaps too: the table guides play
+/// twist after the split, sums of games: one row per part). Misère Nim lists its heaps too: the table guides play
 /// until only heaps of 1 remain. None for the other families.
 pub fn components(position: &Position) -> Option<Vec<Component>> {
     let part = |label: String, value: u64| Component { label, value };
@@ -93,6 +93,12 @@ pub fn components(position: &Position) -> Option<Vec<Component>> {
                     g.vertex_value(v).unwrap_or(0) as u64,
                 )
             })
+            .collect(),
+        Position::Sum(s) => s
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| part(format!("part {i}: {}", p.label()), p.value()))
             .collect(),
         _ => return None,
     })

@@ -44,6 +44,9 @@ pub enum MoveError {
     /// A move of another game was offered to this position.
     #[error("this is a move of another game")]
     WrongGame,
+    /// A move in one part of a sum was refused by that part's rules.
+    #[error("part {part}: {error}")]
+    InPart { part: usize, error: Box<MoveError> },
 }
 
 /// What there is instead: `there are 3 (numbered from 0)`, `there is only
@@ -76,6 +79,7 @@ impl MoveError {
             MoveError::NoSuch { .. } => "no_such",
             MoveError::Forbidden(_) => "forbidden",
             MoveError::WrongGame => "wrong_game",
+            MoveError::InPart { error, .. } => error.kind(),
         }
     }
 }

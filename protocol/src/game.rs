@@ -191,3 +191,15 @@ pub trait Strategy: Rules {
     /// a P-position a move that keeps the game long. None when the game is over.
     fn best_move(&self) -> Option<Self::Move>;
 }
+
+/// A normal-play game that can be one part of a sum: every position has a
+/// Grundy value, and the moves to a position of a given value can be listed.
+/// A winning move in a sum is a move in one part `i` to the value `g_i ^ total`
+/// (which may be larger than `g_i` in games with reversible moves).
+pub trait Summand: Rules {
+    /// The position's Grundy value.
+    fn value(&self) -> u64;
+
+    /// The moves to positions of value `target`, at most `limit`.
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<Self::Move>;
+}

@@ -37,6 +37,6 @@ pub mod wire;
 
 pub use analysis::{components, Analysis, Component};
 pub use error::{MoveError, SpecError};
-pub use game::{MoveList, Outcome, Rules, Status, Strategy};
+pub use game::{MoveList, Outcome, Rules, Status, Strategy, Summand};
 pub use level::Level;
 pub use position::{Family, Move, Position};

@@ -9,6 +9,17 @@ pub const MAX_HEAP_SIZE: u64 = 1 << 63;
 pub const MAX_SMALL_HEAPS: usize = 1_000;
 /// Wythoff heaps.
 pub const MAX_WYTHOFF: u64 = 1_000_000_000_000_000;
+/// Wythoff heaps in a part of a sum (its Grundy values come from a table).
+pub const MAX_WYTHOFF_PART: u64 = 2_000;
+/// Parts of a `sum` (after nested sums are flattened).
+pub const MAX_SUM_PARTS: usize = 100;
+/// Numbers and grid cells in all the parts of a sum together (a graph's
+/// vertices count too): what one graph at its limit holds.
+pub const MAX_SUM_ITEMS: usize = 1_100_000;
+/// The exact searches of the `moore` and `new-stone` parts of one sum: the
+/// positions they may reach and the moves they may try, all parts together.
+pub const MAX_SUM_SEARCH_POSITIONS: usize = 100_000;
+pub const MAX_SUM_SEARCH_MOVES: usize = 1_000_000;
 /// Staircase cells.
 pub const MAX_CELL: u64 = 1_000_000_000_000_000;
 /// Treblecross strip length.

@@ -22,6 +22,8 @@ const NAMES: &[(&str, &str)] = &[
     ("darkraft", "World of Darkraft"),
     ("twist", "Twist"),
     ("graph", "Graph game"),
+    ("sum", "Sum of games"),
+    ("mix", "Sum of games"),
 ];
 
 /// `n` things in words: `1 stone`, `0 stones`, `3 stones` (`one` and `many`

@@ -117,6 +117,7 @@ families! {
     Wythoff(games::wythoff::Wythoff, games::wythoff::WythoffMove) = "wythoff",
     Moore(games::moore::Moore, games::moore::MooreMove) = "moore",
     NewStone(games::new_stone::NewStone, games::new_stone::NewStoneMove) = "new-stone",
+    Sum(games::sum::Sum, games::sum::PartMove) = "sum",
 }
 
 impl Position {
@@ -133,7 +134,7 @@ impl Position {
         Self::from_spec(&value)
     }
 
-    fn read_spec(spec: &Value) -> Result<Position, Fail> {
+    pub(crate) fn read_spec(spec: &Value) -> Result<Position, Fail> {
         let mut o = Obj::new(spec, "")?;
         let id = match o.req("game")? {
             Value::String(s) => s.as_str(),
@@ -159,6 +160,7 @@ impl Position {
             "wythoff" => Position::Wythoff(games::wythoff::Wythoff::from_spec(&mut o)?),
             "moore" => Position::Moore(games::moore::Moore::from_spec(&mut o)?),
             "new-stone" => Position::NewStone(games::new_stone::NewStone::from_spec(&mut o)?),
+            "sum" => Position::Sum(games::sum::Sum::from_spec(&mut o)?),
             other => {
                 let ids: Vec<&str> = Family::ALL.iter().map(|f| f.id()).collect();
                 return Err((

@@ -29,6 +29,7 @@
 //! | `darkraft` | grid side (rows and columns) | 6 | 20 | rows and columns each in ⌈2S/3⌉..=S, letters `L`, `R`, `X` uniform |
 //! | `twist` | stones | 20 | 10^12 | stones in max(1, S/2)..=S |
 //! | `graph` | vertex count | 8 | 1,000 (a spec must fit in a client's frame) | n in max(2, S/2)..=S vertices (1 when S = 1); every vertex but the last has 1–3 edges to distinct vertices at most 8 above it; 1–3 tokens, not on the last vertex |
+//! | `mix` (also `sum`) | each part's S | 8 | 2^63 | a `sum` of 2–5 parts, each a random start (as above) of one of nim, heaps, bash, subtraction, kayles, dawson, lasker, wythoff, moore, new-stone, staircase, darkraft, graph, with S capped per part where a part must stay small: wythoff 2,000 (its table), moore and new-stone 3 (their exact search), darkraft 6, graph 150 (the frame) |
 //!
 //! Starts are never over before the first move unless S forces it (S = 1 for
 //! `staircase`, `graph` and `dawson`, whose moves need room).
@@ -38,7 +39,9 @@
 use serde_json::{json, Value};
 
 use crate::error::SpecError;
-use crate::limits::{MAX_CELL, MAX_GRID, MAX_HEAP_SIZE, MAX_STRIP, MAX_TWIST_STONES, MAX_WYTHOFF};
+use crate::limits::{
+    MAX_CELL, MAX_GRID, MAX_HEAP_SIZE, MAX_STRIP, MAX_TWIST_STONES, MAX_WYTHOFF, MAX_WYTHOFF_PART,
+};
 
 /// Every game id [`random_spec`] knows, with its default size and its limit.
 const GAMES: &[(&str, u64, u64)] = &[
@@ -57,6 +60,29 @@ const GAMES: &[(&str, u64, u64)] = &[
     ("darkraft", 6, MAX_GRID as u64),
     ("twist", 20, MAX_TWIST_STONES),
     ("graph", 8, RANDOM_GRAPH_VERTICES),
+    ("mix", 8, MAX_HEAP_SIZE),
+    ("sum", 8, MAX_HEAP_SIZE),
+];
+
+/// The games whose starts of size 1 are over before the first move.
+const FORCED_OVER_AT_1: &[&str] = &["dawson", "staircase", "graph"];
+
+/// The games a random `mix` draws its parts from, each with the largest S a
+/// part of it is drawn with.
+const MIX_PARTS: &[(&str, u64)] = &[
+    ("nim", MAX_HEAP_SIZE),
+    ("heaps", MAX_HEAP_SIZE),
+    ("bash", MAX_HEAP_SIZE),
+    ("subtraction", MAX_HEAP_SIZE),
+    ("kayles", MAX_HEAP_SIZE),
+    ("dawson", MAX_HEAP_SIZE),
+    ("lasker", MAX_HEAP_SIZE),
+    ("wythoff", MAX_WYTHOFF_PART),
+    ("moore", 3),
+    ("new-stone", 3),
+    ("staircase", MAX_CELL),
+    ("darkraft", 6),
+    ("graph", 150),
 ];
 
 /// Largest random graph: a random start is held to the size of a spec a
@@ -182,6 +208,22 @@ pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, Sp
         }
         "twist" => json!({"game": id, "stones": rng.range((s / 2).max(1), s)}),
         "graph" => graph(rng, s),
+        "mix" | "sum" => {
+            let count = rng.range(2, 5);
+            // With S = 1 some games start over (no room to move): not drawn.
+            let choices: Vec<(&str, u64)> = MIX_PARTS
+                .iter()
+                .copied()
+                .filter(|(game, _)| s > 1 || !FORCED_OVER_AT_1.contains(game))
+                .collect();
+            let parts = (0..count)
+                .map(|_| {
+                    let (game, cap) = choices[rng.below(choices.len() as u64) as usize];
+                    random_spec(game, rng.next(), Some(s.min(cap)))
+                })
+                .collect::<Result<Vec<Value>, SpecError>>()?;
+            json!({"game": "sum", "parts": parts})
+        }
         _ => unreachable!("every id of GAMES has a generator"),
     })
 }

@@ -8,7 +8,8 @@ use grundy_protocol::random::{default_size, game_ids, max_size, random_spec};
 use grundy_protocol::{Family, Position, Rules, Status};
 use serde_json::{json, Value};
 
-const PRESETS: &[&str] = &["bash", "subtraction", "kayles", "dawson", "lasker"];
+/// The presets of `heaps`, and `mix` (a random `sum`).
+const PRESETS: &[&str] = &["bash", "subtraction", "kayles", "dawson", "lasker", "mix"];
 
 /// Whatever `Family::ALL` holds today, plus the presets of `heaps`.
 fn ids() -> Vec<&'static str> {
@@ -36,7 +37,16 @@ fn u64s(v: &Value) -> Vec<u64> {
 
 /// The position's size in the sense of the module doc of `random`.
 fn measure(s: &Value) -> u64 {
-    if let Some(h) = s.get("heaps") {
+    if let Some(parts) = s.get("parts") {
+        // A mix draws each part with the same bound (or a smaller cap).
+        parts
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(measure)
+            .max()
+            .expect("a part")
+    } else if let Some(h) = s.get("heaps") {
         u64s(h).into_iter().max().expect("at least one heap")
     } else if let Some(p) = s.get("pieces") {
         u64s(p).into_iter().max().expect("at least one piece")
@@ -90,7 +100,7 @@ fn specs_parse_are_deterministic_and_respect_the_size() {
             let bound = size.unwrap_or_else(|| default_size(id).unwrap());
             for seed in (0..seeds).map(|i| i * 0x9e37_79b9 + i) {
                 let s = spec(id, seed, size);
-                assert_eq!(s["game"], id, "{s}");
+                assert_eq!(s["game"], if id == "mix" { "sum" } else { id }, "{s}");
                 assert_eq!(
                     s,
                     spec(id, seed, size),

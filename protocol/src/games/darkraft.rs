@@ -27,7 +27,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::nim::malformed;
 use crate::json::{array_at, fail, index, kind, Fail, Obj};
 use crate::limits::MAX_GRID;
@@ -555,18 +555,14 @@ impl Rules for Darkraft {
     }
 }
 
-impl Strategy for Darkraft {
-    fn outcome(&self) -> Outcome {
-        Outcome::from_to_move_wins(self.value() != 0)
+impl Summand for Darkraft {
+    fn value(&self) -> u64 {
+        Darkraft::value(self)
     }
 
-    fn grundy(&self) -> Option<u64> {
-        Some(self.value())
-    }
-
-    fn winning_moves(&self, limit: usize) -> MoveList<CellPick> {
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<CellPick> {
         let mut out = Collector::new(limit);
-        let x = self.value();
+        let x = self.value() ^ target;
         if x == 0 {
             return out.finish();
         }
@@ -580,6 +576,20 @@ impl Strategy for Darkraft {
             }
         }
         out.finish()
+    }
+}
+
+impl Strategy for Darkraft {
+    fn outcome(&self) -> Outcome {
+        Outcome::from_to_move_wins(self.value() != 0)
+    }
+
+    fn grundy(&self) -> Option<u64> {
+        Some(self.value())
+    }
+
+    fn winning_moves(&self, limit: usize) -> MoveList<CellPick> {
+        self.moves_to(0, limit)
     }
 
     fn best_move(&self) -> Option<CellPick> {

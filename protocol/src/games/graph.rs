@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
 use crate::limits::{MAX_EDGES, MAX_TOKENS, MAX_VERTICES};
 
@@ -411,18 +411,17 @@ impl Rules for Graph {
     }
 }
 
-impl Strategy for Graph {
-    fn outcome(&self) -> Outcome {
-        Outcome::from_to_move_wins(self.nim_sum() != 0)
+impl Summand for Graph {
+    fn value(&self) -> u64 {
+        u64::from(self.nim_sum())
     }
 
-    fn grundy(&self) -> Option<u64> {
-        Some(u64::from(self.nim_sum()))
-    }
-
-    fn winning_moves(&self, limit: usize) -> MoveList<TokenMove> {
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<TokenMove> {
         let mut out = Collector::new(limit);
-        let x = self.nim_sum();
+        let Ok(target) = u32::try_from(target) else {
+            return out.finish();
+        };
+        let x = self.nim_sum() ^ target;
         if x == 0 {
             return out.finish();
         }
@@ -440,6 +439,20 @@ impl Strategy for Graph {
             }
         }
         out.finish()
+    }
+}
+
+impl Strategy for Graph {
+    fn outcome(&self) -> Outcome {
+        Outcome::from_to_move_wins(self.nim_sum() != 0)
+    }
+
+    fn grundy(&self) -> Option<u64> {
+        Some(u64::from(self.nim_sum()))
+    }
+
+    fn winning_moves(&self, limit: usize) -> MoveList<TokenMove> {
+        self.moves_to(0, limit)
     }
 
     fn best_move(&self) -> Option<TokenMove> {

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::nim::malformed;
 use super::rule::{parse_set, HeapStep, Rule, RuleKind};
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
 use crate::sums::nim_sum;
@@ -232,19 +232,15 @@ impl Rules for Heaps {
     }
 }
 
-impl Strategy for Heaps {
-    fn outcome(&self) -> Outcome {
-        Outcome::from_to_move_wins(nim_sum(self.values()) != 0)
+impl Summand for Heaps {
+    fn value(&self) -> u64 {
+        nim_sum(self.values())
     }
 
-    fn grundy(&self) -> Option<u64> {
-        Some(nim_sum(self.values()))
-    }
-
-    fn winning_moves(&self, limit: usize) -> MoveList<HeapMove> {
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<HeapMove> {
         let mut out = Collector::new(limit);
         let values = self.values();
-        let x = nim_sum(values.iter().copied());
+        let x = nim_sum(values.iter().copied()) ^ target;
         if x == 0 {
             return out.finish();
         }
@@ -261,6 +257,20 @@ impl Strategy for Heaps {
             }
         }
         out.finish()
+    }
+}
+
+impl Strategy for Heaps {
+    fn outcome(&self) -> Outcome {
+        Outcome::from_to_move_wins(nim_sum(self.values()) != 0)
+    }
+
+    fn grundy(&self) -> Option<u64> {
+        Some(nim_sum(self.values()))
+    }
+
+    fn winning_moves(&self, limit: usize) -> MoveList<HeapMove> {
+        self.moves_to(0, limit)
     }
 
     fn best_move(&self) -> Option<HeapMove> {

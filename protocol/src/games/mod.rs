@@ -9,6 +9,7 @@ pub mod nim;
 pub mod rule;
 pub mod sequence;
 pub mod staircase;
+pub mod sum;
 pub mod treblecross;
 pub mod twist;
 pub mod wythoff;

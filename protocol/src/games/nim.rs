@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
 use crate::sums::nim_sum;
@@ -176,6 +176,32 @@ pub(crate) fn patient_move(heaps: &[u64]) -> Option<TakeMove> {
         .filter(|&(_, &h)| h > 0)
         .max_by_key(|&(i, &h)| (h, std::cmp::Reverse(i)))?;
     Some(TakeMove { heap, take: 1 })
+}
+
+/// Normal-play Nim as a part of a sum (a sum refuses misère parts).
+impl Summand for Nim {
+    fn value(&self) -> u64 {
+        self.nim_sum()
+    }
+
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<TakeMove> {
+        let mut out = Collector::new(limit);
+        let x = self.nim_sum() ^ target;
+        if x == 0 {
+            return out.finish();
+        }
+        for (heap, &h) in self.heaps.iter().enumerate() {
+            if h ^ x < h
+                && !out.push(TakeMove {
+                    heap,
+                    take: h - (h ^ x),
+                })
+            {
+                break;
+            }
+        }
+        out.finish()
+    }
 }
 
 impl Strategy for Nim {

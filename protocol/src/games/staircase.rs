@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::MoveError;
-use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{fail, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_CELL, MAX_SMALL_HEAPS};
 
@@ -208,19 +208,15 @@ impl Rules for Staircase {
     }
 }
 
-impl Strategy for Staircase {
-    fn outcome(&self) -> Outcome {
-        Outcome::from_to_move_wins(self.nim_sum() != 0)
+impl Summand for Staircase {
+    fn value(&self) -> u64 {
+        self.nim_sum()
     }
 
-    fn grundy(&self) -> Option<u64> {
-        Some(self.nim_sum())
-    }
-
-    fn winning_moves(&self, limit: usize) -> MoveList<SlideMove> {
+    fn moves_to(&self, target: u64, limit: usize) -> MoveList<SlideMove> {
         let mut out = Collector::new(limit);
         let pairs = self.pairs();
-        let x = pairs.iter().fold(0, |acc, pair| acc ^ pair.gap());
+        let x = pairs.iter().fold(target, |acc, pair| acc ^ pair.gap());
         if x == 0 {
             return out.finish();
         }
@@ -248,6 +244,20 @@ impl Strategy for Staircase {
             }
         }
         out.finish()
+    }
+}
+
+impl Strategy for Staircase {
+    fn outcome(&self) -> Outcome {
+        Outcome::from_to_move_wins(self.nim_sum() != 0)
+    }
+
+    fn grundy(&self) -> Option<u64> {
+        Some(self.nim_sum())
+    }
+
+    fn winning_moves(&self, limit: usize) -> MoveList<SlideMove> {
+        self.moves_to(0, limit)
     }
 
     fn best_move(&self) -> Option<SlideMove> {

@@ -8,6 +8,8 @@
 //! three winning moves (one per heap, one along the diagonal), found in O(1) with
 //! exact integer square roots (floating point is wrong near 10^15).
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -15,7 +17,7 @@ use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::json::{array_at, u64_at, Fail, Obj};
-use crate::limits::MAX_WYTHOFF;
+use crate::limits::{MAX_WYTHOFF, MAX_WYTHOFF_PART};
 use crate::names::count;
 
 /// What the two heaps are called in words (the board, hints, refusals): heap
@@ -290,6 +292,84 @@ mod tests {
             assert_eq!(lower(n), a);
             assert_eq!(partner(a), b);
             assert_eq!(partner(b), a);
+        }
+    }
+}
+
+/// Grundy values of every Wythoff position with both heaps at most `n`, for
+/// Wythoff as a part of a sum (they have no closed form). Each value is the mex
+/// of its row to the left, its column above and its diagonal: one bitset per
+/// row, column and diagonal makes a cell cost O(n / 64) words.
+#[derive(Debug)]
+pub struct WythoffValues {
+    n: usize,
+    /// Row-major, (n + 1) × (n + 1). A position has at most 3n options, so
+    /// values stay below 3n + 1 <= u16::MAX for n <= MAX_WYTHOFF_PART.
+    g: Vec<u16>,
+}
+
+impl WythoffValues {
+    fn build(n: usize) -> WythoffValues {
+        let side = n + 1;
+        let words = (3 * n + 1) / 64 + 1;
+        let mut g = vec![0u16; side * side];
+        let mut cols = vec![0u64; side * words];
+        let mut diags = vec![0u64; (2 * n + 1) * words];
+        let mut row = vec![0u64; words];
+        for a in 0..side {
+            row.fill(0);
+            for b in 0..side {
+                let d = b + n - a;
+                let v = if b < a {
+                    // Symmetric: (b, a) is in an earlier row.
+                    g[b * side + a]
+                } else {
+                    let (col, diag) = (&cols[b * words..][..words], &diags[d * words..][..words]);
+                    let mut v = 0;
+                    for w in 0..words {
+                        let seen = row[w] | col[w] | diag[w];
+                        if seen != u64::MAX {
+                            v = (w * 64 + seen.trailing_ones() as usize) as u16;
+                            break;
+                        }
+                    }
+                    v
+                };
+                g[a * side + b] = v;
+                let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
+                row[word] |= bit;
+                cols[b * words + word] |= bit;
+                diags[d * words + word] |= bit;
+            }
+        }
+        WythoffValues { n, g }
+    }
+
+    /// The largest heap the table covers.
+    pub fn covers(&self) -> u64 {
+        self.n as u64
+    }
+
+    /// g(a, b); None outside the table.
+    pub fn get(&self, a: u64, b: u64) -> Option<u64> {
+        let (a, b) = (usize::try_from(a).ok()?, usize::try_from(b).ok()?);
+        (a <= self.n && b <= self.n).then(|| u64::from(self.g[a * (self.n + 1) + b]))
+    }
+}
+
+/// The shared table covering heaps up to at least `n` (at most
+/// [`MAX_WYTHOFF_PART`]): built once to the size asked for, rebuilt larger only
+/// when a larger position comes.
+pub fn values_up_to(n: u64) -> Arc<WythoffValues> {
+    static TABLE: Mutex<Option<Arc<WythoffValues>>> = Mutex::new(None);
+    let n = n.min(MAX_WYTHOFF_PART) as usize;
+    let mut table = TABLE.lock().unwrap_or_else(|p| p.into_inner());
+    match &*table {
+        Some(t) if t.n >= n => t.clone(),
+        _ => {
+            let t = Arc::new(WythoffValues::build(n));
+            *table = Some(t.clone());
+            t
         }
     }
 }
