@@ -8,6 +8,10 @@ use serde_json::{json, Value};
 
 /// One line describing the position.
 pub fn position_line(p: &Position) -> String {
+    if let Position::Sum(s) = p {
+        let parts: Vec<String> = s.parts.iter().map(|p| p.label()).collect();
+        return cut(format!("sum {}", parts.join(" + ")));
+    }
     let spec = grundy_protocol::Rules::to_json(p);
     let mut fields = spec.as_object().cloned().unwrap_or_default();
     let game = fields
@@ -15,20 +19,31 @@ pub fn position_line(p: &Position) -> String {
         .and_then(|g| g.as_str().map(str::to_string))
         .unwrap_or_default();
     let text = serde_json::to_string(&Value::Object(fields)).unwrap_or_default();
+    cut(format!("{game} {text}"))
+}
+
+/// At most 200 bytes of a line, with `…` where it was cut.
+fn cut(text: String) -> String {
     const MAX: usize = 200;
     if text.len() > MAX {
-        let cut = (0..=MAX)
+        let end = (0..=MAX)
             .rev()
             .find(|&i| text.is_char_boundary(i))
             .unwrap_or(0);
-        format!("{game} {}…", &text[..cut])
+        format!("{}…", &text[..end])
     } else {
-        format!("{game} {text}")
+        text
     }
 }
 
 /// A move in words, from its wire encoding (shared by every family).
 pub fn describe_move(p: &Position, m: &Move) -> String {
+    if let (Position::Sum(s), Move::Sum(pm)) = (p, m) {
+        if let Some(part) = s.parts.get(pm.part) {
+            let inner = describe_move(&part.game, &pm.inner);
+            return format!("in part {} ({}): {inner}", pm.part, part.label());
+        }
+    }
     let v = json!(m);
     let num = |k: &str| v.get(k).and_then(Value::as_u64);
     let pairs = |k: &str| -> Option<Vec<(u64, u64)>> {

@@ -178,6 +178,27 @@ fn short_move(position: &Position, line: &str) -> Result<Value, String> {
             Ok(json!({"split": nums(&parts)?}))
         }
         Position::Twist(Twist::Split(_)) => take(&words),
+        Position::Sum(s) => {
+            // `2: 1 1`: the part, a colon, then the move as that part reads it.
+            let Some((part, rest)) = line.split_once(':') else {
+                return Err("write the part first: `2: 1 1` plays `1 1` in part 2".into());
+            };
+            let part = num(part.trim())?;
+            let Some(p) = s.parts.get(part as usize) else {
+                return Err(format!(
+                    "there is no part {part}: the parts are numbered 0 to {}",
+                    s.parts.len() - 1
+                ));
+            };
+            let rest = rest.trim();
+            let inner = if rest.starts_with('{') {
+                serde_json::from_str::<Value>(rest)
+                    .map_err(|e| format!("that is not valid JSON: {e}"))?
+            } else {
+                short_move(&p.game, rest).map_err(|e| format!("in part {part}: {e}"))?
+            };
+            Ok(json!({"part": part, "move": inner}))
+        }
     }
 }
 
@@ -223,12 +244,27 @@ pub fn short_form(m: &Move) -> String {
         }
         Move::Twist(TwistMove::Split { .. }) => json!(m).to_string(),
         Move::Twist(TwistMove::Take(t)) => format!("{} {}", t.heap, t.take),
+        Move::Sum(pm) => format!("{}: {}", pm.part, short_form(&pm.inner)),
     }
 }
 
 /// How to write moves of this family, and the commands.
 pub fn help_text(position: &Position) -> String {
-    let moves = match position {
+    format!(
+        "Moves (numbers as shown on the board):\n{}\n  {{...}}          any move as raw JSON, e.g. {}\n\
+         Commands:\n  help           this text\n  hint           who wins, the winning move, and why (rooms with hints)\n  \
+         moves          the moves so far\n  \
+         abort          call the match off, before your first move\n  \
+         resign         give up the match (asks to confirm)\n  quit           leave (your seat stays: `grundy play --resume` comes back)\n  \
+         (empty line)   draw the board again\n",
+        moves_help(position),
+        example_json(position)
+    )
+}
+
+/// How to write the moves of this family, one example a line.
+fn moves_help(position: &Position) -> String {
+    match position {
         Position::Nim(_) => "  2 3            take 3 stones from heap 2".to_string(),
         Position::Heaps(h) => heap_rule_help(h),
         Position::Wythoff(_) => [
@@ -273,16 +309,23 @@ pub fn help_text(position: &Position) -> String {
         Position::Twist(Twist::Split(_)) => {
             "  2 3            take 3 stones from heap 2".to_string()
         }
-    };
-    format!(
-        "Moves (numbers as shown on the board):\n{moves}\n  {{...}}          any move as raw JSON, e.g. {}\n\
-         Commands:\n  help           this text\n  hint           who wins, the winning move, and why (rooms with hints)\n  \
-         moves          the moves so far\n  \
-         abort          call the match off, before your first move\n  \
-         resign         give up the match (asks to confirm)\n  quit           leave (your seat stays: `grundy play --resume` comes back)\n  \
-         (empty line)   draw the board again\n",
-        example_json(position)
-    )
+        Position::Sum(s) => {
+            // The part's number and a colon, then the part's own move; each
+            // kind of part shown once.
+            let mut lines = vec!["  P: MOVE        play MOVE in part P, as that part reads it:".to_string()];
+            let mut shown = Vec::new();
+            for (i, p) in s.parts.iter().enumerate() {
+                if shown.contains(&p.id) {
+                    continue;
+                }
+                shown.push(p.id.clone());
+                for line in moves_help(&p.game).lines() {
+                    lines.push(format!("  {i}:{line}"));
+                }
+            }
+            lines.join("\n")
+        }
+    }
 }
 
 /// The moves of heaps under rules, only those some heap's rule allows: a take
@@ -350,6 +393,13 @@ fn example_json(position: &Position) -> String {
         Position::Treblecross(_) => r#"{"cell": 5}"#,
         Position::Darkraft(_) => r#"{"row": 0, "col": 1}"#,
         Position::Graph(_) => r#"{"token": 0, "to": 1}"#,
+        Position::Sum(s) => {
+            let first = s
+                .parts
+                .first()
+                .map_or_else(String::new, |p| example_json(&p.game));
+            return format!(r#"{{"part": 0, "move": {first}}}"#);
+        }
     }
     .to_string()
 }
@@ -534,6 +584,12 @@ mod tests {
             json!({"game": "darkraft", "grid": ["RLX", "LRR"]}),
             json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 1, 3]}),
             json!({"game": "twist", "stones": 7}),
+            json!({"game": "sum", "parts": [
+                {"game": "nim", "heaps": [2, 1]}, {"game": "kayles", "heaps": [4]},
+                {"game": "wythoff", "heaps": [2, 3]}, {"game": "moore", "heaps": [1, 2, 1], "k": 2},
+                {"game": "new-stone", "heaps": [2, 1]}, {"game": "staircase", "pieces": [2, 4]},
+                {"game": "darkraft", "grid": ["RL"]},
+                {"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2]], "tokens": [0]}]}),
         ];
         let mut checked_moves = 0;
         for spec in specs {

@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 
 use grundy_protocol::games::twist::Twist;
 use grundy_protocol::names::count;
-use grundy_protocol::{Position, Rules};
+use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 
 /// Colours on or off (off for pipes, `NO_COLOR`, and the snapshot tests).
@@ -151,6 +151,25 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
         Position::Treblecross(_) => treblecross(&json, last, paint),
         Position::Darkraft(_) => darkraft(&json, last, paint),
         Position::Graph(_) => graph(&json, last, paint),
+        Position::Sum(s) => {
+            let mut out = String::from(
+                "A sum of games: each move is a move in one part; whoever makes the last move wins\n",
+            );
+            for (i, p) in s.parts.iter().enumerate() {
+                // The last move is marked in its own part only.
+                let last = last
+                    .filter(|m| m.get("part").and_then(Value::as_u64) == Some(i as u64))
+                    .and_then(|m| m.get("move"));
+                let finished = if p.game.status() == Status::Ongoing {
+                    ""
+                } else {
+                    " (finished: no move left)"
+                };
+                out.push_str(&format!("\npart {i}{finished} · "));
+                out.push_str(&board(&p.game, last, paint));
+            }
+            out
+        }
     }
 }
 

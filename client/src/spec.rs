@@ -50,7 +50,8 @@ pub fn whole_number(word: &str) -> std::result::Result<u64, String> {
 
 /// The games with a short form, as a person lists them.
 const SHORT_GAMES: &str = "nim, kayles, dawson, lasker, bash, subtraction, wythoff, moore, \
-     new-stone, staircase, treblecross, darkraft, twist";
+     new-stone, staircase, treblecross, darkraft, twist, and sums of them joined by + \
+     (`nim 3 5 + kayles 7`)";
 
 /// Whole specs of the games that have no short form, to copy and change.
 pub const GRAPH_EXAMPLE: &str =
@@ -97,8 +98,123 @@ const FLAGS: &[Flag] = &[
     },
 ];
 
-/// Builds a spec from `GAME ARGS...` and the flags.
+/// Builds a spec from `GAME ARGS...` and the flags; words may carry flags of
+/// their own too (`bash --k 3 5`). A sum's parts are joined by `+`
+/// (`nim 3 5 + kayles 7 + wythoff 3 5`): each part takes the flags written
+/// in it, and the flags given outside apply to every part that takes them.
 pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
+    // One quoted argument may hold the whole short form.
+    let words: Vec<String> = words
+        .iter()
+        .flat_map(|w| w.split_whitespace())
+        .map(str::to_string)
+        .collect();
+    let chunks: Vec<&[String]> = words.split(|w| w == "+").collect();
+    if chunks.len() == 1 {
+        let (words, own) = read_flags(&words)?;
+        return build_one(&words, &own.over(flags));
+    }
+    let mut parts = Vec::with_capacity(chunks.len());
+    let mut taken = [false; 4];
+    for (i, chunk) in chunks.iter().enumerate() {
+        let (words, own) = read_flags(chunk)?;
+        let Some(game) = words.first() else {
+            bail!("part {i} of the sum is empty: join the parts with +, e.g. `nim 3 5 + kayles 7`");
+        };
+        // The outer flags, only where this part's game takes them.
+        let mut outer = flags.clone();
+        for (j, flag) in FLAGS.iter().enumerate() {
+            if flag.games.contains(&game.as_str()) {
+                taken[j] |= flag_given(flags, j);
+            } else {
+                clear_flag(&mut outer, j);
+            }
+        }
+        let spec = build_one(&words, &own.over(&outer))
+            .map_err(|e| ShortSpecError(format!("part {i} ({game}): {e}")))?;
+        parts.push(spec);
+    }
+    for (j, flag) in FLAGS.iter().enumerate() {
+        if flag_given(flags, j) && !taken[j] {
+            bail!(
+                "{} is an option of no part of this sum (it is for {})",
+                flag.name,
+                flag.games.join(" and ")
+            );
+        }
+    }
+    Ok(json!({"game": "sum", "parts": parts}))
+}
+
+/// Whether the `j`-th flag of [`FLAGS`] is given.
+fn flag_given(flags: &Flags, j: usize) -> bool {
+    [
+        flags.misere,
+        flags.k.is_some(),
+        !flags.set.is_empty(),
+        flags.max_take.is_some(),
+    ][j]
+}
+
+fn clear_flag(flags: &mut Flags, j: usize) {
+    match j {
+        0 => flags.misere = false,
+        1 => flags.k = None,
+        2 => flags.set.clear(),
+        _ => flags.max_take = None,
+    }
+}
+
+impl Flags {
+    /// These flags, with `outer`'s where these give none.
+    fn over(self, outer: &Flags) -> Flags {
+        Flags {
+            misere: self.misere || outer.misere,
+            k: self.k.or(outer.k),
+            set: if self.set.is_empty() {
+                outer.set.clone()
+            } else {
+                self.set
+            },
+            max_take: self.max_take.or(outer.max_take),
+        }
+    }
+}
+
+/// Splits the flags (`--misere`, `--k N`, `--set A,B,..`, `--max-take N`)
+/// from the other words.
+fn read_flags(words: &[String]) -> Result<(Vec<String>, Flags)> {
+    let mut rest = Vec::new();
+    let mut flags = Flags::default();
+    let mut it = words.iter().map(String::as_str);
+    let number = |name: &str, v: Option<&str>| -> Result<u64> {
+        let v = v.ok_or_else(|| ShortSpecError(format!("{name} needs a number")))?;
+        whole_number(v).map_err(|e| ShortSpecError(format!("{name}: {e}")))
+    };
+    while let Some(w) = it.next() {
+        match w {
+            "--misere" | "misere" => flags.misere = true,
+            "--k" => flags.k = Some(number("--k", it.next())?),
+            "--max-take" => flags.max_take = Some(number("--max-take", it.next())?),
+            "--set" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| ShortSpecError("--set needs amounts, e.g. 1,3,4".into()))?;
+                flags.set = v
+                    .split(',')
+                    .map(|s| {
+                        whole_number(s.trim()).map_err(|e| ShortSpecError(format!("--set: {e}")))
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            other => rest.push(other.to_string()),
+        }
+    }
+    Ok((rest, flags))
+}
+
+/// One game's spec from its words and flags.
+fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
     let Some((game, rest)) = words.split_first() else {
         bail!("say which position, e.g. `nim 3 4 5`, or give a JSON spec");
     };
@@ -188,6 +304,25 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
 /// A refusal of a spec built from a short form, in the short form's words:
 /// `--k` for the field `k`, `heap 2` for `heaps[2]`, `row 1` for `grid[1]`.
 pub fn refusal(e: &grundy_protocol::SpecError) -> String {
+    // A sum's part: `part 2, heap 0: ...`.
+    if let Some((i, rest)) = e
+        .field
+        .strip_prefix("parts[")
+        .and_then(|f| f.split_once(']'))
+    {
+        let inner =
+            grundy_protocol::SpecError::new(rest.trim_start_matches('.'), e.message.clone());
+        let said = if inner.field == "game" {
+            inner.message.clone()
+        } else {
+            refusal(&inner)
+        };
+        return if inner.field.is_empty() || inner.field == "game" {
+            format!("part {i}: {said}")
+        } else {
+            format!("part {i}, {said}")
+        };
+    }
     let field = e.field.as_str();
     let indexed = |name: &str| -> Option<u64> {
         field
@@ -221,33 +356,8 @@ pub fn parse(text: &str) -> Result<Value> {
         return serde_json::from_str(text)
             .map_err(|e| ShortSpecError(format!("the spec is not valid JSON: {e}")));
     }
-    let mut words = Vec::new();
-    let mut flags = Flags::default();
-    let mut it = text.split_whitespace();
-    let number = |name: &str, v: Option<&str>| -> Result<u64> {
-        let v = v.ok_or_else(|| ShortSpecError(format!("{name} needs a number")))?;
-        whole_number(v).map_err(|e| ShortSpecError(format!("{name}: {e}")))
-    };
-    while let Some(w) = it.next() {
-        match w {
-            "--misere" | "misere" => flags.misere = true,
-            "--k" => flags.k = Some(number("--k", it.next())?),
-            "--max-take" => flags.max_take = Some(number("--max-take", it.next())?),
-            "--set" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| ShortSpecError("--set needs amounts, e.g. 1,3,4".into()))?;
-                flags.set = v
-                    .split(',')
-                    .map(|s| {
-                        whole_number(s.trim()).map_err(|e| ShortSpecError(format!("--set: {e}")))
-                    })
-                    .collect::<Result<_>>()?;
-            }
-            other => words.push(other.to_string()),
-        }
-    }
-    build(&words, &flags)
+    let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    build(&words, &Flags::default())
 }
 
 #[cfg(test)]
@@ -276,6 +386,61 @@ mod tests {
         assert!(parse("nim x").is_err());
         assert!(parse("chess 1").is_err());
         assert!(parse("bash --k").is_err());
+    }
+
+    /// A sum's parts are joined by `+`, in one argument or many; each part
+    /// takes its own flags, and outer flags go to the parts that take them.
+    #[test]
+    fn sums_are_parts_joined_by_plus() {
+        let sum = |parts: Value| Some(json!({"game": "sum", "parts": parts}));
+        assert_eq!(
+            parse("nim 3 5 + kayles 7 + wythoff 3 5").ok(),
+            sum(
+                json!([{"game": "nim", "heaps": [3, 5]}, {"game": "kayles", "heaps": [7]},
+                {"game": "wythoff", "heaps": [3, 5]}])
+            )
+        );
+        assert_eq!(
+            parse("bash --k 3 5 + bash --k 2 4").ok(),
+            sum(
+                json!([{"game": "bash", "k": 3, "heaps": [5]}, {"game": "bash", "k": 2, "heaps": [4]}])
+            )
+        );
+        let words: Vec<String> = ["bash", "5", "+", "nim 2"].map(String::from).to_vec();
+        let flags = Flags {
+            k: Some(3),
+            ..Flags::default()
+        };
+        assert_eq!(
+            build(&words, &flags).ok(),
+            sum(json!([{"game": "bash", "k": 3, "heaps": [5]}, {"game": "nim", "heaps": [2]}]))
+        );
+        let said = |text: &str| parse(text).unwrap_err().to_string();
+        assert!(said("nim 3 + + kayles 2").starts_with("part 1 of the sum is empty"));
+        assert!(said("nim 3 + chess 2").starts_with("part 1 (chess): unknown game"));
+        assert!(said("nim 3 + bash 2").starts_with("part 1 (bash): bash needs --k"));
+        let flags = Flags {
+            misere: true,
+            ..Flags::default()
+        };
+        let words: Vec<String> = ["kayles", "3", "+", "wythoff", "1", "2"]
+            .map(String::from)
+            .to_vec();
+        assert!(build(&words, &flags)
+            .unwrap_err()
+            .to_string()
+            .starts_with("--misere is an option of no part of this sum"));
+        let refused = |text: &str| {
+            let spec = parse(text).expect("builds");
+            refusal(&grundy_protocol::Position::from_spec(&spec).unwrap_err())
+        };
+        assert_eq!(
+            refused("nim 3 + nim 1 18446744073709551615"),
+            "part 1, heap 1: must be at most 9223372036854775808, got 18446744073709551615"
+        );
+        assert!(
+            refused("nim 2 + treblecross ..X").starts_with("part 1: treblecross cannot be a part")
+        );
     }
 
     /// A flag the game needs, or one it does not take, is named as typed.
