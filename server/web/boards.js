@@ -5,6 +5,7 @@
 // comes back with the engine's reason, which the page shows.
 
 import { h } from "./dom.js";
+import { specName } from "./words.js";
 
 /// Heaps are drawn stone by stone up to this size; larger ones as a number.
 const MAX_STONES = 40;
@@ -23,6 +24,7 @@ export function board(view, opts = {}) {
       case "darkraft": return darkraftBoard(view, o);
       case "graph": return graphBoard(view, o);
       case "twist": return twistBoard(view, o);
+      case "sum": return sumBoard(view, o);
       default: return h("pre", {}, JSON.stringify(view, null, 1));
     }
   })();
@@ -432,3 +434,16 @@ function twistBoard(view, o) {
   }
   return el;
 }
+
+/// A sum: every part drawn by its own board, under its number and name; a
+/// click in part i is the move {part: i, move}. The last move is marked in
+/// its own part.
+function sumBoard(view, o) {
+  return h("div", { class: "sum-parts" }, view.parts.map((part, i) => {
+    const last = o.last && o.last.part === i ? o.last.move : null;
+    const inner = board(part, { ...o, last, onMove: (move) => o.onMove({ part: i, move }) });
+    return h("section", { class: `part${last ? " last" : ""}`, dataset: { part: i } },
+      h("h3", { class: "part-title" }, `part ${i} · ${specName(part)}`), inner);
+  }));
+}
+

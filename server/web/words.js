@@ -17,6 +17,8 @@ export const GAMES = [
   ["darkraft", "World of Darkraft"],
   ["twist", "Twist"],
   ["graph", "Graph game"],
+  ["sum", "Sum of games"],
+  ["mix", "Sum of games"],
 ];
 
 export function gameName(id) {
@@ -59,6 +61,10 @@ export function resultWords(result, players, mySeat) {
 /// A move in words, for the move list and the hints.
 export function moveWords(move, view) {
   if (!move) return "";
+  if (move.part != null) {
+    const part = view && view.parts ? view.parts[move.part] : null;
+    return `in part ${move.part}${part ? ` (${specName(part)})` : ""}: ${moveWords(move.move, part)}`;
+  }
   if (move.split) return `split into ${move.split.join(" + ")}`;
   if (move.heap != null) {
     let s = move.take === 0 ? `split heap ${move.heap}` : `take ${move.take} from heap ${move.heap}`;
@@ -100,6 +106,14 @@ export function parseTyped(line, view) {
   line = line.trim();
   if (line.startsWith("{")) {
     try { return JSON.parse(line); } catch (e) { throw new Error(`that is not valid JSON: ${e.message}`); }
+  }
+  if (view.game === "sum") {
+    // `2: 1 1`: the part, a colon, then the move as that part reads it.
+    const colon = line.indexOf(":");
+    if (colon < 0) throw new Error("write the part first: `2: 1 1` plays `1 1` in part 2");
+    const [part] = nums([line.slice(0, colon).trim()]);
+    if (part >= view.parts.length) throw new Error(`there is no part ${part}: the parts are numbered 0 to ${view.parts.length - 1}`);
+    return { part, move: parseTyped(line.slice(colon + 1), view.parts[part]) };
   }
   const words = line.split(/\s+/).filter(Boolean);
   const game = view.game;
@@ -185,6 +199,7 @@ export function typingHelp(view) {
     case "darkraft": return "`2 3` chooses row 2, column 3";
     case "graph": return "`1 7` moves token 1 to vertex 7";
     case "twist": return "`4+6` splits the stones into 4 and 6";
+    case "sum": return "the part, a colon, then its move: `0: 2 3` plays `2 3` in part 0";
     default: return "the move as JSON";
   }
 }

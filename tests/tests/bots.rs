@@ -44,6 +44,25 @@ async fn perfect_beats_random_from_every_n_start() {
     assert!(played >= 20, "only {played} N-starts");
 }
 
+/// A sum of four different games (Nim, Kayles, Wythoff, a graph token): the
+/// perfect bot wins it from its N-position against random play, every time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perfect_wins_a_sum_of_different_games() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let spec = json!({"game": "sum", "parts": [
+        {"game": "nim", "heaps": [3, 5]}, {"game": "kayles", "heaps": [7]},
+        {"game": "wythoff", "heaps": [3, 5]},
+        {"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2], [0, 2]], "tokens": [0]}]});
+    assert_eq!(Position::from_spec(&spec).unwrap().outcome(), Outcome::N);
+    for seed in 0..8 {
+        let game = duel(&url, &spec, [Level::Perfect, Level::Casual(0)], seed)
+            .await
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(game.winner, Some(0), "seed {seed}: {game:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_perfect_bots_reach_the_predicted_result() {
     let server = TestServer::start().await;

@@ -589,6 +589,13 @@ fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             json!({"game": "twist", "stones": 10}),
             vec!["split:4+6"],
         ),
+        (
+            "sum",
+            json!({"game": "sum", "parts": [{"game": "nim", "heaps": [3, 5]},
+                {"game": "kayles", "heaps": [7]}, {"game": "wythoff", "heaps": [3, 5]},
+                {"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2], [0, 2]], "tokens": [0]}]}),
+            vec![".part[data-part=\"0\"] .heap-row[data-heap=\"1\"] .stone[data-stone=\"1\"]"],
+        ),
     ]
 }
 
@@ -764,5 +771,38 @@ async fn the_page_fits_a_phone_in_the_dark() {
     );
     assert_eq!(fits[2], true, "the dark theme is asked for");
     screenshot(&b, "phone-dark-kayles-hint").await;
+    b.close().await.expect("close");
+}
+
+/// A sum of different games: the hint's binary table has a row per part and
+/// the winning moves name their part; a move typed as `PART: MOVE` is played.
+#[tokio::test]
+async fn a_sum_is_hinted_part_by_part_and_takes_a_typed_move() {
+    let (_server, base, driver) = start().await;
+    let b = driver.browser().await;
+    let spec = json!({"game": "sum", "parts": [{"game": "nim", "heaps": [3, 5]},
+        {"game": "kayles", "heaps": [7]}, {"game": "wythoff", "heaps": [3, 5]}]});
+    create_room(&b, &base, &spec, "perfect", "0", "", false).await;
+    wait_text(&b, "#turn", "Your move").await;
+    click(&b, "#hint").await;
+    wait_count(&b, "#binary-table", 1).await;
+    let table = text(&b, "#binary-table").await;
+    for row in [
+        "part 0: nim 3 5",
+        "part 1: kayles 7",
+        "part 2: wythoff 3 5",
+        "nim-sum",
+    ] {
+        assert!(table.contains(row), "{row} missing from the table: {table}");
+    }
+    let winning = text(&b, "ul.winning").await;
+    assert!(
+        winning.contains("in part 0 (Nim): take 4 from heap 1"),
+        "{winning}"
+    );
+    screenshot(&b, "sum-hint").await;
+    set_value(&b, "#typed", "1: 0 2").await;
+    click(&b, ".typed button[type=submit]").await;
+    wait_text(&b, "#moves", "in part 1 (Kayles): take 2 from heap 0").await;
     b.close().await.expect("close");
 }
