@@ -6,6 +6,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use grundy_protocol::games::rule::octal_shape;
 use grundy_protocol::games::sequence::Sequence;
+use grundy_protocol::games::wythoff::WythoffValues;
 use grundy_protocol::{Position, Strategy};
 use serde_json::{json, Value};
 
@@ -84,7 +85,45 @@ fn limit_specs() -> Vec<(&'static str, Value)> {
             json!({"game": "twist", "stones": 1_000_000_000_000u64}),
         ),
         ("graph", graph_spec()),
+        ("sum-mixed", mixed_sum(&mut r)),
+        ("sum-wythoff", wythoff_sum(&mut r)),
+        ("sum-searched", searched_sum()),
     ]
+}
+
+/// 100 parts of every family that can be one, each at a large size, within
+/// the sum's limits (1,100,000 items in all).
+fn mixed_sum(r: &mut XorShift) -> Value {
+    let big = 1u64 << 63;
+    let parts: Vec<Value> = (0..100)
+        .map(|i| match i % 7 {
+            0 => json!({"game": "nim", "heaps": r.many(1000, big)}),
+            1 => json!({"game": "kayles", "heaps": r.many(1000, big)}),
+            2 => json!({"game": "wythoff", "heaps": [r.below(2001), r.below(2001)]}),
+            3 => json!({"game": "staircase", "pieces": staircase_pieces()}),
+            4 => darkraft_grid(r),
+            5 => json!({"game": "lasker", "heaps": r.many(1000, big)}),
+            _ => json!({"game": "moore", "k": 2, "heaps": [r.below(8), r.below(8), r.below(8)]}),
+        })
+        .collect();
+    json!({"game": "sum", "parts": parts})
+}
+
+/// 100 Wythoff pairs up to the part limit: every winning-move search tries
+/// all of a pair's moves in the table.
+fn wythoff_sum(r: &mut XorShift) -> Value {
+    let parts: Vec<Value> = (0..100)
+        .map(|_| json!({"game": "wythoff", "heaps": [r.below(2001), r.below(2001)]}))
+        .collect();
+    json!({"game": "sum", "parts": parts})
+}
+
+/// Parts searched exhaustively, near the search budget of one sum.
+fn searched_sum() -> Value {
+    json!({"game": "sum", "parts": [
+        {"game": "moore", "k": 2, "heaps": [8, 8, 8, 7]},
+        {"game": "new-stone", "heaps": [4, 3, 3, 2]},
+        {"game": "nim", "heaps": [5]}]})
 }
 
 /// 1,000 distinct heaps near 2^63.
@@ -136,9 +175,14 @@ fn tables(c: &mut Criterion) {
     group.sample_size(10);
     // Specs whose tables are built per match, when the match is created.
     let mut r = XorShift(7);
-    for (name, spec) in [("darkraft", darkraft_grid(&mut r)), ("graph", graph_spec())] {
+    for (name, spec) in [
+        ("darkraft", darkraft_grid(&mut r)),
+        ("graph", graph_spec()),
+        ("sum-searched", searched_sum()),
+    ] {
         group.bench_function(name, |b| b.iter(|| Position::from_spec(&spec)));
     }
+    group.bench_function("wythoff-2000", |b| b.iter(|| WythoffValues::build(2000)));
     for code in ["0.77", "0.007"] {
         let shape = octal_shape(code).expect("valid code");
         group.bench_function(format!("octal-{code}"), |b| {

@@ -319,21 +319,18 @@ fn search(start: &Position, budget: &mut Budget) -> Result<HashMap<Position, u64
         children: Vec<Position>,
         next: usize,
     }
-    let over = |budget: &Budget| {
+    let shared = budget.positions < MAX_SUM_SEARCH_POSITIONS || budget.moves < MAX_SUM_SEARCH_MOVES;
+    let over = || {
         format!(
             "it reaches more than {MAX_SUM_SEARCH_POSITIONS} positions or {MAX_SUM_SEARCH_MOVES} moves (the budget of one sum{})",
-            if budget.positions == MAX_SUM_SEARCH_POSITIONS && budget.moves == MAX_SUM_SEARCH_MOVES {
-                ""
-            } else {
-                ", shared by its searched parts"
-            }
+            if shared { ", shared by its searched parts" } else { "" }
         )
     };
     let mut values: HashMap<Position, u64> = HashMap::new();
     let expand = |position: Position, budget: &mut Budget| -> Result<Frame, String> {
         let moves = position.legal_moves(budget.moves);
         if !moves.complete || budget.positions == 0 {
-            return Err(over(budget));
+            return Err(over());
         }
         budget.moves -= moves.moves.len();
         budget.positions -= 1;

@@ -309,7 +309,7 @@ pub struct WythoffValues {
 }
 
 impl WythoffValues {
-    fn build(n: usize) -> WythoffValues {
+    pub fn build(n: usize) -> WythoffValues {
         let side = n + 1;
         let words = (3 * n + 1) / 64 + 1;
         let mut g = vec![0u16; side * side];
