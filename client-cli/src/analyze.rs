@@ -16,7 +16,9 @@ use crate::input::short_form;
 /// or in short: `grundy analyze nim 3 4 5`, `grundy analyze kayles 5 7`,
 /// `grundy analyze bash --k 3 5 6`, `grundy analyze subtraction --set 1,3,4 10`,
 /// `grundy analyze wythoff 3 5`, `grundy analyze treblecross ..X..`,
-/// `grundy analyze darkraft RL LR`, `grundy analyze twist 10`.
+/// `grundy analyze darkraft RL LR`, `grundy analyze twist 10`, and sums of
+/// different games, parts joined by `+`: `grundy analyze nim 3 5 + kayles 7 +
+/// wythoff 3 5` (each part's value in the table, moves typed `PART: MOVE`).
 /// Graphs and heaps with a rule each have no short form: give their spec.
 ///
 /// Each move is shown in words and as you would type it at the `grundy play`
@@ -26,7 +28,8 @@ use crate::input::short_form;
 pub struct Args {
     /// The game id (nim, heaps, bash, subtraction, kayles, dawson, lasker,
     /// wythoff, moore, new-stone, staircase, treblecross, darkraft, twist)
-    /// followed by the position: heap sizes, pieces, a board or grid rows.
+    /// followed by the position: heap sizes, pieces, a board or grid rows;
+    /// or several of those joined by `+`, a sum.
     #[arg(value_name = "GAME [POSITION]...", conflicts_with = "spec")]
     short: Vec<String>,
     /// The position as a JSON spec (see docs/games.md and docs/protocol.md).

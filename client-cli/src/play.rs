@@ -43,11 +43,12 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["server", "open", "join", "resume"])]
     local: bool,
     /// The start position: a short form (`nim 3 4 5`, `kayles 5 7`,
-    /// `bash --k 3 5 6`, `treblecross 9`, `darkraft RL LR`, `twist 10`) or a
-    /// JSON spec.
+    /// `bash --k 3 5 6`, `treblecross 9`, `darkraft RL LR`, `twist 10`, a sum
+    /// such as `nim 3 5 + kayles 7`) or a JSON spec.
     #[arg(long, conflicts_with = "random")]
     game: Option<String>,
-    /// A random start of this game (nim, kayles, wythoff, darkraft, ...).
+    /// A random start of this game (nim, kayles, wythoff, darkraft, ...; mix:
+    /// a sum of 2-5 different games).
     #[arg(long)]
     random: Option<String>,
     /// The size bound of the random start.

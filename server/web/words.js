@@ -17,11 +17,11 @@ export const GAMES = [
   ["darkraft", "World of Darkraft"],
   ["twist", "Twist"],
   ["graph", "Graph game"],
-  ["sum", "Sum of games"],
-  ["mix", "Sum of games"],
+  ["mix", "Sum of games (a random mix)"],
 ];
 
 export function gameName(id) {
+  if (id === "sum") return "Sum of games";
   const hit = GAMES.find(([g]) => g === id);
   return hit ? hit[1] : id;
 }
