@@ -552,3 +552,54 @@ fn a_persons_whole_path() {
     expect(&mut friend, "you are seat 1");
     expect(&mut host, "fay (guest) sat down");
 }
+
+/// A sum of different games against the perfect bot, played to the end by
+/// following the hints: every hint names the part and the move as typed, and
+/// typing it wins (issue 19, "How it is checked").
+#[test]
+fn a_sum_of_games_is_won_by_following_the_hints() {
+    use rexpect::ReadUntil;
+    let mut p = grundy_pty(&[
+        "play",
+        "--local",
+        "--game",
+        "nim 3 5 + kayles 7 + wythoff 3 5",
+        "--bot",
+        "perfect",
+    ]);
+    expect(&mut p, "Wythoff: take any number");
+    expect(&mut p, "your move> ");
+    for turn in 0.. {
+        assert!(turn < 40, "the game never ended");
+        p.send_line("hint").expect("send");
+        let _ = expect(&mut p, "Winning move: in part ");
+        let _ = expect(&mut p, "(type ");
+        let typed = expect(&mut p, ")");
+        let table = expect(&mut p, "nim-sum");
+        if turn == 0 {
+            assert!(table.contains("part 1: kayles 7"), "{table}");
+        }
+        expect(&mut p, "your move> ");
+        p.send_line(&typed).expect("send");
+        let (before, seen) = p
+            .exp_any(vec![
+                ReadUntil::String("your move> ".into()),
+                ReadUntil::String("after the match> ".into()),
+            ])
+            .expect("the bot answers or the match ends");
+        if seen.contains("after the match") {
+            assert!(
+                before.contains("you won: you made the last move"),
+                "{before}"
+            );
+            break;
+        }
+    }
+    p.send_line("moves").expect("send");
+    expect(
+        &mut p,
+        "1. player: in part 0 (nim 3 5): take 4 from heap 1 (of 5)",
+    );
+    p.send_line("quit").expect("send");
+    p.exp_eof().expect("exits");
+}
