@@ -125,11 +125,15 @@ impl Solver {
         // Heaps of one rule and size have the same winning steps: found once.
         let mut found: HashMap<(&RuleKind, u64), (Vec<HeapStep>, bool)> = HashMap::new();
         let tally = Tally::of(heaps.iter().map(|h| h.rule.grundy(h.size)));
+        let sizes = match self {
+            Solver::Quotient(_) => counts(heaps),
+            _ => Vec::new(),
+        };
         let mut complete = true;
         for (i, h) in heaps.iter().enumerate() {
             let (steps, all) = found
                 .entry((&h.rule.kind, h.size))
-                .or_insert_with(|| self.steps_of(heaps, i, &tally, limit));
+                .or_insert_with(|| self.steps_of(heaps, i, &tally, &sizes, limit));
             complete &= *all;
             for s in steps.iter() {
                 if !emit(i, *s) {
@@ -141,12 +145,14 @@ impl Solver {
     }
 
     /// The winning steps from heap `i` (at most `limit`), and whether that is
-    /// all of them.
+    /// all of them. `tally`: the heaps' values (genus); `sizes`: how many heaps
+    /// of each size (quotient).
     fn steps_of(
         &self,
         heaps: &[Heap],
         i: usize,
         tally: &Tally,
+        sizes: &[(usize, u64)],
         limit: usize,
     ) -> (Vec<HeapStep>, bool) {
         let h = &heaps[i];
@@ -168,7 +174,7 @@ impl Solver {
                 complete = h.rule.steps_to(h.size, target, &mut push);
             }
             Solver::Quotient(q) => {
-                let mut rest = counts(heaps);
+                let mut rest = sizes.to_vec();
                 if let Some(c) = rest.iter_mut().find(|(s, _)| *s as u64 == h.size) {
                     c.1 -= 1;
                 }
