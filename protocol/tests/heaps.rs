@@ -50,15 +50,6 @@ proptest! {
         check_against_oracle(&json!({"game": "heaps", "heaps": heaps, "misere": true}), false);
     }
 
-    /// Misère under one random rule throughout: the quotient of that rule (or
-    /// the genus when it is tame).
-    #[test]
-    fn misere_one_rule_matches_oracle(
-        rule in rule_strategy(),
-        heaps in prop::collection::vec(0u64..7, 1..4),
-    ) {
-        check_against_oracle(&json!({"game": "heaps", "rule": rule, "heaps": heaps, "misere": true}), false);
-    }
 }
 
 fn sequence_of(code: &str) -> std::sync::Arc<grundy_protocol::games::sequence::Sequence> {

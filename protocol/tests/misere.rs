@@ -12,7 +12,7 @@ use grundy_protocol::games::heaps::HeapMove;
 use grundy_protocol::games::rule::{HeapStep, Rule};
 use grundy_protocol::misere::Method;
 use grundy_protocol::oracle::Solver;
-use grundy_protocol::{MoveError, MoveList, Outcome, Position, Rules, Status, Strategy};
+use grundy_protocol::{MoveError, MoveList, Outcome, Position, Rules, Status, Strategy as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -122,12 +122,15 @@ impl Checker {
             .to_move_wins
     }
 
-    fn check(&mut self, spec: &Value, method: Method) {
+    /// `method`: the one expected, or None for any.
+    fn check(&mut self, spec: &Value, method: impl Into<Option<Method>>) {
         let pos = parse(spec);
         let Position::Heaps(h) = &pos else {
             panic!("{spec} is not a heap game")
         };
-        assert_eq!(h.misere_method(), Some(method), "method for {spec}");
+        if let Some(method) = method.into() {
+            assert_eq!(h.misere_method(), Some(method), "method for {spec}");
+        }
         let rule = h.heaps.first().expect("a heap").rule.clone();
         let sizes = |p: &Position| match p {
             Position::Heaps(h) => h.heaps.iter().map(|x| x.size).collect::<Vec<_>>(),
@@ -207,6 +210,35 @@ proptest! {
         heaps in prop::collection::vec(0u64..=5, 10),
     ) {
         many_heaps_case(code, &heaps);
+    }
+}
+
+/// A random rule, as in the normal-play property tests.
+fn rule_strategy() -> impl proptest::strategy::Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!("any")),
+        (1u64..4).prop_map(|k| json!({ "upto": k })),
+        prop::collection::vec(1u64..7, 1..4).prop_map(|s| json!({ "set": s })),
+        Just(json!("odd")),
+        Just(json!("half")),
+        Just(json!("lasker")),
+        (prop::bool::ANY, prop::collection::vec(0u32..8, 1..4)).prop_map(|(split0, digits)| {
+            let d: String = digits.iter().map(|d| d.to_string()).collect();
+            json!({ "octal": format!("{}.{d}", if split0 { "4" } else { "0" }) })
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
+    /// One random rule throughout: genus when it is tame, else its quotient.
+    #[test]
+    fn one_random_rule_matches_the_oracle(
+        rule in rule_strategy(),
+        heaps in prop::collection::vec(0u64..10, 1..5),
+    ) {
+        let spec = json!({"game": "heaps", "rule": rule, "heaps": heaps, "misere": true});
+        Checker::new().check(&spec, None);
     }
 }
 
@@ -332,6 +364,8 @@ fn misere_specs_round_trip_and_end_with_a_win() {
     assert_eq!(Position::from_spec(&p.to_json()).unwrap(), p);
     assert!(!p.normal_play());
     assert_eq!(p.grundy(), None);
+    // No xor table explains a misère position.
+    assert_eq!(grundy_protocol::components(&p), None);
     let done = parse(&json!({"game": "dawson", "heaps": [1, 1], "misere": true}));
     assert_eq!(done.status(), Status::Over { to_move_wins: true });
     assert_eq!(done.outcome(), Outcome::N);
