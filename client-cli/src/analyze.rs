@@ -44,7 +44,8 @@ pub struct Args {
     /// List at most this many winning moves.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
-    /// Misère play (nim only): whoever takes the last stone loses.
+    /// Misère play (nim, kayles, dawson, lasker, bash, subtraction): whoever
+    /// makes the last move loses.
     #[arg(long)]
     misere: bool,
     /// bash: take at most K; moore: move in at most K heaps at once.

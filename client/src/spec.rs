@@ -69,7 +69,7 @@ struct Flag {
 const FLAGS: &[Flag] = &[
     Flag {
         name: "--misere",
-        games: &["nim"],
+        games: &["nim", "kayles", "dawson", "lasker", "bash", "subtraction"],
         needed_by: &[],
     },
     Flag {
@@ -275,10 +275,13 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
     for (flag, (_, is_given)) in FLAGS.iter().zip(given) {
         let name = flag.name;
         if is_given && !flag.games.contains(&game.as_str()) {
-            bail!(
-                "{name} is not an option of {game} (it is for {})",
-                flag.games.join(" and ")
-            );
+            let (last, rest) = flag.games.split_last().expect("a flag has games");
+            let games = if rest.is_empty() {
+                last.to_string()
+            } else {
+                format!("{} and {last}", rest.join(", "))
+            };
+            bail!("{name} is not an option of {game} (it is for {games})");
         }
         if let Some((_, what)) = flag.needed_by.iter().find(|(g, _)| g == game) {
             if !is_given {
@@ -457,7 +460,11 @@ mod tests {
             said("nim --k 2 3 4"),
             "--k is not an option of nim (it is for bash and moore)"
         );
-        assert!(said("kayles --misere 3").starts_with("--misere is not an option of kayles"));
+        assert!(said("wythoff --misere 3 5").starts_with("--misere is not an option of wythoff"));
+        assert_eq!(
+            parse("kayles --misere 3 4").ok(),
+            Some(json!({"game": "kayles", "heaps": [3, 4], "misere": true}))
+        );
         assert!(said("wythoff --max-take 2 3 5").contains("it is for moore"));
         assert_eq!(
             parse("moore --k 2 --max-take 3 3 4 5").ok(),

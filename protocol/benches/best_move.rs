@@ -4,9 +4,11 @@
 //! spec, when a match is created, and must stay under 2 s.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use grundy_protocol::games::rule::octal_shape;
+use grundy_protocol::games::rule::{octal_shape, Rule, RuleKind};
 use grundy_protocol::games::sequence::Sequence;
 use grundy_protocol::games::wythoff::WythoffValues;
+use grundy_protocol::limits::MISERE_QUOTIENT_WORK;
+use grundy_protocol::misere::{heap_options, quotient::Quotient};
 use grundy_protocol::{Position, Strategy};
 use serde_json::{json, Value};
 
@@ -88,6 +90,28 @@ fn limit_specs() -> Vec<(&'static str, Value)> {
         ("sum-mixed", mixed_sum(&mut r)),
         ("sum-wythoff", wythoff_sum(&mut r)),
         ("sum-searched", searched_sum()),
+        // Misère at the limits of docs/games.md "Misère play".
+        (
+            "kayles-misere",
+            json!({"game": "kayles", "misere": true, "heaps": r.many(10_000, 21)}),
+        ),
+        (
+            "dawson-misere",
+            json!({"game": "dawson", "misere": true, "heaps": r.many(10_000, 21)}),
+        ),
+        (
+            "dawson-misere-30",
+            json!({"game": "dawson", "misere": true, "heaps": r.many(10_000, 31)}),
+        ),
+        (
+            "subtraction-misere",
+            json!({"game": "subtraction", "set": [1, 3, 4], "misere": true, "heaps": r.many(10_000, big)}),
+        ),
+        (
+            "lasker-misere",
+            json!({"game": "lasker", "misere": true, "heaps": r.many(10_000, 101)}),
+        ),
+        ("graph-misere", graph_misere_spec()),
     ]
 }
 
@@ -124,6 +148,14 @@ fn searched_sum() -> Value {
         {"game": "moore", "k": 2, "heaps": [8, 8, 8, 7]},
         {"game": "new-stone", "heaps": [4, 3, 3, 2]},
         {"game": "nim", "heaps": [5]}]})
+}
+
+/// The largest graph with one token, in misère play.
+fn graph_misere_spec() -> Value {
+    let mut spec = graph_spec();
+    spec["tokens"] = json!([0]);
+    spec["misere"] = json!(true);
+    spec
 }
 
 /// 1,000 distinct heaps near 2^63.
@@ -179,9 +211,21 @@ fn tables(c: &mut Criterion) {
         ("darkraft", darkraft_grid(&mut r)),
         ("graph", graph_spec()),
         ("sum-searched", searched_sum()),
+        ("graph-misere", graph_misere_spec()),
     ] {
         group.bench_function(name, |b| b.iter(|| Position::from_spec(&spec)));
     }
+    // Misère quotients, per (rule, largest heap): built once per process.
+    for (code, n) in [("0.77", 20), ("0.07", 20), ("0.07", 30), ("0.77", 100)] {
+        let options = heap_options(&Rule::new(RuleKind::Octal(code.into())).unwrap(), n);
+        group.bench_function(format!("misere-quotient-{code}-{n}"), |b| {
+            b.iter(|| Quotient::build(&options, MISERE_QUOTIENT_WORK).expect("within budget"))
+        });
+    }
+    let lasker = heap_options(&Rule::new(RuleKind::Lasker).unwrap(), 100);
+    group.bench_function("misere-quotient-lasker-100", |b| {
+        b.iter(|| Quotient::build(&lasker, MISERE_QUOTIENT_WORK).expect("within budget"))
+    });
     group.bench_function("wythoff-2000", |b| b.iter(|| WythoffValues::build(2000)));
     for code in ["0.77", "0.007"] {
         let shape = octal_shape(code).expect("valid code");

@@ -52,9 +52,16 @@ pub struct Component {
 
 /// The parts whose values xor to the position's value, for the families that are
 /// visibly sums (Nim heaps, heaps under rules, staircase pairs, graph tokens,
-/// twist after the split, sums of games: one row per part). Misère Nim lists its heaps too: the table guides play
-/// until only heaps of 1 remain. None for the other families.
+/// twist after the split, sums of games: one row per part). Misère Nim lists
+/// its heaps too: the table guides play until only heaps of 1 remain. None for
+/// the other families, and for misère `heaps` and `graph`, whose outcome no xor
+/// of values gives.
 pub fn components(position: &Position) -> Option<Vec<Component>> {
+    match position {
+        Position::Heaps(h) if h.misere.is_some() => return None,
+        Position::Graph(g) if g.misere_method().is_some() => return None,
+        _ => {}
+    }
     let part = |label: String, value: u64| Component { label, value };
     let heaps = |sizes: &[u64]| {
         sizes

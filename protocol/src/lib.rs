@@ -15,6 +15,8 @@
 //! - [`time_control`]: `--clock` texts like `5+2` (minutes + seconds);
 //! - [`wire`]: the protocol v1 messages, as they travel;
 //! - [`schema`]: the JSON Schema of the wire messages (docs/protocol.schema.json);
+//! - [`misere`]: exact misère play of `heaps` and `graph` (genus, quotient,
+//!   search);
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
 //!   for every family's strategy.
 
@@ -26,6 +28,7 @@ pub mod json;
 pub mod level;
 pub mod limits;
 pub mod match_state;
+pub mod misere;
 pub mod names;
 pub mod oracle;
 pub mod position;

@@ -36,3 +36,10 @@ pub const MAX_TOKENS: usize = 10_000;
 pub const MAX_SET_HEAP: u64 = 1_000_000;
 /// An `octal` heap whose Grundy sequence is not proven periodic.
 pub const MAX_OCTAL_HEAP: u64 = 10_000;
+/// Misère `heaps` under a rule that is not proven tame: the largest heap of the
+/// misère quotient (docs/games.md "Misère play").
+pub const MAX_MISERE_QUOTIENT_HEAP: u64 = 100;
+/// The work one quotient may take to build (about 2 s in a release build).
+pub const MISERE_QUOTIENT_WORK: u64 = 200_000_000;
+/// Exhaustive misère search: the most positions reachable from the start.
+pub const MAX_MISERE_SEARCH_POSITIONS: usize = 100_000;

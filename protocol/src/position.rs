@@ -169,10 +169,12 @@ impl Position {
                 ));
             }
         };
-        if position.family() != Family::Nim && o.opt("misere").is_some() {
+        // The families that read `misere` themselves; the others refuse it.
+        let misere_families = [Family::Nim, Family::Heaps, Family::Graph];
+        if !misere_families.contains(&position.family()) && o.opt("misere").is_some() {
             return Err((
                 "misere".into(),
-                format!("misère play is offered only for nim, not for {id}"),
+                format!("misère play is offered only for nim, the heap games (heaps, kayles, dawson, lasker, bash, subtraction) and graph, not for {id}"),
             ));
         }
         o.finish(&["game"])?;

@@ -47,6 +47,13 @@ proptest! {
     fn graph_matches_oracle(spec in dag()) {
         check_against_oracle(&spec, true);
     }
+
+    /// Misère: one movable token by the vertex table, several by search.
+    #[test]
+    fn misere_graph_matches_oracle(mut spec in dag()) {
+        spec["misere"] = json!(true);
+        check_against_oracle(&spec, false);
+    }
 }
 
 /// Vertex k is a heap of k stones from which 1, 2 or 3 may be taken.
@@ -276,5 +283,75 @@ fn bad_moves_say_why() {
     assert_eq!(
         p.to_json(),
         json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [1, 2]], "tokens": [2, 3]})
+    );
+}
+
+/// Misère with one token that can move: a per-vertex outcome, on the largest
+/// graph. On a chain a sink wins for the player to move, so outcomes alternate.
+#[test]
+fn misere_one_token_on_100000_vertices() {
+    let n = 100_000u32;
+    let edges: Vec<[u32; 2]> = (0..n - 1).map(|v| [v, v + 1]).collect();
+    let spec = |tokens: Value| json!({"game": "graph", "vertices": n, "edges": edges, "tokens": tokens, "misere": true});
+    // 99,999 steps from the sink: an odd distance, lost for the player to move.
+    let p = parse(&spec(json!([0, 99_999, 99_999])));
+    let Position::Graph(g) = &p else {
+        unreachable!()
+    };
+    assert_eq!(
+        g.misere_method(),
+        Some(grundy_protocol::misere::Method::Search)
+    );
+    assert_eq!(p.outcome(), Outcome::P);
+    assert_eq!(p.grundy(), None);
+    assert_eq!(
+        to_json(&p.best_move().unwrap()),
+        json!({"token": 0, "to": 1})
+    );
+    let p = parse(&spec(json!([1])));
+    assert_eq!(p.outcome(), Outcome::N);
+    assert_eq!(
+        Analysis::of(&p, 10)
+            .winning_moves
+            .iter()
+            .map(to_json)
+            .collect::<Vec<_>>(),
+        [json!({"token": 0, "to": 2})]
+    );
+    // Every token on the sink: the game is over, won by the player to move.
+    let p = parse(&spec(json!([99_999])));
+    assert_eq!(p.status(), Status::Over { to_move_wins: true });
+    assert_eq!(Position::from_spec(&p.to_json()).unwrap(), p);
+}
+
+#[test]
+fn misere_several_tokens_are_searched_within_the_limit() {
+    // Two tokens on a chain of 20: a few hundred positions, searched.
+    let edges: Vec<[u32; 2]> = (0..19).map(|v| [v, v + 1]).collect();
+    let spec =
+        json!({"game": "graph", "vertices": 20, "edges": edges, "tokens": [0, 3], "misere": true});
+    let p = parse(&spec);
+    let Position::Graph(g) = &p else {
+        unreachable!()
+    };
+    assert_eq!(
+        g.misere_method(),
+        Some(grundy_protocol::misere::Method::Search)
+    );
+    // Every move is one step: 19 + 16 steps in all, an odd count, so the
+    // player to move makes the last one and loses.
+    assert_eq!(p.outcome(), Outcome::P);
+    check_against_oracle(&spec, false);
+    // Three tokens on a chain of 100,000 reach far too many positions.
+    let n = 100_000u32;
+    let edges: Vec<[u32; 2]> = (0..n - 1).map(|v| [v, v + 1]).collect();
+    let err = Position::from_spec(
+        &json!({"game": "graph", "vertices": n, "edges": edges, "tokens": [0, 1, 2], "misere": true}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("misere: 3 tokens can move: misère sums have no values to add, so several tokens are played by exhaustive search, limited to 100000 positions"),
+        "{err}"
     );
 }

@@ -35,6 +35,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
+    /// Misère, any mix of rules: genus when every rule is tame, the quotient
+    /// for one wild rule, search for a wild mix.
+    #[test]
+    fn misere_heaps_match_oracle(
+        heaps in prop::collection::vec((0u64..7, rule_strategy()), 1..4)
+    ) {
+        let heaps: Vec<Value> = heaps
+            .into_iter()
+            .map(|(size, rule)| json!({"size": size, "rule": rule}))
+            .collect();
+        check_against_oracle(&json!({"game": "heaps", "heaps": heaps, "misere": true}), false);
+    }
+
+}
+
 fn sequence_of(code: &str) -> std::sync::Arc<grundy_protocol::games::sequence::Sequence> {
     Rule::new(RuleKind::Octal(code.into()))
         .expect("rule")
@@ -249,8 +266,16 @@ fn bad_specs_name_the_field() {
             "set: is required",
         ),
         (
-            json!({"game": "kayles", "heaps": [1], "misere": true}),
-            "misere: misère play is offered only for nim",
+            json!({"game": "kayles", "heaps": [101, 3], "misere": true}),
+            "heaps[0]: 101 is too large for misère play under rule octal 0.77: its misère quotient is built for heaps up to 100",
+        ),
+        (
+            json!({"game": "kayles", "heaps": [1], "misere": 1}),
+            "misere: expected true or false, got 1",
+        ),
+        (
+            json!({"game": "heaps", "heaps": [{"size": 40, "rule": "lasker"}, {"size": 40, "rule": {"octal": "0.77"}}], "misere": true}),
+            "misere: this position cannot be played exactly in misère: it mixes rules, and not all of them are tame, so no single quotient covers it, and it reaches more than 100000 positions for exhaustive search",
         ),
         (
             json!({"game": "kayles", "heaps": [{"size": 1}]}),

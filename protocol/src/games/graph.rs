@@ -7,6 +7,12 @@
 //! the graph, so they are computed once, when the spec is read, in a
 //! sinks-first (reverse topological) order without recursion, and shared by
 //! every position through an `Arc`.
+//!
+//! Misère (`"misere": true`, whoever cannot move wins): with one token that
+//! can move, a vertex is won for the player to move when it is a sink or has a
+//! successor that is lost (computed in the same sinks-first pass). Several
+//! tokens that can move have no values to add, so their positions are solved
+//! by exhaustive search ([`crate::misere::search`]) within its limit.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -18,7 +24,9 @@ use serde_json::{json, Value};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
-use crate::limits::{MAX_EDGES, MAX_TOKENS, MAX_VERTICES};
+use crate::limits::{MAX_EDGES, MAX_MISERE_SEARCH_POSITIONS, MAX_TOKENS, MAX_VERTICES};
+use crate::misere::search::Table;
+use crate::misere::Method;
 
 use super::nim::malformed;
 
@@ -33,6 +41,8 @@ pub struct GraphTable {
     g: Vec<u32>,
     /// The longest play from v (0 at a sink).
     height: Vec<u32>,
+    /// Misère play with one token: the player to move wins from v.
+    misere_wins: Vec<bool>,
 }
 
 impl GraphTable {
@@ -96,6 +106,7 @@ impl GraphTable {
         let mut queue: Vec<u32> = (0..n).filter(|&v| left[v as usize] == 0).collect();
         let mut g = vec![0u32; nu];
         let mut height = vec![0u32; nu];
+        let mut misere_wins = vec![false; nu];
         // stamp[k] == v + 1: some successor of v has value k (for the mex).
         let mut stamp = vec![0u32; nu + 1];
         let mut head = 0;
@@ -104,11 +115,15 @@ impl GraphTable {
             head += 1;
             let succ = &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
             let mut h = 0;
+            // A sink is a misère win: the player to move cannot move.
+            let mut wins = succ.is_empty();
             for &u in succ {
                 // g(u) <= out-degree(u) < n, so it indexes `stamp`.
                 stamp[g[u as usize] as usize] = v + 1;
                 h = h.max(height[u as usize] + 1);
+                wins |= !misere_wins[u as usize];
             }
+            misere_wins[v as usize] = wins;
             g[v as usize] = (0..).find(|&k| stamp[k as usize] != v + 1).unwrap_or(0);
             height[v as usize] = h;
             for &p in &preds[pred_off[v as usize] as usize..pred_off[v as usize + 1] as usize] {
@@ -132,6 +147,7 @@ impl GraphTable {
             targets,
             g,
             height,
+            misere_wins,
         })
     }
 }
@@ -178,11 +194,15 @@ fn cycle_error(n: u32, offsets: &[u32], targets: &[u32], left: &[u32]) -> Fail {
 pub struct Graph {
     table: Arc<GraphTable>,
     pub tokens: Vec<u32>,
+    /// Misère play; with several tokens that can move, the searched outcomes
+    /// of every position reachable from the spec.
+    misere: Option<Option<Arc<Table<Vec<u32>>>>>,
 }
 
 impl PartialEq for Graph {
     fn eq(&self, other: &Self) -> bool {
         self.tokens == other.tokens
+            && self.misere.is_some() == other.misere.is_some()
             && (Arc::ptr_eq(&self.table, &other.table)
                 || (self.table.n == other.table.n
                     && self.table.offsets == other.table.offsets
@@ -197,6 +217,7 @@ impl Hash for Graph {
         self.table.n.hash(state);
         self.table.targets.len().hash(state);
         self.tokens.hash(state);
+        self.misere.is_some().hash(state);
     }
 }
 
@@ -222,6 +243,59 @@ impl fmt::Debug for Graph {
             )
         }
     }
+}
+
+fn movable_key(t: &GraphTable, tokens: &[u32]) -> Vec<u32> {
+    let mut key: Vec<u32> = tokens
+        .iter()
+        .copied()
+        .filter(|&v| !t.succ(v).is_empty())
+        .collect();
+    key.sort_unstable();
+    key
+}
+
+/// Misère with several tokens that can move: every reachable position solved,
+/// or the refusal. With at most one, the per-vertex table decides (None).
+fn misere_search(t: &GraphTable, tokens: &[u32]) -> Result<Option<Arc<Table<Vec<u32>>>>, Fail> {
+    let start = movable_key(t, tokens);
+    if start.len() <= 1 {
+        return Ok(None);
+    }
+    let mut moves_left = 20 * MAX_MISERE_SEARCH_POSITIONS;
+    let table = Table::solve(
+        start.clone(),
+        |key: &Vec<u32>| {
+            let mut children = Vec::new();
+            for (i, &v) in key.iter().enumerate() {
+                if i > 0 && key[i - 1] == v {
+                    continue; // the same move as the token before
+                }
+                for &u in t.succ(v) {
+                    moves_left = moves_left.checked_sub(1)?;
+                    let mut child = key.clone();
+                    child.remove(i);
+                    if !t.succ(u).is_empty() {
+                        let at = child.partition_point(|&w| w < u);
+                        child.insert(at, u);
+                    }
+                    children.push(child);
+                }
+            }
+            Some(children)
+        },
+        MAX_MISERE_SEARCH_POSITIONS,
+    )
+    .map_err(|_| {
+        (
+            "misere".to_string(),
+            format!(
+                "{} tokens can move: misère sums have no values to add, so several tokens are played by exhaustive search, limited to {MAX_MISERE_SEARCH_POSITIONS} positions, and this one reaches more (one movable token is played on any graph)",
+                start.len()
+            ),
+        )
+    })?;
+    Ok(Some(Arc::new(table)))
 }
 
 /// `{"token": t, "to": v}`: move token `t` (from 0, in the spec's order) along
@@ -311,10 +385,46 @@ impl Graph {
             .enumerate()
             .map(|(i, t)| vertex_at(t, &index(&tokens_path, i), n))
             .collect::<Result<Vec<_>, Fail>>()?;
+        let table = Arc::new(GraphTable::build(n, edges)?);
+        let misere = match o.opt_bool("misere")? {
+            Some(true) => Some(misere_search(&table, &tokens)?),
+            _ => None,
+        };
         Ok(Graph {
-            table: Arc::new(GraphTable::build(n, edges)?),
+            table,
             tokens,
+            misere,
         })
+    }
+
+    /// Which method decides this misère position (None in normal play): a
+    /// search, of the single-token game on every vertex or of the positions
+    /// several tokens reach.
+    pub fn misere_method(&self) -> Option<Method> {
+        self.misere.as_ref().map(|_| Method::Search)
+    }
+
+    /// The tokens that can still move, sorted: the search's key (a token on a
+    /// sink changes nothing).
+    fn key(&self) -> Vec<u32> {
+        movable_key(&self.table, &self.tokens)
+    }
+
+    /// Misère: whether the player to move wins.
+    fn misere_wins(&self, searched: &Option<Arc<Table<Vec<u32>>>>) -> bool {
+        self.key_wins(searched, &self.key())
+    }
+
+    /// Misère: whether the player to move wins with the movable tokens `key`.
+    fn key_wins(&self, searched: &Option<Arc<Table<Vec<u32>>>>, key: &[u32]) -> bool {
+        match (searched, key) {
+            (_, []) => true,
+            (_, [v]) => self.table.misere_wins[*v as usize],
+            (Some(t), _) => t
+                .to_move_wins(&key.to_vec())
+                .expect("positions of the match were reached by the search"),
+            (None, _) => unreachable!("several movable tokens are searched"),
+        }
     }
 
     pub fn nim_sum(&self) -> u32 {
@@ -377,7 +487,7 @@ impl Rules for Graph {
     fn status(&self) -> Status {
         if self.tokens.iter().all(|&v| self.table.succ(v).is_empty()) {
             Status::Over {
-                to_move_wins: false,
+                to_move_wins: self.misere.is_some(),
             }
         } else {
             Status::Ongoing
@@ -407,10 +517,20 @@ impl Rules for Graph {
             succ.sort_unstable();
             edges.extend(succ.into_iter().map(|u| [v, u]));
         }
-        json!({"game": "graph", "vertices": t.n, "edges": edges, "tokens": self.tokens})
+        let mut spec =
+            json!({"game": "graph", "vertices": t.n, "edges": edges, "tokens": self.tokens});
+        if self.misere.is_some() {
+            spec["misere"] = json!(true);
+        }
+        spec
+    }
+
+    fn normal_play(&self) -> bool {
+        self.misere.is_none()
     }
 }
 
+/// Normal-play graph tokens as a part of a sum (a sum refuses misère parts).
 impl Summand for Graph {
     fn value(&self) -> u64 {
         u64::from(self.nim_sum())
@@ -444,21 +564,58 @@ impl Summand for Graph {
 
 impl Strategy for Graph {
     fn outcome(&self) -> Outcome {
+        if let Some(searched) = &self.misere {
+            return Outcome::from_to_move_wins(self.misere_wins(searched));
+        }
         Outcome::from_to_move_wins(self.nim_sum() != 0)
     }
 
     fn grundy(&self) -> Option<u64> {
-        Some(u64::from(self.nim_sum()))
+        // A misère sum has no Grundy value.
+        self.misere.is_none().then(|| u64::from(self.nim_sum()))
     }
 
     fn winning_moves(&self, limit: usize) -> MoveList<TokenMove> {
+        if let Some(searched) = &self.misere {
+            let mut out = Collector::new(limit);
+            if !self.misere_wins(searched) {
+                return out.finish();
+            }
+            let key = self.key();
+            for (token, &v) in self.tokens.iter().enumerate() {
+                let Ok(at) = key.binary_search(&v) else {
+                    continue; // on a sink
+                };
+                let mut rest = key.clone();
+                rest.remove(at);
+                for &u in self.table.succ(v) {
+                    let mut after = rest.clone();
+                    if !self.table.succ(u).is_empty() {
+                        after.insert(after.partition_point(|&w| w < u), u);
+                    }
+                    if !self.key_wins(searched, &after)
+                        && !out.push(TokenMove {
+                            token,
+                            to: u64::from(u),
+                        })
+                    {
+                        return out.finish();
+                    }
+                }
+            }
+            return out.finish();
+        }
         self.moves_to(0, limit)
     }
 
     fn best_move(&self) -> Option<TokenMove> {
         let t = &self.table;
         let x = self.nim_sum();
-        if x != 0 {
+        if self.misere.is_some() {
+            if let Some(m) = self.winning_moves(1).moves.pop() {
+                return Some(m);
+            }
+        } else if x != 0 {
             // A token whose value has the top bit of x can go down to g ^ x,
             // which the mex guarantees among its successors.
             let found = self.tokens.iter().enumerate().find_map(|(token, &v)| {

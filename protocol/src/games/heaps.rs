@@ -5,6 +5,9 @@
 //! Strategy: the Sprague–Grundy theorem. Each heap's value comes from its rule
 //! ([`Rule::grundy`]); the position is lost for the player to move iff their xor
 //! is 0, and a winning move turns one heap's value `g` into `g ^ xor`.
+//!
+//! With `"misere": true` whoever cannot move wins; [`crate::misere`] decides
+//! those positions (genus, quotient or search, chosen when the spec is read).
 
 use std::sync::Arc;
 
@@ -17,6 +20,8 @@ use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
+use crate::misere::heaps::Solver;
+use crate::misere::Method;
 use crate::sums::nim_sum;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -28,6 +33,8 @@ pub struct Heap {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Heaps {
     pub heaps: Vec<Heap>,
+    /// Misère play, and how its positions are decided; None in normal play.
+    pub misere: Option<Solver>,
 }
 
 /// `{"heap": i, "take": k}`, or with a split `{"heap": i, "take": k, "leave": [a, b]}`:
@@ -86,6 +93,7 @@ impl Heaps {
         let path = o.path("heaps");
         let entries = array_at(o.req("heaps")?, &path, MAX_HEAPS)?;
         let mut heaps = Vec::with_capacity(entries.len());
+        let mut size_paths = Vec::with_capacity(entries.len());
         for (i, entry) in entries.iter().enumerate() {
             let at = index(&path, i);
             let (size, size_path, rule) = match entry {
@@ -121,8 +129,18 @@ impl Heaps {
                 );
             }
             heaps.push(Heap { size, rule });
+            size_paths.push(size_path);
         }
-        Ok(Heaps { heaps })
+        let misere = match o.opt_bool("misere")? {
+            Some(true) => Some(Solver::choose(&heaps, &size_paths)?),
+            _ => None,
+        };
+        Ok(Heaps { heaps, misere })
+    }
+
+    /// Which method decides this misère position (None in normal play).
+    pub fn misere_method(&self) -> Option<Method> {
+        self.misere.as_ref().map(Solver::method)
     }
 
     /// Each heap's Grundy value.
@@ -200,7 +218,7 @@ impl Rules for Heaps {
             Status::Ongoing
         } else {
             Status::Over {
-                to_move_wins: false,
+                to_move_wins: self.misere.is_some(),
             }
         }
     }
@@ -217,21 +235,32 @@ impl Rules for Heaps {
         out.finish()
     }
 
+    fn normal_play(&self) -> bool {
+        self.misere.is_none()
+    }
+
     fn to_json(&self) -> Value {
         let first = self.heaps.first().map(|h| &h.rule);
-        if let Some(rule) = first.filter(|r| self.heaps.iter().all(|h| &h.rule == *r)) {
-            let sizes: Vec<u64> = self.heaps.iter().map(|h| h.size).collect();
-            return json!({"game": "heaps", "rule": rule.to_json(), "heaps": sizes});
+        let mut spec =
+            if let Some(rule) = first.filter(|r| self.heaps.iter().all(|h| &h.rule == *r)) {
+                let sizes: Vec<u64> = self.heaps.iter().map(|h| h.size).collect();
+                json!({"game": "heaps", "rule": rule.to_json(), "heaps": sizes})
+            } else {
+                let heaps: Vec<Value> = self
+                    .heaps
+                    .iter()
+                    .map(|h| json!({"size": h.size, "rule": h.rule.to_json()}))
+                    .collect();
+                json!({"game": "heaps", "heaps": heaps})
+            };
+        if self.misere.is_some() {
+            spec["misere"] = json!(true);
         }
-        let heaps: Vec<Value> = self
-            .heaps
-            .iter()
-            .map(|h| json!({"size": h.size, "rule": h.rule.to_json()}))
-            .collect();
-        json!({"game": "heaps", "heaps": heaps})
+        spec
     }
 }
 
+/// Normal-play heaps as a part of a sum (a sum refuses misère parts).
 impl Summand for Heaps {
     fn value(&self) -> u64 {
         nim_sum(self.values())
@@ -262,18 +291,43 @@ impl Summand for Heaps {
 
 impl Strategy for Heaps {
     fn outcome(&self) -> Outcome {
+        if let Some(m) = &self.misere {
+            return Outcome::from_to_move_wins(m.to_move_wins(&self.heaps));
+        }
         Outcome::from_to_move_wins(nim_sum(self.values()) != 0)
     }
 
     fn grundy(&self) -> Option<u64> {
-        Some(nim_sum(self.values()))
+        // A misère sum has no Grundy value: its parts' values do not add.
+        self.misere.is_none().then(|| nim_sum(self.values()))
     }
 
     fn winning_moves(&self, limit: usize) -> MoveList<HeapMove> {
-        self.moves_to(0, limit)
+        let Some(m) = &self.misere else {
+            return self.moves_to(0, limit);
+        };
+        let mut out = Collector::new(limit);
+        if self.outcome() == Outcome::P {
+            return out.finish();
+        }
+        let complete = m.winning_steps(&self.heaps, limit, &mut |i, s| {
+            out.push(HeapMove::from_step(i, s))
+        });
+        if !complete {
+            out.mark_incomplete();
+        }
+        out.finish()
     }
 
     fn best_move(&self) -> Option<HeapMove> {
+        if self.misere.is_some() {
+            return self
+                .winning_moves(1)
+                .moves
+                .into_iter()
+                .next()
+                .or_else(|| self.patient_move());
+        }
         let values = self.values();
         let x = nim_sum(values.iter().copied());
         if x != 0 {
@@ -293,8 +347,14 @@ impl Strategy for Heaps {
                 }
             }
         }
-        // Lost (or no move found): the smallest move from the largest heap that can
-        // move keeps the game long.
+        self.patient_move()
+    }
+}
+
+impl Heaps {
+    /// From a lost position: the smallest move from the largest heap that can
+    /// move keeps the game long.
+    fn patient_move(&self) -> Option<HeapMove> {
         let mut order: Vec<usize> = (0..self.heaps.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(self.heaps[i].size));
         order.into_iter().find_map(|i| {

@@ -111,6 +111,20 @@ impl Rule {
         self.table.as_ref().map(|(_, s)| s)
     }
 
+    /// For `set` and `octal`: the move shape and the Grundy sequence.
+    pub fn shape_and_sequence(&self) -> Option<(&Shape, &Arc<Sequence>)> {
+        self.table.as_ref().map(|(shape, s)| (shape, s))
+    }
+
+    /// True when some move leaves two heaps (octal splits, Lasker's Nim).
+    pub fn splits(&self) -> bool {
+        match &self.kind {
+            RuleKind::Lasker => true,
+            RuleKind::Octal(_) => self.table.as_ref().is_some_and(|(s, _)| s.splits()),
+            _ => false,
+        }
+    }
+
     /// The largest heap this rule can be analysed at.
     pub fn max_heap(&self) -> u64 {
         match &self.table {
