@@ -4,6 +4,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args as ClapArgs;
 use grundy_protocol::games::twist::Twist;
+use grundy_protocol::misere::Method;
 use grundy_protocol::{Analysis, Outcome, Position};
 use serde_json::Value;
 
@@ -122,6 +123,19 @@ fn json_report(a: &Analysis) -> Result<Value> {
 }
 
 /// The person-friendly view (`limit`: how many winning moves were asked for).
+/// How a misère position was decided, in words (docs/games.md, "Misère play").
+fn method_words(method: Method) -> &'static str {
+    match method {
+        Method::Genus => {
+            "genus theory: the heaps are tame, so misère Nim on their Grundy values decides (Conway)"
+        }
+        Method::Quotient => {
+            "the misère quotient of the rule for heaps up to the largest here (Plambeck–Siegel)"
+        }
+        Method::Search => "exhaustive search of every position reachable from the start",
+    }
+}
+
 fn report(position: &Position, a: &Analysis, limit: usize) -> String {
     let mut out = String::new();
     let mut line = |s: String| {
@@ -133,10 +147,14 @@ fn report(position: &Position, a: &Analysis, limit: usize) -> String {
         Outcome::N => "Outcome   N: the player to move wins with perfect play".into(),
         Outcome::P => "Outcome   P: the player to move loses against perfect play".into(),
     });
-    line(match a.grundy {
-        Some(g) => format!("Grundy    {g}"),
-        None => "Grundy    (none: not a normal-play sum, or not cheaply known)".into(),
+    line(match (a.grundy, a.method) {
+        (Some(g), _) => format!("Grundy    {g}"),
+        (None, Some(_)) => "Grundy    (none: misère sums do not add by values)".into(),
+        (None, None) => "Grundy    (none: not a normal-play sum, or not cheaply known)".into(),
     });
+    if let Some(method) = a.method {
+        line(format!("Method    {}", method_words(method)));
+    }
     let mut count = match a.winning_move_count {
         Some(n) => n.to_string(),
         None => format!("{} shown, more exist", a.winning_moves.len()),

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 pub fn position_line(p: &Position) -> String {
     if let Position::Sum(s) = p {
         let parts: Vec<String> = s.parts.iter().map(|p| p.label()).collect();
-        return cut(format!("sum {}", parts.join(" + ")));
+        let misere = if s.misere.is_some() { ", misère" } else { "" };
+        return cut(format!("sum {}{misere}", parts.join(" + ")));
     }
     let spec = grundy_protocol::Rules::to_json(p);
     let mut fields = spec.as_object().cloned().unwrap_or_default();

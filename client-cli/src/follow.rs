@@ -263,15 +263,24 @@ pub fn result_text(r: &MatchResult, me: Option<u8>, f: &Follow) -> String {
             f.shown(seat)
         }
     };
-    let misere = matches!(&f.game.position, grundy_protocol::Position::Nim(n) if n.misere);
+    let position = &f.game.position;
+    let misere = grundy_protocol::analysis::misere_method(position).is_some();
+    let stones = matches!(
+        position,
+        grundy_protocol::Position::Nim(_)
+            | grundy_protocol::Position::Heaps(_)
+            | grundy_protocol::Position::Sum(_)
+    );
     match (r.reason, r.winner, me) {
         (reason, None, _) => format!("no winner ({})", reason_text(reason)),
         (EndReason::Rules, Some(w), None) if !misere => {
             format!("{} won by making the last move", who(w))
         }
         (EndReason::Rules, Some(w), _) => {
-            let why = if misere {
+            let why = if misere && stones {
                 format!("{} had to take the last stone", who(w ^ 1))
+            } else if misere {
+                format!("{} had to make the last move", who(w ^ 1))
             } else {
                 format!("{} made the last move", who(w))
             };

@@ -110,6 +110,11 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             } else {
                 ("Heaps, each with its own rule".to_string(), rules)
             };
+            let title = if h.misere.is_some() {
+                format!("{title} (misère: whoever takes the last stone loses)")
+            } else {
+                title
+            };
             heap_rows(&title, &sizes, &notes, last, paint)
         }
         Position::Moore(m) => {
@@ -152,9 +157,11 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
         Position::Darkraft(_) => darkraft(&json, last, paint),
         Position::Graph(_) => graph(&json, last, paint),
         Position::Sum(s) => {
-            let mut out = String::from(
-                "A sum of games: each move is a move in one part; whoever makes the last move wins\n",
-            );
+            let mut out = String::from(if s.misere.is_some() {
+                "A sum of games, misère: each move is a move in one part; whoever makes the last move loses\n"
+            } else {
+                "A sum of games: each move is a move in one part; whoever makes the last move wins\n"
+            });
             for (i, p) in s.parts.iter().enumerate() {
                 // The last move is marked in its own part only.
                 let last = last

@@ -101,7 +101,8 @@ const FLAGS: &[Flag] = &[
 /// Builds a spec from `GAME ARGS...` and the flags; words may carry flags of
 /// their own too (`bash --k 3 5`). A sum's parts are joined by `+`
 /// (`nim 3 5 + kayles 7 + wythoff 3 5`): each part takes the flags written
-/// in it, and the flags given outside apply to every part that takes them.
+/// in it, and the flags given outside apply to every part that takes them,
+/// except `--misere`, which makes the whole sum misère.
 pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
     // One quoted argument may hold the whole short form.
     let words: Vec<String> = words
@@ -114,6 +115,12 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
         let (words, own) = read_flags(&words)?;
         return build_one(&words, &own.over(flags));
     }
+    // `--misere` outside the parts makes the whole sum misère.
+    let misere = flags.misere;
+    let flags = &Flags {
+        misere: false,
+        ..flags.clone()
+    };
     let mut parts = Vec::with_capacity(chunks.len());
     let mut taken = [false; 4];
     for (i, chunk) in chunks.iter().enumerate() {
@@ -142,6 +149,9 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
                 flag.games.join(" and ")
             );
         }
+    }
+    if misere {
+        return Ok(json!({"game": "sum", "parts": parts, "misere": true}));
     }
     Ok(json!({"game": "sum", "parts": parts}))
 }
@@ -426,13 +436,23 @@ mod tests {
             misere: true,
             ..Flags::default()
         };
-        let words: Vec<String> = ["kayles", "3", "+", "wythoff", "1", "2"]
+        // Outside the parts, --misere makes the whole sum misère.
+        let words: Vec<String> = ["kayles", "3", "+", "nim", "1", "2"]
             .map(String::from)
             .to_vec();
+        assert_eq!(
+            build(&words, &flags).ok(),
+            Some(json!({"game": "sum", "misere": true, "parts": [
+                {"game": "kayles", "heaps": [3]}, {"game": "nim", "heaps": [1, 2]}]}))
+        );
+        let flags = Flags {
+            k: Some(2),
+            ..Flags::default()
+        };
         assert!(build(&words, &flags)
             .unwrap_err()
             .to_string()
-            .starts_with("--misere is an option of no part of this sum"));
+            .starts_with("--k is an option of no part of this sum"));
         let refused = |text: &str| {
             let spec = parse(text).expect("builds");
             refusal(&grundy_protocol::Position::from_spec(&spec).unwrap_err())

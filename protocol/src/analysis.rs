@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::game::{Outcome, Strategy};
 use crate::games::twist::Twist;
+use crate::misere::Method;
 use crate::position::{Move, Position};
 
 /// Outcome, Grundy value, winning moves and the perfect player's move.
@@ -22,6 +23,10 @@ pub struct Analysis {
     pub winning_move_count: Option<usize>,
     /// The move the perfect player makes here (null when the game is over).
     pub best_move: Option<Move>,
+    /// How a misère position was decided (`genus`, `quotient` or `search`,
+    /// docs/games.md "Misère play"); absent in normal play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
 }
 
 impl Analysis {
@@ -38,7 +43,20 @@ impl Analysis {
             winning_move_count: winning.complete.then_some(winning.moves.len()),
             winning_moves: winning.moves,
             best_move: position.best_move(),
+            method: misere_method(position),
         }
+    }
+}
+
+/// Which method decides a misère position; None in normal play. Misère Nim
+/// is the tame game itself (genus theory at its simplest: Bouton's rule).
+pub fn misere_method(position: &Position) -> Option<Method> {
+    match position {
+        Position::Nim(n) if n.misere => Some(Method::Genus),
+        Position::Heaps(h) => h.misere_method(),
+        Position::Graph(g) => g.misere_method(),
+        Position::Sum(s) => s.misere_method(),
+        _ => None,
     }
 }
 
@@ -60,6 +78,7 @@ pub fn components(position: &Position) -> Option<Vec<Component>> {
     match position {
         Position::Heaps(h) if h.misere.is_some() => return None,
         Position::Graph(g) if g.misere_method().is_some() => return None,
+        Position::Sum(s) if s.misere.is_some() => return None,
         _ => {}
     }
     let part = |label: String, value: u64| Component { label, value };

@@ -170,7 +170,7 @@ impl Position {
             }
         };
         // The families that read `misere` themselves; the others refuse it.
-        let misere_families = [Family::Nim, Family::Heaps, Family::Graph];
+        let misere_families = [Family::Nim, Family::Heaps, Family::Graph, Family::Sum];
         if !misere_families.contains(&position.family()) && o.opt("misere").is_some() {
             return Err((
                 "misere".into(),

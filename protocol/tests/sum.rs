@@ -364,3 +364,75 @@ fn the_oracle_agrees_on_a_sum_solved_whole() {
     let truth = Solver::<Position>::new().solve(&p).unwrap();
     assert_eq!(p.grundy(), truth.grundy);
 }
+
+/// A heap game small enough for the oracle, for misère sums.
+fn heap_part() -> impl proptest::strategy::Strategy<Value = Value> {
+    prop_oneof![
+        prop::collection::vec(0u64..4, 1..3).prop_map(|h| json!({"game": "nim", "heaps": h})),
+        (0u64..7).prop_map(|n| json!({"game": "kayles", "heaps": [n]})),
+        (0u64..7).prop_map(|n| json!({"game": "dawson", "heaps": [n]})),
+        (0u64..6, 1u64..3).prop_map(|(n, k)| json!({"game": "bash", "k": k, "heaps": [n]})),
+        (0u64..6).prop_map(|n| json!({"game": "lasker", "heaps": [n]})),
+        (0u64..6).prop_map(|n| json!({"game": "heaps", "rule": "odd", "heaps": [n]})),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
+    #[test]
+    fn misere_sums_match_oracle(parts in prop::collection::vec(heap_part(), 1..4)) {
+        check_against_oracle(&json!({"game": "sum", "parts": parts, "misere": true}), false);
+    }
+}
+
+#[test]
+fn a_misere_sum_is_decided_as_its_heaps_together() {
+    let sum = parse(&json!({"game": "sum", "misere": true, "parts": [
+        {"game": "nim", "heaps": [1, 1]}, {"game": "kayles", "heaps": [3, 4]}]}));
+    let heaps = parse(&json!({"game": "heaps", "misere": true, "heaps": [
+        {"size": 1, "rule": "any"}, {"size": 1, "rule": "any"},
+        {"size": 3, "rule": {"octal": "0.77"}}, {"size": 4, "rule": {"octal": "0.77"}}]}));
+    assert_eq!(sum.outcome(), heaps.outcome());
+    assert_eq!(sum.grundy(), None, "misère sums have no value");
+    assert_eq!(components(&sum), None, "and no xor table");
+    let a = Analysis::of(&sum, 100);
+    assert_eq!(a.method, Analysis::of(&heaps, 100).method);
+    assert!(a.method.is_some());
+    assert_eq!(
+        a.winning_move_count,
+        Analysis::of(&heaps, 100).winning_move_count
+    );
+    // The end: whoever cannot move wins.
+    let mut end = parse(&json!({"game": "sum", "misere": true, "parts": [
+        {"game": "nim", "heaps": [1]}, {"game": "kayles", "heaps": [0]}]}));
+    let m = end
+        .parse_move(&json!({"part": 0, "move": {"heap": 0, "take": 1}}))
+        .unwrap();
+    end.play(&m).unwrap();
+    assert_eq!(end.status(), Status::Over { to_move_wins: true });
+    assert_eq!(end.to_json()["misere"], json!(true));
+}
+
+#[test]
+fn misere_sums_take_heap_games_only() {
+    assert_specs_refused(&[
+        (
+            json!({"game": "sum", "misere": true, "parts": [{"game": "nim", "heaps": [2]},
+            {"game": "wythoff", "heaps": [1, 2]}]}),
+            "parts[1].game: wythoff cannot be a part of a misère sum",
+        ),
+        (
+            json!({"game": "sum", "misere": true, "parts": [{"game": "graph", "vertices": 2,
+            "edges": [[0, 1]], "tokens": [0]}]}),
+            "parts[0].game: graph cannot be a part of a misère sum",
+        ),
+        (
+            json!({"game": "sum", "misere": "yes", "parts": [{"game": "nim", "heaps": [2]}]}),
+            "misere",
+        ),
+        (
+            json!({"game": "sum", "misere": true, "parts": [{"game": "kayles", "heaps": [1000]}]}),
+            "parts[0].heaps[0]: 1000 is too large for misère play",
+        ),
+    ]);
+}

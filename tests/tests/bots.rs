@@ -63,6 +63,30 @@ async fn perfect_wins_a_sum_of_different_games() {
     }
 }
 
+/// Misère Kayles (decided by its misère quotient) and a misère sum of heap
+/// games: the perfect bot wins both from N-positions against random play.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perfect_wins_misere_kayles_and_a_misere_sum() {
+    let server = TestServer::start().await;
+    let url = server.url();
+    let specs = [
+        json!({"game": "kayles", "misere": true, "heaps": [4, 6, 9, 13]}),
+        json!({"game": "sum", "misere": true, "parts": [
+            {"game": "nim", "heaps": [2, 3]}, {"game": "dawson", "heaps": [7, 9]},
+            {"game": "bash", "k": 3, "heaps": [11]}]}),
+    ];
+    for spec in specs {
+        let start = Position::from_spec(&spec).unwrap();
+        assert_eq!(start.outcome(), Outcome::N, "{spec}");
+        for seed in 0..6 {
+            let game = duel(&url, &spec, [Level::Perfect, Level::Casual(0)], seed)
+                .await
+                .unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(game.winner, Some(0), "{spec} seed {seed}: {game:?}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_perfect_bots_reach_the_predicted_result() {
     let server = TestServer::start().await;

@@ -80,6 +80,14 @@ pub struct HeapStep {
 }
 
 impl Rule {
+    /// Take any number: a Nim heap.
+    pub fn any() -> Rule {
+        Rule {
+            kind: RuleKind::Any,
+            table: None,
+        }
+    }
+
     pub fn new(kind: RuleKind) -> Result<Rule, String> {
         let table = match &kind {
             RuleKind::Set(s) => {

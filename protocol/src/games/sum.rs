@@ -21,7 +21,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::nim::malformed;
+use super::heaps::{Heap, HeapMove};
+use super::nim::{malformed, TakeMove};
+use super::rule::{HeapStep, Rule};
 use super::wythoff::{values_up_to, WythoffValues};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
@@ -29,6 +31,8 @@ use crate::json::{array_at, fail, index, join, Fail, Obj};
 use crate::limits::{
     MAX_SUM_ITEMS, MAX_SUM_PARTS, MAX_SUM_SEARCH_MOVES, MAX_SUM_SEARCH_POSITIONS, MAX_WYTHOFF_PART,
 };
+use crate::misere::heaps::Solver;
+use crate::misere::Method;
 use crate::oracle::mex;
 use crate::position::{Family, Move, Position};
 use crate::sums::nim_sum;
@@ -36,6 +40,9 @@ use crate::sums::nim_sum;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Sum {
     pub parts: Vec<Part>,
+    /// Misère play (whoever cannot move wins), for sums of heap games only:
+    /// how their heaps, all together, are decided. None in normal play.
+    pub misere: Option<Solver>,
 }
 
 /// One game of a sum, with where its Grundy values come from.
@@ -151,7 +158,11 @@ impl Sum {
                 ),
             );
         }
-        Ok(Sum { parts })
+        let misere = match o.opt_bool("misere")? {
+            Some(true) => Some(misere_solver(&parts, &path)?),
+            _ => None,
+        };
+        Ok(Sum { parts, misere })
     }
 
     /// Each part's Grundy value.
@@ -167,6 +178,79 @@ impl Sum {
             first: 0,
         }
     }
+
+    /// Which method decides this misère sum (None in normal play).
+    pub fn misere_method(&self) -> Option<Method> {
+        self.misere.as_ref().map(Solver::method)
+    }
+
+    /// Every heap of every part, in order, with its place: (part, index
+    /// there). A misère sum is decided as one misère position of its heaps.
+    fn all_heaps(&self) -> PlacedHeaps {
+        heaps_of(&self.parts).unwrap_or_default()
+    }
+
+    /// The move in its part for a step of the heap at `places[k]`.
+    fn heap_move(&self, (part, heap): (usize, usize), step: HeapStep) -> PartMove {
+        let inner = match &self.parts[part].game {
+            Position::Nim(_) => Move::Nim(TakeMove {
+                heap,
+                take: step.take,
+            }),
+            _ => Move::Heaps(HeapMove {
+                heap,
+                take: step.take,
+                leave: step.split,
+            }),
+        };
+        PartMove {
+            part,
+            inner: Box::new(inner),
+        }
+    }
+}
+
+/// Heaps with the place of each: (part, index in the part).
+type PlacedHeaps = (Vec<Heap>, Vec<(usize, usize)>);
+
+/// Every heap of the parts with its place, or the first part that is not a
+/// heap game.
+fn heaps_of(parts: &[Part]) -> Result<PlacedHeaps, usize> {
+    let any = Arc::new(Rule::any());
+    let mut heaps = Vec::new();
+    let mut places = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let from = heaps.len();
+        match &p.game {
+            Position::Nim(n) => heaps.extend(n.heaps.iter().map(|&size| Heap {
+                size,
+                rule: any.clone(),
+            })),
+            Position::Heaps(h) => heaps.extend(h.heaps.iter().cloned()),
+            _ => return Err(i),
+        }
+        places.extend((0..heaps.len() - from).map(|j| (i, j)));
+    }
+    Ok((heaps, places))
+}
+
+/// The solver of a misère sum: its parts must all be heap games, whose heaps
+/// together are one misère `heaps` position (docs/games.md, "Misère play").
+fn misere_solver(parts: &[Part], path: &str) -> Result<Solver, Fail> {
+    let (heaps, places) = heaps_of(parts).map_err(|i| {
+        (
+            join(&index(path, i), "game"),
+            format!(
+                "{} cannot be a part of a misère sum: misère sums are decided as one position of heaps, so their parts are heap games (nim, heaps and its presets)",
+                parts[i].id
+            ),
+        )
+    })?;
+    let paths: Vec<String> = places
+        .iter()
+        .map(|&(part, heap)| index(&join(&index(path, part), "heaps"), heap))
+        .collect();
+    Solver::choose(&heaps, &paths)
 }
 
 /// How many numbers and characters a spec holds (a graph counts its vertices
@@ -423,9 +507,13 @@ impl Rules for Sum {
             Status::Ongoing
         } else {
             Status::Over {
-                to_move_wins: false,
+                to_move_wins: self.misere.is_some(),
             }
         }
+    }
+
+    fn normal_play(&self) -> bool {
+        self.misere.is_none()
     }
 
     /// Every part gets its share of the limit, so a part with very many moves
@@ -469,21 +557,42 @@ impl Rules for Sum {
 
     fn to_json(&self) -> Value {
         let parts: Vec<Value> = self.parts.iter().map(|p| p.game.to_json()).collect();
-        json!({"game": "sum", "parts": parts})
+        if self.misere.is_some() {
+            json!({"game": "sum", "parts": parts, "misere": true})
+        } else {
+            json!({"game": "sum", "parts": parts})
+        }
     }
 }
 
 impl Strategy for Sum {
     fn outcome(&self) -> Outcome {
+        if let Some(solver) = &self.misere {
+            return Outcome::from_to_move_wins(solver.to_move_wins(&self.all_heaps().0));
+        }
         Outcome::from_to_move_wins(nim_sum(self.values()) != 0)
     }
 
     fn grundy(&self) -> Option<u64> {
-        Some(nim_sum(self.values()))
+        // Misère sums do not add by values.
+        self.misere.is_none().then(|| nim_sum(self.values()))
     }
 
     fn winning_moves(&self, limit: usize) -> MoveList<PartMove> {
         let mut out = Collector::new(limit);
+        if let Some(solver) = &self.misere {
+            let (heaps, places) = self.all_heaps();
+            if !solver.to_move_wins(&heaps) {
+                return out.finish();
+            }
+            let complete = solver.winning_steps(&heaps, limit, &mut |k, step| {
+                out.push(self.heap_move(places[k], step))
+            });
+            if !complete {
+                out.mark_incomplete();
+            }
+            return out.finish();
+        }
         let values = self.values();
         let x = nim_sum(values.iter().copied());
         if x == 0 {
@@ -517,6 +626,22 @@ impl Strategy for Sum {
             part,
             inner: Box::new(m),
         };
+        if self.misere.is_some() {
+            if let Some(m) = self.winning_moves(1).moves.pop() {
+                return Some(m);
+            }
+            // Lost: the smallest move from the largest heap keeps it long.
+            let (heaps, places) = self.all_heaps();
+            let k = (0..heaps.len())
+                .filter(|&k| heaps[k].rule.can_move(heaps[k].size))
+                .max_by_key(|&k| (heaps[k].size, std::cmp::Reverse(k)))?;
+            let mut first = None;
+            heaps[k].rule.steps(heaps[k].size, &mut |s| {
+                first = Some(s);
+                false
+            });
+            return first.map(|s| self.heap_move(places[k], s));
+        }
         if x != 0 {
             // A part whose value has x's top bit can go down to g ^ x (mex).
             for (part, (p, &g)) in self.parts.iter().zip(&values).enumerate() {
