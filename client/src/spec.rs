@@ -124,6 +124,14 @@ pub fn build(words: &[String], flags: &Flags) -> Result<Value> {
     let mut parts = Vec::with_capacity(chunks.len());
     let mut taken = [false; 4];
     for (i, chunk) in chunks.iter().enumerate() {
+        // A part with no short form (a graph) may be its JSON spec.
+        if chunk.first().is_some_and(|w| w.starts_with('{')) {
+            let spec = serde_json::from_str(&chunk.join(" ")).map_err(|e| {
+                ShortSpecError(format!("part {i}: the spec is not valid JSON: {e}"))
+            })?;
+            parts.push(spec);
+            continue;
+        }
         let (words, own) = read_flags(chunk)?;
         let Some(game) = words.first() else {
             bail!("part {i} of the sum is empty: join the parts with +, e.g. `nim 3 5 + kayles 7`");
@@ -430,6 +438,13 @@ mod tests {
         );
         let said = |text: &str| parse(text).unwrap_err().to_string();
         assert!(said("nim 3 + + kayles 2").starts_with("part 1 of the sum is empty"));
+        assert_eq!(
+            parse(r#"nim 3 + {"game": "graph", "vertices": 2, "edges": [[0, 1]], "tokens": [0]}"#)
+                .ok(),
+            sum(json!([{"game": "nim", "heaps": [3]},
+                {"game": "graph", "vertices": 2, "edges": [[0, 1]], "tokens": [0]}]))
+        );
+        assert!(said("nim 3 + {\"game\": ").starts_with("part 1: the spec is not valid JSON"));
         assert!(said("nim 3 + chess 2").starts_with("part 1 (chess): unknown game"));
         assert!(said("nim 3 + bash 2").starts_with("part 1 (bash): bash needs --k"));
         let flags = Flags {

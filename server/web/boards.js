@@ -443,7 +443,17 @@ function sumBoard(view, o) {
     const last = o.last && o.last.part === i ? o.last.move : null;
     const inner = board(part, { ...o, last, onMove: (move) => o.onMove({ part: i, move }) });
     return h("section", { class: `part${last ? " last" : ""}`, dataset: { part: i } },
-      h("h3", { class: "part-title" }, `part ${i} · ${specName(part)}`), inner);
+      h("h3", { class: "part-title" }, `part ${i} · ${specName(part)}`,
+        finished(part) ? h("span", { class: "muted" }, " · finished: no move left") : ""), inner);
   }));
+}
+
+/// Whether a part is over, for the parts whose end shows in their view: no
+/// stone left in any heap, every Darkraft cell inactive. (Other parts' ends
+/// are the server's to tell: a move there is refused with the reason.)
+function finished(view) {
+  if (view.heaps && (view.game === "nim" || view.game === "wythoff")) return heapsOf(view).every((x) => x.size === 0);
+  if (view.grid) return view.grid.every((row) => /^\.*$/.test(row));
+  return false;
 }
 
