@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use common::{assert_specs_refused, parse};
+use common::{assert_specs_refused, parse, rule_strategy};
 use grundy_protocol::games::heaps::HeapMove;
 use grundy_protocol::games::rule::{HeapStep, Rule};
 use grundy_protocol::misere::Method;
@@ -213,28 +213,12 @@ proptest! {
     }
 }
 
-/// A random rule, as in the normal-play property tests.
-fn rule_strategy() -> impl proptest::strategy::Strategy<Value = Value> {
-    prop_oneof![
-        Just(json!("any")),
-        (1u64..4).prop_map(|k| json!({ "upto": k })),
-        prop::collection::vec(1u64..7, 1..4).prop_map(|s| json!({ "set": s })),
-        Just(json!("odd")),
-        Just(json!("half")),
-        Just(json!("lasker")),
-        (prop::bool::ANY, prop::collection::vec(0u32..8, 1..4)).prop_map(|(split0, digits)| {
-            let d: String = digits.iter().map(|d| d.to_string()).collect();
-            json!({ "octal": format!("{}.{d}", if split0 { "4" } else { "0" }) })
-        }),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
     /// One random rule throughout: genus when it is tame, else its quotient.
     #[test]
     fn one_random_rule_matches_the_oracle(
-        rule in rule_strategy(),
+        rule in rule_strategy(7),
         heaps in prop::collection::vec(0u64..10, 1..5),
     ) {
         let spec = json!({"game": "heaps", "rule": rule, "heaps": heaps, "misere": true});

@@ -34,7 +34,7 @@ use crate::limits::{
 use crate::misere::heaps::Solver;
 use crate::misere::Method;
 use crate::oracle::mex;
-use crate::position::{Family, Move, Position};
+use crate::position::{Move, Position};
 use crate::sums::nim_sum;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -660,12 +660,5 @@ impl Strategy for Sum {
             .find(|&i| values[i] == 0)
             .or_else(|| (0..self.parts.len()).find(ongoing))?;
         self.parts[part].game.best_move().map(|m| at(part, m))
-    }
-}
-
-impl Family {
-    /// Whether a game of this family can be a part of a sum.
-    pub fn can_be_a_part(self) -> bool {
-        !matches!(self, Family::Treblecross | Family::Twist)
     }
 }

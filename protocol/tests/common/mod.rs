@@ -201,3 +201,22 @@ pub fn assert_moves_refused(pos: &Position, cases: &[(Value, &str)]) {
         assert!(err.contains(want), "{mv}: got {err:?}, want {want:?}");
     }
 }
+
+/// A random heap rule for the property tests: every kind, with `set`
+/// amounts in `1..max_amount`.
+pub fn rule_strategy(max_amount: u64) -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    use serde_json::json;
+    prop_oneof![
+        Just(json!("any")),
+        (1u64..4).prop_map(|k| json!({ "upto": k })),
+        prop::collection::vec(1u64..max_amount, 1..4).prop_map(|s| json!({ "set": s })),
+        Just(json!("odd")),
+        Just(json!("half")),
+        Just(json!("lasker")),
+        (prop::bool::ANY, prop::collection::vec(0u32..8, 1..4)).prop_map(|(split0, digits)| {
+            let d: String = digits.iter().map(|d| d.to_string()).collect();
+            json!({ "octal": format!("{}.{d}", if split0 { "4" } else { "0" }) })
+        }),
+    ]
+}
