@@ -216,6 +216,11 @@ fn bad_sums_are_refused_naming_the_part_and_the_field() {
     let nested: Vec<Value> = (0..11)
         .map(|_| json!({"game": "sum", "parts": (0..10).map(|_| json!({"game": "nim", "heaps": [1]})).collect::<Vec<_>>()}))
         .collect();
+    let nested_searches: Vec<Value> = (0..10)
+        .map(
+            |_| json!({"game": "sum", "parts": [{"game": "moore", "k": 2, "heaps": [6, 6, 6, 5]}]}),
+        )
+        .collect();
     assert_specs_refused(&[
         (
             json!({"game": "sum", "parts": []}),
@@ -228,7 +233,22 @@ fn bad_sums_are_refused_naming_the_part_and_the_field() {
         ),
         (
             json!({"game": "sum", "parts": nested}),
-            "110 parts once nested sums are flattened",
+            "parts: has more than 100 parts once nested sums are flattened",
+        ),
+        (
+            json!({"game": "sum", "parts": [{"game": "sum", "misere": true,
+                "parts": [{"game": "nim", "heaps": [1]}]}]}),
+            "parts[0].misere: a misère sum cannot be a part of a sum",
+        ),
+        (
+            json!({"game": "sum", "parts": [{"game": "sum", "parts": [
+                {"game": "nim", "heaps": [1]}, {"game": "chess"}]}]}),
+            "parts[0].parts[1].game: unknown game",
+        ),
+        // Nested sums share the outer sum's search budget.
+        (
+            json!({"game": "sum", "parts": nested_searches}),
+            "shared by its searched parts",
         ),
         (
             json!({"game": "sum", "parts": [{"game": "nim", "heaps": [1]}, {"game": "chess"}]}),

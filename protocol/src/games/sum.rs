@@ -104,8 +104,41 @@ impl Sum {
             moves: MAX_SUM_SEARCH_MOVES,
         };
         let mut parts = Vec::with_capacity(entries.len());
-        for (i, entry) in entries.iter().enumerate() {
-            let at = index(&path, i);
+        // Nested sums are read as their parts, in place, with this sum's
+        // budgets: a stack of the entries still to read, the next on top.
+        let mut stack: Vec<(&Value, String)> = entries
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, e)| (e, index(&path, i)))
+            .collect();
+        while let Some((entry, at)) = stack.pop() {
+            if entry.get("game").and_then(Value::as_str) == Some("sum") {
+                let mut inner = Obj::new(entry, &at)?;
+                let inner_path = inner.path("parts");
+                let inner_parts = array_at(inner.req("parts")?, &inner_path, MAX_SUM_PARTS)?;
+                if inner.opt_bool("misere")? == Some(true) {
+                    return fail(
+                        &join(&at, "misere"),
+                        "a misère sum cannot be a part of a sum: a misère part would change who wins the whole sum",
+                    );
+                }
+                inner.finish(&["game"])?;
+                stack.extend(
+                    inner_parts
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .map(|(j, e)| (e, index(&inner_path, j))),
+                );
+                continue;
+            }
+            if parts.len() == MAX_SUM_PARTS {
+                return fail(
+                    &path,
+                    format!("has more than {MAX_SUM_PARTS} parts once nested sums are flattened; the limit is {MAX_SUM_PARTS}"),
+                );
+            }
             // Checked before the part is read, so the refusal costs no more
             // than the request.
             items += items_in(entry);
@@ -144,19 +177,7 @@ impl Sum {
                 };
                 (field, message)
             })?;
-            match game {
-                Position::Sum(inner) => parts.extend(inner.parts),
-                game => parts.push(Part::new(id, game, &at, &mut budget)?),
-            }
-        }
-        if parts.len() > MAX_SUM_PARTS {
-            return fail(
-                &path,
-                format!(
-                    "has {} parts once nested sums are flattened; the limit is {MAX_SUM_PARTS}",
-                    parts.len()
-                ),
-            );
+            parts.push(Part::new(id, game, &at, &mut budget)?);
         }
         let misere = match o.opt_bool("misere")? {
             Some(true) => Some(misere_solver(&parts, &path)?),
