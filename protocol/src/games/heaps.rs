@@ -355,16 +355,23 @@ impl Heaps {
     /// From a lost position: the smallest move from the largest heap that can
     /// move keeps the game long.
     fn patient_move(&self) -> Option<HeapMove> {
-        let mut order: Vec<usize> = (0..self.heaps.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.heaps[i].size));
-        order.into_iter().find_map(|i| {
-            let h = &self.heaps[i];
-            let mut first = None;
-            h.rule.steps(h.size, &mut |s| {
-                first = Some(HeapMove::from_step(i, s));
-                false
-            });
-            first
-        })
+        patient_step(&self.heaps).map(|(i, s)| HeapMove::from_step(i, s))
     }
+}
+
+/// The smallest step from the largest heap that can move (the first such
+/// heap among equals), with the heap's index: from a lost position, the move
+/// that keeps the game long.
+pub(crate) fn patient_step(heaps: &[Heap]) -> Option<(usize, HeapStep)> {
+    let mut order: Vec<usize> = (0..heaps.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(heaps[i].size));
+    order.into_iter().find_map(|i| {
+        let h = &heaps[i];
+        let mut first = None;
+        h.rule.steps(h.size, &mut |s| {
+            first = Some((i, s));
+            false
+        });
+        first
+    })
 }

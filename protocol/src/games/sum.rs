@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::heaps::{Heap, HeapMove};
+use super::heaps::{patient_step, Heap, HeapMove};
 use super::nim::{malformed, TakeMove};
 use super::rule::{HeapStep, Rule};
 use super::wythoff::{values_up_to, WythoffValues};
@@ -641,28 +641,19 @@ impl Strategy for Sum {
     }
 
     fn best_move(&self) -> Option<PartMove> {
+        if self.misere.is_some() {
+            if let Some(m) = self.winning_moves(1).moves.pop() {
+                return Some(m);
+            }
+            let (heaps, places) = self.all_heaps();
+            return patient_step(&heaps).map(|(k, s)| self.heap_move(places[k], s));
+        }
         let values = self.values();
         let x = nim_sum(values.iter().copied());
         let at = |part: usize, m: Move| PartMove {
             part,
             inner: Box::new(m),
         };
-        if self.misere.is_some() {
-            if let Some(m) = self.winning_moves(1).moves.pop() {
-                return Some(m);
-            }
-            // Lost: the smallest move from the largest heap keeps it long.
-            let (heaps, places) = self.all_heaps();
-            let k = (0..heaps.len())
-                .filter(|&k| heaps[k].rule.can_move(heaps[k].size))
-                .max_by_key(|&k| (heaps[k].size, std::cmp::Reverse(k)))?;
-            let mut first = None;
-            heaps[k].rule.steps(heaps[k].size, &mut |s| {
-                first = Some(s);
-                false
-            });
-            return first.map(|s| self.heap_move(places[k], s));
-        }
         if x != 0 {
             // A part whose value has x's top bit can go down to g ^ x (mex).
             for (part, (p, &g)) in self.parts.iter().zip(&values).enumerate() {
