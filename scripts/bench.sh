@@ -95,25 +95,30 @@ load() { "$BIN/grundy-load" --server "ws://$1" run "${@:2}" --duration "$DURATIO
 
 start_echo
 start_server
-declare -a ROWS
+declare -a ROWS CPU_ROWS
 for c in $MATCHES; do
     ers=() ep99=() rrs=() nms=() np50=() np99=() r_echo=() r_relay=() r_p99=()
+    rus=() nus=() r_cpu=() r_p99_relay=()
     errors=0
     for _ in $(seq "$REPEAT"); do
-        e=$(load "$ECHO_ADDR" --echo --matches "$c")
+        e=$(load "$ECHO_ADDR" --echo --matches "$c" --server-pid "$ECHO_PID")
         echo "echo:  $e"
-        r=$(load "$ECHO_ADDR" --relay --matches "$c")
+        r=$(load "$ECHO_ADDR" --relay --matches "$c" --server-pid "$ECHO_PID")
         echo "relay: $r"
-        n=$(load "$SERVER_ADDR" --matches "$c")
+        n=$(load "$SERVER_ADDR" --matches "$c" --server-pid "$SERVER_PID")
         echo "nim:   $n"
         ers+=("$(field moves_per_s "$e")") ep99+=("$(field p99_ms "$e")")
         rrs+=("$(field moves_per_s "$r")")
         nms+=("$(field moves_per_s "$n")") np50+=("$(field p50_ms "$n")") np99+=("$(field p99_ms "$n")")
         r_echo+=("$(ratio "${nms[-1]}" "${ers[-1]}")") r_relay+=("$(ratio "${nms[-1]}" "${rrs[-1]}")")
         r_p99+=("$(ratio "${np99[-1]}" "${ep99[-1]}")")
+        rus+=("$(field server_us_per_move "$r")") nus+=("$(field server_us_per_move "$n")")
+        r_cpu+=("$(ratio "${nus[-1]}" "${rus[-1]}")")
+        r_p99_relay+=("$(ratio "${np99[-1]}" "$(field p99_ms "$r")")")
         errors=$((errors + $(field errors "$e") + $(field errors "$r") + $(field errors "$n")))
     done
     ROWS+=("$c $(median "${ers[@]}") $(median "${ep99[@]}") $(median "${rrs[@]}") $(median "${nms[@]}") $(median "${np50[@]}") $(median "${np99[@]}") $(median "${r_echo[@]}") $(median "${r_relay[@]}") $(median "${r_p99[@]}") $errors")
+    CPU_ROWS+=("$c $(median "${rus[@]}") $(median "${nus[@]}") $(median "${r_cpu[@]}") $(median "${r_p99_relay[@]}")")
 done
 echo "server RSS after the loads: $(awk '/VmRSS/ {print $2, $3}' /proc/"$SERVER_PID"/status)"
 stop "$SERVER_PID"
@@ -126,6 +131,14 @@ for row in "${ROWS[@]}"; do
     printf '%7d %11.0f %9.2f %11.0f %10.0f %9.2f %9.2f %11.2f %10.2f %9.2f %d%s\n' \
         "$c" "$ers" "$ep99" "$rrs" "$nms" "$np50" "$np99" "$r1" "$r3" "$r2" "$err" \
         "$([ "$err" -gt 0 ] && echo "  (NOT A RESULT)")"
+done
+
+echo
+# Server CPU per move (or relay round) over the measured window, from /proc.
+printf '%7s %14s %14s %11s %11s\n' C relay_us/round nim_us/move cpu/relay p99/relay
+for row in "${CPU_ROWS[@]}"; do
+    read -r c rus nus rc rp <<<"$row"
+    printf '%7d %14.2f %14.2f %11.2f %11.2f\n' "$c" "$rus" "$nus" "$rc" "$rp"
 done
 
 if [ "$IDLE" -gt 0 ]; then

@@ -24,6 +24,7 @@
 //! Every refusal, error message, dropped connection or timeout counts in
 //! `errors`: a run with errors is not a result.
 
+use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -201,13 +202,7 @@ impl Ws {
         let msg: Incoming = serde_json::from_str(&text)
             .map_err(|e| Fail::Refused(format!("unreadable message ({e}): {text}")))?;
         if msg.kind == "error" {
-            if msg.code.as_deref() == Some("rate_limited") {
-                return Err(Fail::Refused(format!(
-                    "{text}: the server's messages_per_second limit is below this \
-                     load; start it with --messages-per-second and --burst raised"
-                )));
-            }
-            return Err(Fail::Refused(text.to_string()));
+            return Err(refusal(&text, msg.code.as_deref()));
         }
         Ok(msg)
     }
@@ -235,14 +230,23 @@ impl Ws {
     }
 
     /// Waits for the next `moved` event of `room`; with `ack`, also for the
-    /// answer to that request (in either order).
+    /// answer to that request (in either order). The frames are read in
+    /// place (borrowed fields, nothing kept): the load tool's own CPU per
+    /// move is part of what a run measures, and should be the server's.
     async fn moved(&mut self, room: &str, ack: Option<u64>) -> Result<Instant, Fail> {
         let mut at = None;
         let mut acked = ack.is_none();
         loop {
-            let msg = self.msg().await?;
+            let text = self.text().await?;
+            let msg: Peek<'_> = serde_json::from_str(&text)
+                .map_err(|e| Fail::Refused(format!("unreadable message ({e}): {text}")))?;
+            if msg.kind == "error" {
+                return Err(refusal(&text, msg.code.as_deref()));
+            }
             if ack.is_some() && msg.id == ack {
-                expect(&msg, "ack")?;
+                if msg.kind != "ack" {
+                    return Err(Fail::Refused(format!("expected ack, got {}", msg.kind)));
+                }
                 acked = true;
             } else if let Some(e) = &msg.event {
                 if e.kind == "moved" && msg.room.as_deref() == Some(room) && at.is_none() {
@@ -254,6 +258,38 @@ impl Ws {
             }
         }
     }
+}
+
+/// The error for an `error` message `text` with `code`.
+fn refusal(text: &str, code: Option<&str>) -> Fail {
+    if code == Some("rate_limited") {
+        return Fail::Refused(format!(
+            "{text}: the server's messages_per_second limit is below this \
+             load; start it with --messages-per-second and --burst raised"
+        ));
+    }
+    Fail::Refused(text.to_string())
+}
+
+/// The fields of a frame the moves' loop reads, borrowed from the frame.
+#[derive(Deserialize)]
+struct Peek<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default, borrow)]
+    room: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    event: Option<PeekEvent<'a>>,
+    #[serde(default, borrow)]
+    code: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct PeekEvent<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
 }
 
 fn expect(msg: &Incoming, kind: &str) -> Result<(), Fail> {
@@ -275,16 +311,9 @@ struct Incoming {
     room: Option<String>,
     #[serde(default)]
     token: Option<String>,
-    #[serde(default)]
-    event: Option<EventKind>,
     /// An error's code.
     #[serde(default)]
     code: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct EventKind {
-    kind: String,
 }
 
 /// What to run.
@@ -312,6 +341,13 @@ pub struct Summary {
     pub p99_ms: f64,
     pub max_ms: f64,
     pub errors: u64,
+    /// CPU per move (µs) of the server (with `--server-pid`) and of the load
+    /// tool itself over the measured window, and the load tool's share of
+    /// one core (near 1.0 per thread it can use means it, not the server,
+    /// sets the pace).
+    pub server_us_per_move: Option<f64>,
+    pub load_us_per_move: Option<f64>,
+    pub load_cores: Option<f64>,
 }
 
 impl Summary {
@@ -340,19 +376,73 @@ impl Summary {
             p99_ms: ms(p99),
             max_ms: ms(max),
             errors,
+            server_us_per_move: None,
+            load_us_per_move: None,
+            load_cores: None,
         }
     }
 
+    /// Adds the CPU the server (if measured) and the load tool spent over
+    /// `window` for the moves counted.
+    pub fn with_cpu(
+        mut self,
+        server: Option<Duration>,
+        load: Duration,
+        window: Duration,
+    ) -> Summary {
+        let moves = self.moves_per_s * window.as_secs_f64();
+        let per_move =
+            |cpu: Duration| (moves > 0.0).then(|| round2(cpu.as_secs_f64() * 1e6 / moves));
+        self.server_us_per_move = server.and_then(per_move);
+        self.load_us_per_move = per_move(load);
+        self.load_cores = Some(round2(load.as_secs_f64() / window.as_secs_f64().max(1e-9)));
+        self
+    }
+
     pub fn line(&self) -> String {
+        let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
         format!(
-            "matches={} moves_per_s={:.1} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} errors={}",
-            self.matches, self.moves_per_s, self.p50_ms, self.p99_ms, self.max_ms, self.errors
+            "matches={} moves_per_s={:.1} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} errors={} \
+             server_us_per_move={} load_us_per_move={} load_cores={}",
+            self.matches,
+            self.moves_per_s,
+            self.p50_ms,
+            self.p99_ms,
+            self.max_ms,
+            self.errors,
+            opt(self.server_us_per_move),
+            opt(self.load_us_per_move),
+            opt(self.load_cores)
         )
     }
 
     pub fn json(&self) -> Value {
         json!(self)
     }
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// CPU time (user + system, every thread, living or gone) a process has
+/// used, from `/proc/PID/stat` (Linux); `None` for `self` reads this process.
+pub fn cpu_time(pid: Option<u32>) -> Option<Duration> {
+    let path = pid.map_or("/proc/self/stat".to_string(), |p| format!("/proc/{p}/stat"));
+    parse_cpu_ticks(&std::fs::read_to_string(path).ok()?)
+        // /proc reports clock ticks of USER_HZ, which is 100 on Linux.
+        .map(|ticks| Duration::from_millis(ticks * 10))
+}
+
+/// utime + stime (fields 14 and 15) of a `/proc/PID/stat` line; the command
+/// name (field 2) may hold spaces and parentheses, so fields count from the
+/// last `)`.
+fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
 }
 
 fn histogram() -> Histogram<u64> {
@@ -392,7 +482,11 @@ fn count(tally: &mut Tally, fail: Fail, errors_shown: &AtomicU64) {
 
 /// Runs the load and returns its summary. The run lasts `warmup + duration`
 /// after every connection is open, then stops by itself.
-pub async fn run(target: &Target, plan: &LoadPlan) -> Result<Summary, LoadError> {
+pub async fn run(
+    target: &Target,
+    plan: &LoadPlan,
+    server_pid: Option<u32>,
+) -> Result<Summary, LoadError> {
     let shown = Arc::new(AtomicU64::new(0));
     // Open every connection first, a few at a time.
     let gate = Arc::new(Semaphore::new(CONNECTING_AT_ONCE));
@@ -423,6 +517,18 @@ pub async fn run(target: &Target, plan: &LoadPlan) -> Result<Summary, LoadError>
         start,
         end: start + plan.duration,
     };
+    // The CPU both processes spend inside the window.
+    let cpu = tokio::spawn(async move {
+        tokio::time::sleep_until(window.start).await;
+        let before = (server_pid.map(|p| cpu_time(Some(p))), cpu_time(None));
+        tokio::time::sleep_until(window.end).await;
+        let after = (server_pid.map(|p| cpu_time(Some(p))), cpu_time(None));
+        let spent = |a: Option<Duration>, b: Option<Duration>| Some(a?.saturating_sub(b?));
+        (
+            spent(after.0.flatten(), before.0.flatten()),
+            spent(after.1, before.1).unwrap_or_default(),
+        )
+    });
     let mut running = tokio::task::JoinSet::new();
     for (n, pair) in pairs.into_iter().enumerate() {
         let (target, shown, mode) = (target.clone(), shown.clone(), plan.mode);
@@ -439,7 +545,14 @@ pub async fn run(target: &Target, plan: &LoadPlan) -> Result<Summary, LoadError>
             Err(_) => errors += 1,
         }
     }
-    Ok(Summary::of(plan.matches, &all, plan.duration, errors))
+    let (server_cpu, load_cpu) = cpu.await.unwrap_or_default();
+    Ok(
+        Summary::of(plan.matches, &all, plan.duration, errors).with_cpu(
+            server_cpu,
+            load_cpu,
+            plan.duration,
+        ),
+    )
 }
 
 async fn open_pair(target: &Target, pair: usize, mode: Mode) -> Result<[Ws; 2], Fail> {
@@ -547,7 +660,9 @@ async fn nim_match(pair: &mut [Ws; 2], window: Window, tally: &mut Tally) -> Res
     let Some(token_b) = seated.token else {
         return Err(Fail::Refused("seated without a token".into()));
     };
-    let tokens = [token_a, token_b];
+    // Quoted once per match, for the move frames written out below.
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let (room_json, tokens) = (quoted(&room), [quoted(&token_a), quoted(&token_b)]);
     let mut turn = 0;
     while position.status() == Status::Ongoing {
         if Instant::now() >= window.end {
@@ -556,16 +671,18 @@ async fn nim_match(pair: &mut [Ws; 2], window: Window, tally: &mut Tally) -> Res
         let Some(mv) = position.legal_moves(1).moves.into_iter().next() else {
             return Err(Fail::Refused("no legal move in an ongoing match".into()));
         };
-        let mv_json = serde_json::to_value(&mv).map_err(|e| Fail::Refused(e.to_string()))?;
+        let mv_json = serde_json::to_string(&mv).map_err(|e| Fail::Refused(e.to_string()))?;
         let (mover, other) = if turn == 0 {
             (&mut *a, &mut *b)
         } else {
             (&mut *b, &mut *a)
         };
         let id = mover.id();
-        let text =
-            json!({"type": "move", "id": id, "room": room, "token": tokens[turn], "move": mv_json})
-                .to_string();
+        // Written out, not built as a JSON tree.
+        let text = format!(
+            r#"{{"type":"move","id":{id},"room":{room_json},"token":{},"move":{mv_json}}}"#,
+            tokens[turn]
+        );
         let sent = Instant::now();
         mover.send(text).await?;
         // The first failure ends the wait (a refused move is not a timeout).
@@ -809,7 +926,16 @@ mod tests {
             line.starts_with("matches=100 moves_per_s=500.0 p50_ms="),
             "{line}"
         );
-        assert!(line.ends_with(" errors=0"), "{line}");
+        assert!(line.contains(" errors=0 server_us_per_move=- "), "{line}");
+        let measured = s.clone().with_cpu(
+            Some(Duration::from_millis(50)),
+            Duration::from_millis(20),
+            Duration::from_secs(2),
+        );
+        // 1,000 moves: 50 ms of server CPU is 50 µs a move; 20 ms over 2 s is 0.01 core.
+        assert_eq!(measured.server_us_per_move, Some(50.0));
+        assert_eq!(measured.load_us_per_move, Some(20.0));
+        assert_eq!(measured.load_cores, Some(0.01));
         let v = s.json();
         for key in [
             "matches",
@@ -824,7 +950,8 @@ mod tests {
         let empty = Summary::of(1, &histogram(), Duration::from_secs(1), 3);
         assert_eq!(
             empty.line(),
-            "matches=1 moves_per_s=0.0 p50_ms=0.00 p99_ms=0.00 max_ms=0.00 errors=3"
+            "matches=1 moves_per_s=0.0 p50_ms=0.00 p99_ms=0.00 max_ms=0.00 errors=3 \
+             server_us_per_move=- load_us_per_move=- load_cores=-"
         );
     }
 
@@ -839,6 +966,14 @@ mod tests {
             moves += 1;
         }
         assert_eq!(moves, NIM_MOVES);
+    }
+
+    #[test]
+    fn cpu_ticks() {
+        let stat = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0";
+        assert_eq!(parse_cpu_ticks(stat), Some(300));
+        assert_eq!(parse_cpu_ticks("42 (x) S 1"), None);
+        assert!(cpu_time(None).is_some());
     }
 
     #[test]

@@ -25,7 +25,8 @@ struct Cli {
 enum Command {
     /// Load test: C concurrent Nim duels (or echo or relay rounds with --echo,
     /// --relay) for a while; prints one line: matches=C moves_per_s=...
-    /// p50_ms=... p99_ms=... max_ms=... errors=... A server under load test
+    /// p50_ms=... p99_ms=... max_ms=... errors=... server_us_per_move=...
+    /// load_us_per_move=... load_cores=... A server under load test
     /// needs its rate limit raised (grundy-server --messages-per-second
     /// 1000000 --burst 1000000); scripts/bench.sh does it all.
     Run(LoadArgs),
@@ -56,6 +57,10 @@ struct LoadArgs {
     /// and one to the other connection of the pair) instead of Nim duels.
     #[arg(long, conflicts_with = "echo")]
     relay: bool,
+    /// The server's process id: its CPU per move over the window is reported
+    /// (server_us_per_move), beside the load tool's own.
+    #[arg(long)]
+    server_pid: Option<u32>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -126,7 +131,7 @@ async fn load(url: &str, args: LoadArgs) -> Result<()> {
         warmup: seconds("--warmup", args.warmup)?,
     };
     let target = target(url, args.source_ips.as_deref()).await?;
-    let summary = load::run(&target, &plan).await?;
+    let summary = load::run(&target, &plan, args.server_pid).await?;
     if args.json {
         println!("{}", summary.json());
     } else {

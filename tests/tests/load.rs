@@ -34,7 +34,7 @@ async fn the_nim_duel_load_plays_whole_matches_on_the_same_connections() {
         .await
         .expect("target");
     let matches = 4;
-    let summary = load::run(&target, &plan(Mode::Nim, matches))
+    let summary = load::run(&target, &plan(Mode::Nim, matches), None)
         .await
         .expect("run");
     assert_eq!(summary.errors, 0, "{summary:?}");
@@ -82,7 +82,7 @@ async fn echo_and_relay_rounds_run_without_errors() {
     for mode in [Mode::Echo, Mode::Relay] {
         // A relay round fails (an error) unless both connections of the pair
         // get the frame back exactly as sent.
-        let summary = load::run(&target, &plan(mode, 3)).await.expect("run");
+        let summary = load::run(&target, &plan(mode, 3), None).await.expect("run");
         assert_eq!(summary.errors, 0, "{mode:?}: {summary:?}");
         assert!(summary.moves_per_s > 0.0, "{mode:?}: {summary:?}");
     }
