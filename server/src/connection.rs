@@ -1,6 +1,6 @@
-//! One WebSocket connection: the handshake, a reader loop that parses and
-//! dispatches commands, and a writer task fed by the connection's bounded
-//! outbox. Errors are answered with a coded message; only a broken transport,
+//! One WebSocket connection: the handshake, then one task that parses and
+//! dispatches commands and writes what the connection's bounded outbox holds
+//! (`socket.rs`). Errors are answered with a coded message; only a broken transport,
 //! a slow reader, an idle peer or abuse closes the connection, with a close
 //! code and a reason.
 
@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, Scope, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
@@ -41,9 +40,11 @@ use crate::work::Pool;
 
 mod account;
 mod read;
+mod socket;
 mod tournament;
 
 use read::{Malformed, Unread};
+use socket::{Io, Socket};
 
 /// What every connection shares.
 pub struct Shared {
@@ -77,8 +78,10 @@ struct NewRoom {
 pub fn ws_config(config: &Config) -> WebSocketConfig {
     let max = config.limits.max_frame_bytes;
     WebSocketConfig::default()
-        .read_buffer_size(4096)
-        // Frames fed between two flushes go out in one write: the writer task
+        // Held by every connection, idle or not; a move is ~150 bytes, and a
+        // larger frame is read in more than one go.
+        .read_buffer_size(2048)
+        // Frames fed between two flushes go out in one write: the connection
         // feeds everything queued, then flushes once.
         .write_buffer_size(64 * 1024)
         .max_write_buffer_size(max.max(1 << 20) * 4)
@@ -166,60 +169,9 @@ pub async fn serve(
         return;
     };
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (mut sink, mut stream) = ws.split();
-    let (outbox, mut frames) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
+    let (outbox, queue) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
     let outbox = outbox.with_max_message(config.limits.max_message_bytes);
-    let (control_tx, mut control) = mpsc::unbounded_channel::<Message>();
-
-    // The writer: batches whatever is queued, then flushes once.
-    let kick = outbox.kick.clone();
-    let writer = tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                biased;
-                msg = control.recv() => {
-                    let Some(msg) = msg else { break };
-                    let closing = matches!(msg, Message::Close(_));
-                    if closing {
-                        // Whatever was queued before the close goes out first.
-                        'drain: while let Some(queued) = frames.try_recv() {
-                            for frame in queued {
-                                if sink.feed(Message::Text(frame)).await.is_err() {
-                                    break 'drain;
-                                }
-                            }
-                        }
-                    }
-                    if sink.send(msg).await.is_err() || closing {
-                        break;
-                    }
-                }
-                queued = frames.recv() => {
-                    let Some(mut queued) = queued else { break };
-                    // Everything queued goes out with one flush.
-                    let mut ok = true;
-                    'feed: loop {
-                        for frame in queued {
-                            if sink.feed(Message::Text(frame)).await.is_err() {
-                                ok = false;
-                                break 'feed;
-                            }
-                        }
-                        match frames.try_recv() {
-                            Some(more) => queued = more,
-                            None => break,
-                        }
-                    }
-                    if !ok || sink.flush().await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        kick.cancel();
-        let _ = sink.close().await;
-        sink
-    });
+    let mut socket = Socket::new(ws, queue);
 
     let mut conn = Conn {
         shared: shared.clone(),
@@ -253,13 +205,23 @@ pub async fn serve(
             }
         };
         tokio::select! {
-            msg = stream.next() => {
+            io = socket.next() => {
                 last_seen = Instant::now();
+                let msg = match io {
+                    Io::Read(msg) => msg,
+                    Io::WriteFailed => break None,
+                };
                 match msg {
                     Some(Ok(Message::Text(text))) => {
                         conn.received = last_seen;
-                        if let Err(c) = conn.on_text(&text).await {
-                            break Some(c);
+                        match conn.on_text(&text) {
+                            Ok(None) => {}
+                            // Boxed: the commands that wait (for the lobby,
+                            // the store, a pool) make a large future, which
+                            // would otherwise be part of every connection's
+                            // task, idle ones included.
+                            Ok(Some(waits)) => socket.meanwhile(Box::pin(conn.dispatch(waits))).await,
+                            Err(c) => break Some(c),
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
@@ -290,7 +252,7 @@ pub async fn serve(
                 if last_seen.elapsed() > idle_limit {
                     break Some(Closing(CloseCode::Away, format!("no sign of life for {} ms (idle_timeout_ms)", idle_limit.as_millis())));
                 }
-                let _ = control_tx.send(Message::Ping(Default::default()));
+                socket.ping();
             }
             _ = hello_wait => {
                 break Some(Closing(CloseCode::Policy, format!("no hello within {} ms (hello_timeout_ms)", hello_timeout.as_millis())));
@@ -305,33 +267,42 @@ pub async fn serve(
         }
     };
 
-    // Tell the rooms and tournaments, then close politely.
+    drop(conn);
+    // The server closes because of the peer: wait for the peer to close too.
+    let linger = closing.is_some() && !shutdown.is_cancelled();
+    // Boxed, like the commands that wait: it runs once, at the end.
+    Box::pin(finish(&shared, outbox, socket, closing, linger)).await;
+}
+
+/// Tells the connection's rooms and tournaments it is gone, then closes the
+/// socket politely: what is queued, then the close frame, then (`linger`)
+/// waits for the peer to close too.
+async fn finish(
+    shared: &Shared,
+    outbox: Outbox,
+    socket: Socket,
+    closing: Option<Closing>,
+    linger: bool,
+) {
+    let id = outbox.conn;
     for tx in shared.lobby.senders(&outbox.rooms.ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
     for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
-    // The server closes because of the peer: wait for the peer to close too.
-    let linger = closing.is_some() && !shutdown.is_cancelled();
-    if let Some(Closing(code, reason)) = closing {
-        let _ = control_tx.send(Message::Close(Some(CloseFrame {
-            code,
-            reason: Utf8Bytes::from(reason),
-        })));
-    }
-    drop(control_tx);
-    drop(conn);
+    // Rooms that still hold this outbox drop it at their next send.
+    outbox.kick.cancel();
     drop(outbox);
-    let mut writer = writer;
-    let written = tokio::time::timeout(Duration::from_secs(5), &mut writer).await;
-    if written.is_err() {
-        // A peer that stopped reading keeps the writer stuck in a flush.
-        writer.abort();
-    }
-    if let Ok(Ok(sink)) = written {
-        if let (true, Ok(mut ws)) = (linger, stream.reunite(sink)) {
-            drain(ws.get_mut()).await;
+    let frame = closing.map(|Closing(code, reason)| CloseFrame {
+        code,
+        reason: Utf8Bytes::from(reason),
+    });
+    // Whatever was queued before the close goes out first; a peer that
+    // stopped reading keeps the close from finishing, so it has a limit.
+    if let Some(mut tcp) = socket.close(frame, Duration::from_secs(5)).await {
+        if linger {
+            drain(&mut tcp).await;
         }
     }
 }
@@ -403,47 +374,52 @@ impl Conn {
         Ok(true)
     }
 
-    async fn on_text(&mut self, text: &str) -> Result<(), Closing> {
+    /// Reads and handles a text frame. A command that waits for something
+    /// is given back, to be run with [`Conn::dispatch`]; every other is
+    /// handled here, without waiting.
+    fn on_text(&mut self, text: &str) -> Result<Option<ClientMsg>, Closing> {
         // The common case, a well-formed message, is read in one pass; any
         // other goes the long way (`read`), which can say what is wrong with it.
         let unread = match serde_json::from_str::<ClientMsg>(text) {
             Ok(msg) => {
                 if !self.admit(&msg.id().cloned())? {
-                    return Ok(());
+                    return Ok(None);
                 }
-                return self.handle_msg(msg).await;
+                return Ok(self.handle_msg(msg));
             }
             // Parsed before the rate check (a frame is at most max_frame_bytes),
             // so that even a rate_limited refusal echoes the request's id.
             Err(e) => Unread::new(text, &e),
         };
         if !self.admit(&unread.id)? {
-            return Ok(());
+            return Ok(None);
         }
         let id = unread.id.clone();
         match unread.diagnose() {
-            Ok(msg) => self.handle_msg(msg).await,
+            Ok(msg) => Ok(self.handle_msg(msg)),
             Err(Malformed { code, message }) => {
                 self.error(id, code, message);
-                Ok(())
+                Ok(None)
             }
         }
     }
 
-    async fn handle_msg(&mut self, msg: ClientMsg) -> Result<(), Closing> {
+    fn handle_msg(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
         if !self.hello && !matches!(msg, ClientMsg::Hello { .. }) {
             self.error(
                 msg.id().cloned(),
                 ErrorCode::BadRequest,
                 "say hello first: {\"type\": \"hello\", \"version\": 1}",
             );
-            return Ok(());
+            return None;
         }
-        self.dispatch(msg).await;
-        Ok(())
+        self.dispatch_now(msg)
     }
 
-    async fn dispatch(&mut self, msg: ClientMsg) {
+    /// Handles a command that needs no waiting (moves and the other room
+    /// commands: each is one message to the room's queue); gives back any
+    /// other.
+    fn dispatch_now(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
         match msg {
             ClientMsg::Hello {
                 id,
@@ -452,18 +428,22 @@ impl Conn {
                 token,
             } => {
                 if version != PROTOCOL_VERSION {
-                    return self.error(
+                    self.error(
                         id,
                         ErrorCode::BadVersion,
                         format!(
                             "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
                         ),
                     );
+                    return None;
                 }
                 let (account, token) = match self.hello(name, token) {
                     Ok(Some((account, token))) => (Some(account), Some(token)),
                     Ok(None) => (None, None),
-                    Err(refused) => return self.reply(refused.answer(id)),
+                    Err(refused) => {
+                        self.reply(refused.answer(id));
+                        return None;
+                    }
                 };
                 self.hello = true;
                 self.reply(ServerMsg::Welcome {
@@ -476,12 +456,93 @@ impl Conn {
                     token,
                 });
             }
+            ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
+            ClientMsg::Join { id, room, seat } => {
+                if let Err(refused) = self.may(Scope::Play, "join") {
+                    self.reply(refused.answer(id));
+                    return None;
+                }
+                let player = (*self.player).clone();
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
+                    outbox,
+                    id,
+                    player,
+                    seat,
+                })
+            }
+            ClientMsg::Watch { id, room, since } => {
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Watch {
+                    outbox,
+                    id,
+                    since,
+                })
+            }
+            ClientMsg::Resume {
+                id,
+                room,
+                token,
+                since,
+            } => {
+                let (token, account) = match self.resume_as(token) {
+                    Ok(found) => found,
+                    Err(refused) => {
+                        self.reply(refused.answer(id));
+                        return None;
+                    }
+                };
+                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Resume {
+                    outbox,
+                    id,
+                    token,
+                    account,
+                    since,
+                })
+            }
+            ClientMsg::Move {
+                id,
+                room,
+                token,
+                mv,
+            } => {
+                let received = self.received;
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Move {
+                    outbox,
+                    id,
+                    token,
+                    mv,
+                    received,
+                })
+            }
+            ClientMsg::Resign { id, room, token } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Resign {
+                    outbox,
+                    id,
+                    token,
+                })
+            }
+            ClientMsg::Abort { id, room, token } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Abort {
+                    outbox,
+                    id,
+                    token,
+                })
+            }
+            ClientMsg::Leave { id, room } => {
+                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Leave { outbox, id })
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// Handles any command, those that wait for something among them.
+    async fn dispatch(&mut self, msg: ClientMsg) {
+        match msg {
             ClientMsg::CreateAccount { .. }
             | ClientMsg::Login { .. }
             | ClientMsg::CreateToken { .. }
             | ClientMsg::ListTokens { .. }
-            | ClientMsg::RevokeToken { .. } => Box::pin(self.dispatch_account(msg)).await,
-            ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
+            | ClientMsg::RevokeToken { .. } => self.dispatch_account(msg).await,
             ClientMsg::ListRooms { id, limit, offset } => {
                 let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
                 if !(1..=MAX_LISTED_ROOMS).contains(&limit) {
@@ -491,11 +552,8 @@ impl Conn {
                         format!("limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"),
                     );
                 }
-                // Boxed, like `create_room`: a future that waits on the
-                // lobby's list would otherwise enlarge every connection's
-                // task, idle ones included.
                 let list = self.shared.lobby.list(offset.unwrap_or(0), limit as usize);
-                let (rooms, total) = Box::pin(list).await;
+                let (rooms, total) = list.await;
                 self.reply(ServerMsg::Rooms { id, rooms, total });
             }
             ClientMsg::CreateRoom {
@@ -520,83 +578,7 @@ impl Conn {
                     bot,
                     hints,
                 };
-                Box::pin(self.create_room(id, request)).await
-            }
-            ClientMsg::Join { id, room, seat } => {
-                if let Err(refused) = self.may(Scope::Play, "join") {
-                    return self.reply(refused.answer(id));
-                }
-                let player = (*self.player).clone();
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
-                    outbox,
-                    id,
-                    player,
-                    seat,
-                })
-                .await
-            }
-            ClientMsg::Watch { id, room, since } => {
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Watch {
-                    outbox,
-                    id,
-                    since,
-                })
-                .await
-            }
-            ClientMsg::Resume {
-                id,
-                room,
-                token,
-                since,
-            } => {
-                let (token, account) = match self.resume_as(token) {
-                    Ok(found) => found,
-                    Err(refused) => return self.reply(refused.answer(id)),
-                };
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Resume {
-                    outbox,
-                    id,
-                    token,
-                    account,
-                    since,
-                })
-                .await
-            }
-            ClientMsg::Move {
-                id,
-                room,
-                token,
-                mv,
-            } => {
-                let received = self.received;
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Move {
-                    outbox,
-                    id,
-                    token,
-                    mv,
-                    received,
-                })
-                .await
-            }
-            ClientMsg::Resign { id, room, token } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Resign {
-                    outbox,
-                    id,
-                    token,
-                })
-                .await
-            }
-            ClientMsg::Abort { id, room, token } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Abort {
-                    outbox,
-                    id,
-                    token,
-                })
-                .await
-            }
-            ClientMsg::Leave { id, room } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Leave { outbox, id })
-                    .await
+                self.create_room(id, request).await
             }
             ClientMsg::GetMatch { id, room } => {
                 let store = self.shared.store.clone();
@@ -606,8 +588,7 @@ impl Conn {
                     .find(&room)
                     .map_or_else(|| room.clone(), |(id, _)| id);
                 let read = self.shared.store_reads.run(move || store.record(&key));
-                // Boxed: see `list_rooms`.
-                match Box::pin(read).await {
+                match read.await {
                     Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
                     Ok(Ok(None)) => {
                         self.error(id, ErrorCode::UnknownRoom, format!("no match {room:?}"))
@@ -627,15 +608,17 @@ impl Conn {
             | ClientMsg::StartTournament { .. }
             | ClientMsg::WatchTournament { .. }
             | ClientMsg::GetTournament { .. }
-            // Boxed, like `create_room`: a large future kept out of every
-            // connection's task, which idle connections would pay for.
-            | ClientMsg::GetRatings { .. } => Box::pin(self.dispatch_tournament(msg)).await,
+            | ClientMsg::GetRatings { .. } => self.dispatch_tournament(msg).await,
+            // The rest never waits.
+            now => {
+                let _ = self.dispatch_now(now);
+            }
         }
     }
 
     /// Sends a command to a room found by id or code. `joins`: the command makes
     /// this connection a member of the room (counted against the limit).
-    async fn send_to_room(
+    fn send_to_room(
         &mut self,
         id: Option<RequestId>,
         key: &str,

@@ -1,17 +1,18 @@
 //! A connection's outbound queue. Rooms and the connection itself push
-//! ready-serialised frames into it; one writer task per socket drains it. The
+//! ready-serialised frames into it; the connection's task drains it into the
+//! socket (`connection/socket.rs`). The
 //! queue is bounded in frames and in bytes: a reader too slow to keep up is
 //! disconnected (it may come back and resume) rather than allowed to stall a
 //! match or grow memory.
 
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
 
 use crate::metrics::METRICS;
-use tokio::sync::mpsc;
+use futures_util::task::AtomicWaker;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
@@ -58,9 +59,9 @@ impl IntoIterator for Frames {
 #[derive(Clone, Debug)]
 pub struct Outbox {
     pub conn: ConnId,
-    tx: mpsc::Sender<Frames>,
-    /// Bytes queued and not yet taken by the writer, and how many may be.
-    queued: Arc<AtomicUsize>,
+    queue: Arc<Shared>,
+    /// The most items and bytes of text that may wait.
+    capacity: usize,
     max_bytes: usize,
     /// The largest message this connection is sent (`max_message_bytes`):
     /// an answer that would be larger becomes a `too_large` error.
@@ -74,6 +75,32 @@ pub struct Outbox {
     /// The same for tournaments this connection plays in or follows (until
     /// they finish or refuse it).
     pub tournaments: Memberships,
+}
+
+/// The queue itself: a deque under a lock, and the connection task's waker.
+/// (Not a channel: a channel allocates its first block of slots up front,
+/// and every idle connection would hold it; a deque allocates with its first
+/// frame.)
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    waker: AtomicWaker,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    items: VecDeque<Frames>,
+    /// Bytes of text in `items`.
+    bytes: usize,
+    /// The connection's end is gone: nothing more is taken.
+    closed: bool,
+}
+
+impl Shared {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // Every update leaves the state whole: a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// The rooms (or tournaments) a connection is in. Shared by the connection
@@ -109,48 +136,69 @@ impl Memberships {
     }
 }
 
-/// The writer's end of an [`Outbox`].
-pub struct Queue {
-    rx: mpsc::Receiver<Frames>,
-    queued: Arc<AtomicUsize>,
-}
+/// The connection's end of an [`Outbox`]; dropping it closes the outbox.
+pub struct Queue(Arc<Shared>);
 
 impl Queue {
     pub async fn recv(&mut self) -> Option<Frames> {
-        let frames = self.rx.recv().await?;
-        Some(self.taken(frames))
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next item; Pending (and the task woken when one comes) if none
+    /// waits. Never ends: the connection holds an outbox of its own.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Frames>> {
+        if let Some(frames) = self.try_recv() {
+            return Poll::Ready(Some(frames));
+        }
+        self.0.waker.register(cx.waker());
+        // An item queued between the look and the registration.
+        match self.try_recv() {
+            Some(frames) => Poll::Ready(Some(frames)),
+            None => Poll::Pending,
+        }
     }
 
     pub fn try_recv(&mut self) -> Option<Frames> {
-        let frames = self.rx.try_recv().ok()?;
-        Some(self.taken(frames))
-    }
-
-    /// Counts `frames` out of the queue.
-    fn taken(&self, frames: Frames) -> Frames {
-        self.queued.fetch_sub(frames.bytes(), Ordering::Relaxed);
-        frames
+        let mut state = self.0.state();
+        let frames = state.items.pop_front()?;
+        state.bytes -= frames.bytes();
+        if state.items.is_empty() && state.items.capacity() > IDLE_CAPACITY {
+            // A burst is over: an idle connection keeps a small deque.
+            state.items.shrink_to(IDLE_CAPACITY);
+        }
+        Some(frames)
     }
 }
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.closed = true;
+        state.items = VecDeque::new();
+        state.bytes = 0;
+    }
+}
+
+/// Slots an emptied queue keeps.
+const IDLE_CAPACITY: usize = 4;
 
 impl Outbox {
     /// A queue of at most `capacity` items and `max_bytes` bytes of text (one
     /// larger item passes when nothing else is queued).
     pub fn new(conn: ConnId, capacity: usize, max_bytes: usize) -> (Outbox, Queue) {
-        let (tx, rx) = mpsc::channel(capacity);
-        let queued = Arc::new(AtomicUsize::new(0));
+        let queue = Arc::new(Shared::default());
         (
             Outbox {
                 conn,
-                tx,
-                queued: queued.clone(),
+                queue: queue.clone(),
+                capacity,
                 max_bytes,
                 max_message: usize::MAX,
                 kick: CancellationToken::new(),
                 rooms: Memberships::default(),
                 tournaments: Memberships::default(),
             },
-            Queue { rx, queued },
+            Queue(queue),
         )
     }
 
@@ -168,29 +216,30 @@ impl Outbox {
 
     /// Queues frames to be written together.
     pub fn send_frames(&self, frames: Frames) -> bool {
-        if self.tx.is_closed() {
-            // The writer is gone (what it left queued is still counted).
-            return false;
-        }
         let size = frames.bytes();
-        let before = self.queued.fetch_add(size, Ordering::Relaxed);
-        let refused = if before > 0 && before + size > self.max_bytes {
-            Some("bytes")
-        } else {
-            match self.tx.try_send(frames) {
-                Ok(()) => return true,
-                Err(mpsc::error::TrySendError::Full(_)) => Some("frames"),
-                Err(mpsc::error::TrySendError::Closed(_)) => None,
+        let refused = {
+            let mut state = self.queue.state();
+            if state.closed {
+                // The connection is gone.
+                return false;
+            }
+            if state.items.len() >= self.capacity {
+                "frames"
+            } else if state.bytes > 0 && state.bytes + size > self.max_bytes {
+                "bytes"
+            } else {
+                state.items.push_back(frames);
+                state.bytes += size;
+                drop(state);
+                self.queue.waker.wake();
+                return true;
             }
         };
-        self.queued.fetch_sub(size, Ordering::Relaxed);
-        if let Some(bound) = refused {
-            tracing::info!(
-                conn = self.conn,
-                "outbound queue full ({bound}): dropping a slow reader"
-            );
-            self.kick.cancel();
-        }
+        tracing::info!(
+            conn = self.conn,
+            "outbound queue full ({refused}): dropping a slow reader"
+        );
+        self.kick.cancel();
         false
     }
 
@@ -239,7 +288,7 @@ impl Outbox {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.tx.is_closed() || self.kick.is_cancelled()
+        self.kick.is_cancelled() || self.queue.state().closed
     }
 }
 
@@ -318,7 +367,7 @@ mod tests {
             taken += frames.bytes();
         }
         assert_eq!(taken, 1000);
-        assert_eq!(outbox.queued.load(Ordering::Relaxed), 0);
+        assert_eq!(outbox.queue.state().bytes, 0);
     }
 
     #[tokio::test]
@@ -329,7 +378,7 @@ mod tests {
         }
         assert!(!outbox.send_frame(frame(1)));
         assert!(outbox.kick.is_cancelled());
-        assert_eq!(outbox.queued.load(Ordering::Relaxed), 3);
+        assert_eq!(outbox.queue.state().bytes, 3);
     }
 
     #[tokio::test]
@@ -413,11 +462,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_connection_waiting_for_frames_is_woken_by_one() {
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        let waiting = tokio::spawn(async move { queue.recv().await.map(|f| f.bytes()) });
+        tokio::task::yield_now().await;
+        assert!(outbox.send_frame(frame(7)));
+        assert_eq!(waiting.await.unwrap(), Some(7));
+    }
+
+    #[tokio::test]
     async fn nothing_is_counted_for_a_closed_connection() {
         let (outbox, queue) = Outbox::new(1, 3, 10);
         drop(queue);
         assert!(!outbox.send_frame(frame(5)));
         assert!(!outbox.kick.is_cancelled());
-        assert_eq!(outbox.queued.load(Ordering::Relaxed), 0);
+        assert_eq!(outbox.queue.state().bytes, 0);
+        assert!(outbox.is_closed());
     }
 }

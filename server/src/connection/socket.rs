@@ -1,0 +1,158 @@
+//! A connection's WebSocket, read and written by the connection's one task.
+//!
+//! Frames for the peer wait in the connection's [`Queue`] (rooms and the
+//! connection itself put them there); whenever the task is polled, everything
+//! queued is handed to the socket and flushed once, and then the socket is
+//! read. One task instead of a reader and a writer: a move's frames cost no
+//! second task's wake-up and no lock on a split stream, and an idle
+//! connection holds no writer task and no channel of its own.
+
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::pin::{pin, Pin};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::{Sink, Stream};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::error::Error as WsError;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_tungstenite::WebSocketStream;
+
+use crate::outbox::Queue;
+
+/// What reading and writing the socket came to.
+pub enum Io {
+    /// The next message from the peer (None: the stream ended).
+    Read(Option<Result<Message, WsError>>),
+    /// Writing failed: the transport is broken.
+    WriteFailed,
+}
+
+pub struct Socket {
+    ws: WebSocketStream<TcpStream>,
+    queue: Queue,
+    /// Pings go out before queued frames.
+    control: VecDeque<Message>,
+    /// Frames taken off the queue and not yet handed to the socket.
+    pending: VecDeque<Utf8Bytes>,
+    /// Frames handed to the socket since the last flush.
+    unflushed: bool,
+    /// A write failed (while a command was being handled).
+    failed: bool,
+}
+
+impl Socket {
+    pub fn new(ws: WebSocketStream<TcpStream>, queue: Queue) -> Socket {
+        Socket {
+            ws,
+            queue,
+            control: VecDeque::new(),
+            pending: VecDeque::new(),
+            unflushed: false,
+            failed: false,
+        }
+    }
+
+    /// Sends a ping with the next write.
+    pub fn ping(&mut self) {
+        self.control.push_back(Message::Ping(Default::default()));
+    }
+
+    /// Writes what is queued, then waits for the peer's next message (or a
+    /// write failure).
+    pub async fn next(&mut self) -> Io {
+        poll_fn(|cx| {
+            if self.failed || self.poll_write(cx).is_err() {
+                self.failed = true;
+                return Poll::Ready(Io::WriteFailed);
+            }
+            Pin::new(&mut self.ws).poll_next(cx).map(Io::Read)
+        })
+        .await
+    }
+
+    /// Runs `work` (a command being handled) while what is queued keeps
+    /// going out: a command that waits (for a room, the store, a password
+    /// check) does not hold up the connection's other rooms. A write failure
+    /// meanwhile is kept for the next [`Socket::next`].
+    pub async fn meanwhile<T>(&mut self, work: impl Future<Output = T>) -> T {
+        let mut work = pin!(work);
+        poll_fn(|cx| {
+            if let Poll::Ready(done) = work.as_mut().poll(cx) {
+                return Poll::Ready(done);
+            }
+            if !self.failed && self.poll_write(cx).is_err() {
+                self.failed = true;
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Hands everything queued to the socket, then flushes once.
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> Result<(), WsError> {
+        loop {
+            if self.control.is_empty() && self.pending.is_empty() {
+                match self.queue.poll_recv(cx) {
+                    Poll::Ready(Some(frames)) => self.pending.extend(frames),
+                    Poll::Ready(None) | Poll::Pending => break,
+                }
+            }
+            match Pin::new(&mut self.ws).poll_ready(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) => return Err(e),
+                // Blocked on the peer: the socket wakes the task when it can
+                // take more (and flushes what it holds then).
+                Poll::Pending => return Ok(()),
+            }
+            let msg = match self.control.pop_front() {
+                Some(control) => control,
+                None => match self.pending.pop_front() {
+                    Some(frame) => Message::Text(frame),
+                    None => break,
+                },
+            };
+            Pin::new(&mut self.ws).start_send(msg)?;
+            self.unflushed = true;
+        }
+        if self.unflushed {
+            match Pin::new(&mut self.ws).poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.unflushed = false,
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Pending => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is still queued, then the close frame (if any), within
+    /// `limit` (a peer that stopped reading cannot hold the task); returns
+    /// the TCP stream when all of it went out.
+    pub async fn close(mut self, frame: Option<CloseFrame>, limit: Duration) -> Option<TcpStream> {
+        let written = tokio::time::timeout(limit, async {
+            if self.failed {
+                return Err(());
+            }
+            while let Some(frames) = self.queue.try_recv() {
+                self.pending.extend(frames);
+            }
+            let queued = std::mem::take(&mut self.pending);
+            let mut ws = Pin::new(&mut self.ws);
+            for frame in queued {
+                futures_util::SinkExt::feed(&mut ws, Message::Text(frame))
+                    .await
+                    .map_err(|_| ())?;
+            }
+            if let Some(frame) = frame {
+                futures_util::SinkExt::feed(&mut ws, Message::Close(Some(frame)))
+                    .await
+                    .map_err(|_| ())?;
+            }
+            futures_util::SinkExt::close(&mut ws).await.map_err(|_| ())
+        })
+        .await;
+        matches!(written, Ok(Ok(()))).then(|| self.ws.into_inner())
+    }
+}
