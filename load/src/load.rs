@@ -71,7 +71,7 @@ pub enum LoadError {
 pub fn ws_config() -> WebSocketConfig {
     let max = 64 * 1024;
     WebSocketConfig::default()
-        .read_buffer_size(4096)
+        .read_buffer_size(2048)
         .write_buffer_size(0)
         .max_write_buffer_size(max.max(1 << 20) * 4)
         .max_message_size(Some(max))
