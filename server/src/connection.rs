@@ -193,7 +193,9 @@ pub async fn serve(
     // would register with (and leave) the token's waiter list per message,
     // and the shutdown token's list is shared by every connection.
     let kicked = outbox.kick.clone().cancelled_owned();
-    let shutting_down = shutdown.clone().cancelled_owned();
+    // A child token: every connection polls its own (the lock of one token
+    // shared by all would be taken by every connection at every wake-up).
+    let shutting_down = shutdown.child_token().cancelled_owned();
     tokio::pin!(kicked, shutting_down);
 
     let closing: Option<Closing> = loop {
