@@ -6,6 +6,7 @@
 //! match or grow memory.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -56,7 +57,7 @@ impl IntoIterator for Frames {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Outbox {
     pub conn: ConnId,
     queue: Arc<Shared>,
@@ -81,10 +82,37 @@ pub struct Outbox {
 /// (Not a channel: a channel allocates its first block of slots up front,
 /// and every idle connection would hold it; a deque allocates with its first
 /// frame.)
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
     waker: AtomicWaker,
+    /// Outboxes alive: once none is, the queue ends when emptied.
+    senders: AtomicUsize,
+}
+
+impl Clone for Outbox {
+    fn clone(&self) -> Outbox {
+        self.queue.senders.fetch_add(1, Ordering::Relaxed);
+        Outbox {
+            conn: self.conn,
+            queue: self.queue.clone(),
+            capacity: self.capacity,
+            max_bytes: self.max_bytes,
+            max_message: self.max_message,
+            kick: self.kick.clone(),
+            rooms: self.rooms.clone(),
+            tournaments: self.tournaments.clone(),
+        }
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        if self.queue.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last one: a waiting receiver learns the queue has ended.
+            self.queue.waker.wake();
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -145,15 +173,17 @@ impl Queue {
     }
 
     /// The next item; Pending (and the task woken when one comes) if none
-    /// waits. Never ends: the connection holds an outbox of its own.
+    /// waits; None once it is empty and every outbox is gone.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Frames>> {
         if let Some(frames) = self.try_recv() {
             return Poll::Ready(Some(frames));
         }
         self.0.waker.register(cx.waker());
-        // An item queued between the look and the registration.
+        // An item queued (or the last outbox dropped) between the look and
+        // the registration.
         match self.try_recv() {
             Some(frames) => Poll::Ready(Some(frames)),
+            None if self.0.senders.load(Ordering::Acquire) == 0 => Poll::Ready(None),
             None => Poll::Pending,
         }
     }
@@ -186,7 +216,11 @@ impl Outbox {
     /// A queue of at most `capacity` items and `max_bytes` bytes of text (one
     /// larger item passes when nothing else is queued).
     pub fn new(conn: ConnId, capacity: usize, max_bytes: usize) -> (Outbox, Queue) {
-        let queue = Arc::new(Shared::default());
+        let queue = Arc::new(Shared {
+            state: Mutex::default(),
+            waker: AtomicWaker::new(),
+            senders: AtomicUsize::new(1),
+        });
         (
             Outbox {
                 conn,
@@ -468,6 +502,21 @@ mod tests {
         tokio::task::yield_now().await;
         assert!(outbox.send_frame(frame(7)));
         assert_eq!(waiting.await.unwrap(), Some(7));
+    }
+
+    #[tokio::test]
+    async fn the_queue_ends_once_every_outbox_is_gone_and_it_is_empty() {
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        let copy = outbox.clone();
+        assert!(outbox.send_frame(frame(3)));
+        drop(outbox);
+        let waiting = tokio::spawn(async move {
+            let first = queue.recv().await.map(|f| f.bytes());
+            (first, queue.recv().await.is_none())
+        });
+        tokio::task::yield_now().await;
+        drop(copy);
+        assert_eq!(waiting.await.unwrap(), (Some(3), true));
     }
 
     #[tokio::test]
