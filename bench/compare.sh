@@ -221,8 +221,16 @@ for c in $MATCHES; do
             if [ "$lcores" != "-" ] && awk -v l="$lcores" -v w="$WORKERS" 'BEGIN { exit !(l >= 0.9 * w) }'; then
                 NOTES+=("C=$c $(name "$sys"): its load client used $lcores cores in $WORKERS process(es), one thread each: the load client, not the server ($srv_cores cores), is the bottleneck")
             fi
+            if [ "$srv_cores" != "-" ] && awk -v s="$srv_cores" 'BEGIN { exit !(s >= 0.9) }'; then
+                NOTES+=("C=$c $(name "$sys"): its server used $srv_cores cores: one event loop, at its limit")
+            fi
             ;;
         esac
+        # Server and load client together on every core: they compete.
+        if awk -v s="$srv_cores" -v l="$lcores" -v n="$(nproc)" \
+            'BEGIN { exit !(s != "-" && l != "-" && s + l >= 0.9 * n) }'; then
+            NOTES+=("C=$c $(name "$sys"): server ($srv_cores) and load client ($lcores) kept the machine's $(nproc) cores busy")
+        fi
     done
 done
 
