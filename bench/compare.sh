@@ -143,6 +143,19 @@ rust_load() {
         --warmup "$WARMUP" --source-ips "$SOURCES" "${cpu[@]}"
 }
 
+# CPU ticks (USER_HZ, 100 a second) the whole machine spent outside idle,
+# iowait and interrupts (loopback traffic is largely softirq time that no
+# process is charged for: it belongs to the run, not to others).
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $9 }' /proc/stat; }
+# utime + stime of a process, in ticks.
+process_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU seconds of this script's finished children (the load clients), from
+# the `times` builtin (which must run in this shell, not in a pipe).
+children_seconds() {
+    times >"$TMP/times"
+    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.2f", t }' "$TMP/times"
+}
+
 node_load() {
     local peer=$1 port=$2 pid=$3 c=$4
     NODE_PATH="$PEERS_DIR/$peer/node_modules" run_load node "bench/peers/$peer/load.js" \
@@ -180,12 +193,25 @@ for c in $MATCHES; do
     echo
     for sys in $SYSTEMS; do
         case $sys in
+            relay) spid=${ECHO_PID:-} ;;
+            grundy) spid=${SERVER_PID:-} ;;
+            boardgameio) spid=${BGIO_PID:-} ;;
+            colyseus) spid=${COLYSEUS_PID:-} ;;
+        esac
+        t0=$(date +%s.%N) m0=$(machine_ticks) s0=$(process_ticks "$spid") c0=$(children_seconds)
+        case $sys in
             relay) l=$(rust_load "$ECHO_ADDR" "$ECHO_PID" --relay --matches "$c") ;;
             grundy) l=$(rust_load "$SERVER_ADDR" "$SERVER_PID" --matches "$c") ;;
             boardgameio) l=$(node_load boardgameio "$BGIO_PORT" "$BGIO_PID" "$c") ;;
             colyseus) l=$(node_load colyseus "$COLYSEUS_PORT" "$COLYSEUS_PID" "$c") ;;
             *) echo "unknown system $sys (COMPARE_SYSTEMS)" >&2; exit 2 ;;
         esac
+        t1=$(date +%s.%N) m1=$(machine_ticks) s1=$(process_ticks "$spid") c1=$(children_seconds)
+        # What the rest of the machine used meanwhile (the whole run: opening,
+        # warm-up, window), in cores: other work on a shared machine.
+        other=$(awk -v t0="$t0" -v t1="$t1" -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v c0="$c0" -v c1="$c1" \
+            'BEGIN { o = ((m - s) / 100 - (c1 - c0)) / (t1 - t0); printf "%.2f", (o < 0) ? 0 : o }')
+        l="$l other_cores=$other"
         printf '%-12s %s\n' "$sys:" "$l"
         LINE[$c,$sys]=$l
     done
@@ -196,9 +222,10 @@ get() { local v; v=$(field "$1" "${LINE[$2,$3]}"); echo "${v:--}"; }
 
 echo
 echo "relay: grundy-echo's relay (a move's frames, no work), rounds/s in the moves/s column."
-echo "srv_cores = server CPU over the window (cores); load_cores = the load client's."
-printf '%6s  %-12s %10s %8s %8s %12s %9s %13s %10s %6s\n' \
-    C system moves/s p50_ms p99_ms srv_us/move srv_cores load_us/move load_cores errors
+echo "srv_cores, load_cores: the server's and the load client's CPU over the window, in cores;"
+echo "other_cores: what the rest of the machine used during the whole run (0 on a quiet machine)."
+printf '%6s  %-12s %10s %8s %8s %12s %9s %13s %10s %11s %6s\n' \
+    C system moves/s p50_ms p99_ms srv_us/move srv_cores load_us/move load_cores other_cores errors
 NOTES=()
 TOTAL_ERRORS=0
 for c in $MATCHES; do
@@ -210,10 +237,11 @@ for c in $MATCHES; do
         err=$(get errors "$c" "$sys")
         [ "$err" = "-" ] && err=1
         TOTAL_ERRORS=$((TOTAL_ERRORS + err))
-        printf '%6s  %-12s %10s %8s %8s %12s %9s %13s %10s %6s%s\n' "$c" "$(name "$sys")" \
+        other=$(get other_cores "$c" "$sys")
+        printf '%6s  %-12s %10s %8s %8s %12s %9s %13s %10s %11s %6s%s\n' "$c" "$(name "$sys")" \
             "$(awk -v m="$mps" 'BEGIN { if (m == "-") print "-"; else printf "%.0f", m }')" \
             "$(get p50_ms "$c" "$sys")" "$(get p99_ms "$c" "$sys")" "$srv" "$srv_cores" \
-            "$(get load_us_per_move "$c" "$sys")" "$lcores" "$err" \
+            "$(get load_us_per_move "$c" "$sys")" "$lcores" "$other" "$err" \
             "$([ "$err" -gt 0 ] && echo "  NOT A RESULT")"
         # A Node load client is one thread per process: near one core each,
         # it (not the server) sets the pace.
@@ -226,6 +254,9 @@ for c in $MATCHES; do
             fi
             ;;
         esac
+        if awk -v o="$other" 'BEGIN { exit !(o >= 0.15) }'; then
+            NOTES+=("C=$c $(name "$sys"): other processes used $other cores during the run: a busy machine, not a clean figure")
+        fi
         # Server and load client together on every core: they compete.
         if awk -v s="$srv_cores" -v l="$lcores" -v n="$(nproc)" \
             'BEGIN { exit !(s != "-" && l != "-" && s + l >= 0.9 * n) }'; then
