@@ -143,10 +143,10 @@ rust_load() {
         --warmup "$WARMUP" --source-ips "$SOURCES" "${cpu[@]}"
 }
 
-# CPU ticks (USER_HZ, 100 a second) the whole machine spent outside idle,
-# iowait and interrupts (loopback traffic is largely softirq time that no
-# process is charged for: it belongs to the run, not to others).
-machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $9 }' /proc/stat; }
+# CPU ticks (USER_HZ, 100 a second) the whole machine spent outside idle and
+# iowait. Interrupt time counts: /proc/stat books loopback traffic as softirq
+# time, while the processes it runs in are charged for it as stime.
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # utime + stime of a process, in ticks.
 process_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # CPU seconds of this script's finished children (the load clients), from
