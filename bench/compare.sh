@@ -149,11 +149,13 @@ rust_load() {
 machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # utime + stime of a process, in ticks.
 process_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# CPU seconds of this script's finished children (the load clients), from
-# the `times` builtin (which must run in this shell, not in a pipe).
+# CHILD_SECONDS = the CPU seconds of this script's finished children (the
+# load clients), from the `times` builtin. It must run in this shell: in a
+# subshell (a pipe, a $(...)) it would see only the subshell's children.
 children_seconds() {
     times >"$TMP/times"
-    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.2f", t }' "$TMP/times"
+    CHILD_SECONDS=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+        printf "%.2f", t }' "$TMP/times")
 }
 
 node_load() {
@@ -198,7 +200,8 @@ for c in $MATCHES; do
             boardgameio) spid=${BGIO_PID:-} ;;
             colyseus) spid=${COLYSEUS_PID:-} ;;
         esac
-        t0=$(date +%s.%N) m0=$(machine_ticks) s0=$(process_ticks "$spid") c0=$(children_seconds)
+        children_seconds
+        t0=$(date +%s.%N) m0=$(machine_ticks) s0=$(process_ticks "$spid") c0=$CHILD_SECONDS
         case $sys in
             relay) l=$(rust_load "$ECHO_ADDR" "$ECHO_PID" --relay --matches "$c") ;;
             grundy) l=$(rust_load "$SERVER_ADDR" "$SERVER_PID" --matches "$c") ;;
@@ -206,7 +209,8 @@ for c in $MATCHES; do
             colyseus) l=$(node_load colyseus "$COLYSEUS_PORT" "$COLYSEUS_PID" "$c") ;;
             *) echo "unknown system $sys (COMPARE_SYSTEMS)" >&2; exit 2 ;;
         esac
-        t1=$(date +%s.%N) m1=$(machine_ticks) s1=$(process_ticks "$spid") c1=$(children_seconds)
+        children_seconds
+        t1=$(date +%s.%N) m1=$(machine_ticks) s1=$(process_ticks "$spid") c1=$CHILD_SECONDS
         # What the rest of the machine used meanwhile (the whole run: opening,
         # warm-up, window), in cores: other work on a shared machine.
         other=$(awk -v t0="$t0" -v t1="$t1" -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v c0="$c0" -v c1="$c1" \
