@@ -3,6 +3,7 @@
 //! which field is wrong and why (serde's derive loses the path inside tagged enums).
 
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 /// Where a value sits in the document, for error messages: `heaps[3].size`.
 pub fn join(path: &str, field: &str) -> String {
@@ -90,26 +91,29 @@ pub fn u64_array_at(v: &Value, path: &str, max_len: usize, max: u64) -> Result<V
 
 /// A JSON object whose fields are read one by one; `finish` refuses the fields
 /// nobody asked for, so a typo or a field of another game is not silently ignored.
-pub struct Obj<'a> {
+///
+/// Reading a field allocates nothing: paths are spelled out only for an error.
+pub struct Obj<'a, 'p> {
     map: &'a Map<String, Value>,
-    path: String,
-    seen: Vec<&'static str>,
+    path: &'p str,
+    /// The fields read so far (a handful: kept inline).
+    seen: SmallVec<[&'static str; 8]>,
 }
 
-impl<'a> Obj<'a> {
-    pub fn new(v: &'a Value, path: &str) -> Result<Self, Fail> {
+impl<'a, 'p> Obj<'a, 'p> {
+    pub fn new(v: &'a Value, path: &'p str) -> Result<Self, Fail> {
         match v {
             Value::Object(map) => Ok(Obj {
                 map,
-                path: path.to_string(),
-                seen: Vec::new(),
+                path,
+                seen: SmallVec::new(),
             }),
             other => fail(path, format!("expected a JSON object, got {}", kind(other))),
         }
     }
 
     pub fn path(&self, field: &str) -> String {
-        join(&self.path, field)
+        join(self.path, field)
     }
 
     /// The field if present and not null.
@@ -119,20 +123,30 @@ impl<'a> Obj<'a> {
     }
 
     pub fn req(&mut self, field: &'static str) -> Result<&'a Value, Fail> {
-        let path = self.path(field);
-        self.opt(field)
-            .map_or_else(|| fail(&path, "is required but missing"), Ok)
+        match self.opt(field) {
+            Some(v) => Ok(v),
+            None => fail(&self.path(field), "is required but missing"),
+        }
     }
 
     pub fn req_u64(&mut self, field: &'static str, max: u64) -> Result<u64, Fail> {
         let v = self.req(field)?;
-        u64_at(v, &self.path(field), max)
+        self.u64_of(v, field, max)
     }
 
     pub fn opt_u64(&mut self, field: &'static str, max: u64) -> Result<Option<u64>, Fail> {
         match self.opt(field) {
-            Some(v) => u64_at(v, &self.path(field), max).map(Some),
+            Some(v) => self.u64_of(v, field, max).map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// A field's whole number in `0..=max` (the path is spelled out only to
+    /// say what is wrong).
+    fn u64_of(&self, v: &Value, field: &str, max: u64) -> Result<u64, Fail> {
+        match v.as_u64() {
+            Some(x) if x <= max => Ok(x),
+            _ => u64_at(v, &self.path(field), max),
         }
     }
 

@@ -382,7 +382,7 @@ impl Conn {
     fn on_text(&mut self, text: &str) -> Result<Option<ClientMsg>, Closing> {
         // The common case, a well-formed message, is read in one pass; any
         // other goes the long way (`read`), which can say what is wrong with it.
-        let unread = match serde_json::from_str::<ClientMsg>(text) {
+        let unread = match ClientMsg::from_text(text) {
             Ok(msg) => {
                 if !self.admit(&msg.id().cloned())? {
                     return Ok(None);

@@ -108,10 +108,16 @@ pub fn watching(
 /// `{"type":"event","room":ROOM,"event":EVENT}` (as `ServerMsg::Event`
 /// serializes) around an event already serialized.
 pub fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
-    let room = Value::from(room);
-    Utf8Bytes::from(format!(
-        r#"{{"type":"event","room":{room},"event":{event_json}}}"#
-    ))
+    // Written into one buffer of the right size (this runs for every event).
+    let mut frame = Vec::with_capacity(event_json.len() + room.len() + 40);
+    frame.extend_from_slice(br#"{"type":"event","room":"#);
+    // A string serializes without fail; escaped as serde escapes it.
+    let _ = serde_json::to_writer(&mut frame, room);
+    frame.extend_from_slice(br#","event":"#);
+    frame.extend_from_slice(event_json.as_bytes());
+    frame.push(b'}');
+    // Valid UTF-8: made of UTF-8 pieces.
+    Utf8Bytes::from(String::from_utf8(frame).unwrap_or_default())
 }
 
 fn encode(answer: &Answer<'_>) -> Utf8Bytes {
