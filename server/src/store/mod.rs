@@ -14,6 +14,13 @@
 //! still commit (such a batch is applied a second time, op by op in savepoints).
 //! A failed commit fails every op of the batch.
 //!
+//! The writer thread runs under Linux's `SCHED_BATCH` policy: waking up (for a
+//! new op, or when an fsync returns) it does not preempt the threads that
+//! serve connections; it runs when a core is free. Under load its batches grow
+//! (at 1,000 matches, ~16 → ~180 ops per commit), and the fsyncs, WAL pages
+//! and context switches per move fall with them; with a core idle it runs at
+//! once, as before (docs/performance.md, twelfth round).
+//!
 //! Reads use a connection of their own and block: call them from
 //! `spawn_blocking`. Bad data in the file never panics: it becomes a
 //! [`StoreError::Corrupt`] naming the room (and the event's sequence number).
@@ -51,6 +58,7 @@
 //! moves the pooled `heaps` ratings aside, gives tournaments their
 //! `rating_period` and an index on their code ([`tournaments`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
@@ -851,7 +859,9 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 /// The writer thread: group commit until every sender is gone and the queue is
 /// empty.
 fn writer_loop(mut conn: Connection, receiver: mpsc::Receiver<Msg>, transactions: &AtomicU64) {
+    batch_priority();
     let mut batch: Vec<(WriteOp, Done)> = Vec::with_capacity(MAX_BATCH);
+    let mut nos = RoomNos::default();
     while let Ok(msg) = receiver.recv() {
         let mut hold = accept(msg, &mut batch);
         while hold.is_none() && batch.len() < MAX_BATCH {
@@ -861,10 +871,28 @@ fn writer_loop(mut conn: Connection, receiver: mpsc::Receiver<Msg>, transactions
             }
         }
         if !batch.is_empty() {
-            commit_batch(&mut conn, &mut batch, transactions);
+            commit_batch(&mut conn, &mut batch, &mut nos, transactions);
         }
         if let Some(hold) = hold {
             let _ = hold.recv();
+        }
+    }
+}
+
+/// Puts the calling thread (the writer) under `SCHED_BATCH`: see the module
+/// docs. Only a hint to the scheduler: if refused, the writer runs as before.
+fn batch_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `sched_setscheduler` reads `param`, which lives across the
+        // call; pid 0 is the calling thread.
+        let refused = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) } != 0;
+        if refused {
+            tracing::debug!(
+                "match store: SCHED_BATCH refused: {}",
+                std::io::Error::last_os_error()
+            );
         }
     }
 }
@@ -882,9 +910,14 @@ fn accept(msg: Msg, batch: &mut Vec<(WriteOp, Done)>) -> Option<mpsc::Receiver<(
 }
 
 /// Writes the batch in one transaction, then resolves every op.
-fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transactions: &AtomicU64) {
+fn commit_batch(
+    conn: &mut Connection,
+    batch: &mut Vec<(WriteOp, Done)>,
+    nos: &mut RoomNos,
+    transactions: &AtomicU64,
+) {
     let started = Instant::now();
-    let applied = apply_batch(conn, batch);
+    let applied = apply_batch(conn, batch, nos);
     METRICS
         .store_commit
         .observe(started.elapsed().as_secs_f64());
@@ -896,6 +929,7 @@ fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transac
             }
         }
         Err(error) => {
+            nos.forget_all();
             tracing::error!(ops = batch.len(), %error, "match store: group commit failed");
             for (_, done) in batch.drain(..) {
                 let _ = done.send(Err(error.clone()));
@@ -911,25 +945,28 @@ fn commit_batch(conn: &mut Connection, batch: &mut Vec<(WriteOp, Done)>, transac
 fn apply_batch(
     conn: &mut Connection,
     batch: &[(WriteOp, Done)],
+    nos: &mut RoomNos,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if batch.iter().all(|(op, _)| apply_op(&tx, op).is_ok()) {
+        if batch.iter().all(|(op, _)| apply_op(&tx, op, nos).is_ok()) {
             tx.commit()?;
             return Ok(batch.iter().map(|_| Ok(())).collect());
         }
-        // Dropping `tx` rolls the whole batch back.
+        // Dropping `tx` rolls the whole batch back, rooms it created included.
+        nos.forget_all();
     }
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcomes = Vec::with_capacity(batch.len());
     for (op, _) in batch {
         let savepoint = tx.savepoint()?;
-        match apply_op(&savepoint, op) {
+        match apply_op(&savepoint, op, nos) {
             Ok(()) => {
                 savepoint.commit()?;
                 outcomes.push(Ok(()));
             }
             Err(error) => {
+                nos.forget_all();
                 // Rolls back to the savepoint (and fails the batch if SQLite had
                 // already rolled the whole transaction back).
                 savepoint.finish()?;
@@ -942,13 +979,13 @@ fn apply_batch(
     Ok(outcomes)
 }
 
-fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
+fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), StoreError> {
     match op {
         // Inside the batch's transaction or the op's savepoint: a failure
         // takes back the ops before it too.
         WriteOp::All(ops) => {
             for op in ops {
-                apply_op(conn, op)?;
+                apply_op(conn, op, nos)?;
             }
         }
         WriteOp::Probe { at_ms } => {
@@ -995,6 +1032,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 }
                 _ => e.into(),
             })?;
+            nos.insert(room, conn.last_insert_rowid());
         }
         WriteOp::Seat {
             room,
@@ -1014,27 +1052,16 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                 .account
                 .map(|a| signed(room, "account", a))
                 .transpose()?;
+            let no = nos.get(conn, room)?;
             conn.prepare_cached(
                 "INSERT INTO seats (room_no, seat, name, token, house, kind, account)
-                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (room_no, seat)
                  DO UPDATE SET name = excluded.name, token = excluded.token,
                                house = excluded.house, kind = excluded.kind,
                                account = excluded.account",
             )?
-            .execute(params![
-                room,
-                seat,
-                player.name,
-                token,
-                house,
-                kind,
-                account
-            ])
-            .map_err(|e| match constraint(&e) {
-                Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
-                _ => e.into(),
-            })?;
+            .execute(params![no, seat, player.name, token, house, kind, account])?;
         }
         WriteOp::Event {
             room,
@@ -1044,13 +1071,12 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
         } => {
             let seq = signed(room, "seq", *number)?;
             let at_ms = signed(room, "at_ms", *at_ms)?;
+            let no = nos.get(conn, room)?;
             conn.prepare_cached(
-                "INSERT INTO events (room_no, seq, at_ms, body)
-                 VALUES ((SELECT no FROM rooms WHERE id = ?1), ?2, ?3, ?4)",
+                "INSERT INTO events (room_no, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(params![room, seq, at_ms, &**json])
+            .execute(params![no, seq, at_ms, &**json])
             .map_err(|e| match constraint(&e) {
-                Some(UNKNOWN_ROOM) => StoreError::UnknownRoom(room.clone()),
                 Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
                     room: room.clone(),
                     seq: *number,
@@ -1089,6 +1115,7 @@ fn apply_op(conn: &Connection, op: &WriteOp) -> Result<(), StoreError> {
                     Some(_) => {}
                 }
             }
+            nos.forget(room);
         }
         WriteOp::CreateTournament {
             tournament,
@@ -1139,9 +1166,47 @@ fn kind_from_text(text: &str) -> Option<PlayerKind> {
         .find(|&k| kind_text(k) == text)
 }
 
-/// A seat or an event of a room that does not exist: its room number looks up
-/// as NULL.
-const UNKNOWN_ROOM: std::os::raw::c_int = ffi::SQLITE_CONSTRAINT_NOTNULL;
+/// The writer's map from a room's id to its row number, so that a move's
+/// insert does not look the room up by its text id each time. Only the
+/// writer changes `rooms`, so an entry stays true until a rollback (which may
+/// take back the room that made it: everything is forgotten then) or the
+/// room's end (its last write, as far as the move path goes).
+#[derive(Default)]
+struct RoomNos(HashMap<String, i64>);
+
+impl RoomNos {
+    /// Rooms known at once, at most: past this the map starts again.
+    const MAX: usize = 1 << 16;
+
+    fn insert(&mut self, room: &str, no: i64) {
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        self.0.insert(room.to_owned(), no);
+    }
+
+    /// The room's number, looked up (and kept) on a miss.
+    fn get(&mut self, conn: &Connection, room: &str) -> Result<i64, StoreError> {
+        if let Some(&no) = self.0.get(room) {
+            return Ok(no);
+        }
+        let no: i64 = conn
+            .prepare_cached("SELECT no FROM rooms WHERE id = ?1")?
+            .query_row([room], |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::UnknownRoom(room.to_owned()))?;
+        self.insert(room, no);
+        Ok(no)
+    }
+
+    fn forget(&mut self, room: &str) {
+        self.0.remove(room);
+    }
+
+    fn forget_all(&mut self) {
+        self.0.clear();
+    }
+}
 
 /// The extended code of a constraint violation.
 pub(crate) fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
@@ -1680,6 +1745,73 @@ mod tests {
         let rooms = store.load_unfinished().expect("load: not finished");
         let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
         assert_eq!(log, [(1, 1), (2, 3), (3, 3)]);
+    }
+
+    /// The writer's room numbers (`RoomNos`) never outlive a rollback: a room
+    /// whose creation was rolled back is unknown to later writes, and one
+    /// created in a batch that had to be applied again op by op gets its
+    /// events, under its own number.
+    #[test]
+    fn room_numbers_follow_rollbacks() {
+        let (_dir, path) = temp();
+        let store = SqliteStore::open(&path).expect("open");
+        put(&store, create("a", 0)).expect("create a");
+        // "b" is created and written to in a batch with a failing op: the
+        // batch is rolled back and applied again, op by op.
+        let release = store.hold();
+        let b = store.write(create("b", 1));
+        let b1 = store.write(event("b", 1, EventBody::Started, 1));
+        let bad = store.write(event("ghost", 1, EventBody::Started, 1));
+        // A duplicate code: "c" is never created, in either pass.
+        let mut dup = create("c", 2);
+        if let WriteOp::CreateRoom { code, .. } = &mut dup {
+            *code = "code-a".into();
+        }
+        let c = store.write(dup);
+        let c1 = store.write(event("c", 1, EventBody::Started, 2));
+        drop(release);
+        assert_eq!(b.blocking_recv().expect("answer"), Ok(()));
+        assert_eq!(b1.blocking_recv().expect("answer"), Ok(()));
+        assert_eq!(
+            bad.blocking_recv().expect("answer"),
+            Err(StoreError::UnknownRoom("ghost".into()))
+        );
+        assert!(matches!(
+            c.blocking_recv().expect("answer"),
+            Err(StoreError::DuplicateRoom { .. })
+        ));
+        assert_eq!(
+            c1.blocking_recv().expect("answer"),
+            Err(StoreError::UnknownRoom("c".into()))
+        );
+        put(&store, event("b", 2, EventBody::Started, 3)).expect("b's second event");
+        put(&store, event("a", 1, EventBody::Started, 4)).expect("a's first event");
+        let rooms = store.load_unfinished().expect("load");
+        let seqs = |room: &str| -> Vec<u64> {
+            let stored = rooms.iter().find(|r| r.room == room).expect("stored");
+            stored.events.iter().map(|(e, _)| e.seq).collect()
+        };
+        assert_eq!(seqs("b"), [1, 2]);
+        assert_eq!(seqs("a"), [1]);
+        assert!(rooms.iter().all(|r| r.room != "c"));
+    }
+
+    /// `batch_priority` (which the writer thread calls first) puts the
+    /// calling thread, and only it, under SCHED_BATCH.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn batch_priority_takes_the_calling_thread_only() {
+        // SAFETY (both): a plain query of the calling thread's policy.
+        let policy = || unsafe { libc::sched_getscheduler(0) };
+        let before = policy();
+        let inside = std::thread::spawn(move || {
+            batch_priority();
+            policy()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(inside, libc::SCHED_BATCH);
+        assert_eq!(policy(), before);
     }
 
     #[test]
