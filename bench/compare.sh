@@ -51,25 +51,8 @@ elif has relay || has grundy; then
     BIN=${CARGO_TARGET_DIR:-target}/release
 fi
 
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_port() {
-    local port=${1##*:}
-    for _ in $(seq 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "nothing listens on $1" >&2
-    return 1
-}
+# shellcheck source=scripts/bench-lib.sh
+source scripts/bench-lib.sh
 
 # npm ci of a peer's lockfile into PEERS_DIR/<peer>, unless that very
 # lockfile is installed there already.
@@ -87,24 +70,6 @@ install_peer() {
     cp "$src/package-lock.json" "$dst/installed.package-lock.json"
 }
 
-start_echo() {
-    "$BIN/grundy-echo" --listen "$ECHO_ADDR" >"$TMP/echo.log" 2>&1 &
-    ECHO_PID=$!
-    PIDS+=("$ECHO_PID")
-    wait_port "$ECHO_ADDR"
-}
-
-# As in scripts/bench.sh: a temporary database, the per-connection message
-# rate limit and the connection cap lifted (see docs/performance.md).
-start_server() {
-    RUST_LOG=warn "$BIN/grundy-server" --listen "$SERVER_ADDR" --db "$TMP/grundy.db" \
-        --messages-per-second 1000000 --burst 1000000 --max-connections 1000000 \
-        >"$TMP/server.log" 2>&1 &
-    SERVER_PID=$!
-    PIDS+=("$SERVER_PID")
-    wait_port "$SERVER_ADDR"
-}
-
 # A peer's server.js, run from the source tree with the installed modules.
 start_peer() {
     NODE_ENV=production NODE_PATH="$PEERS_DIR/$1/node_modules" \
@@ -113,8 +78,6 @@ start_peer() {
     PIDS+=("$PEER_PID")
     wait_port "127.0.0.1:$2"
 }
-
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
 # x / y with two decimals, or - when either is missing (or y is 0).
 ratio() {

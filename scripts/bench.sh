@@ -40,50 +40,10 @@ else
     cargo build --release --quiet -p grundy-load -p grundy-server
     BIN=${CARGO_TARGET_DIR:-target}/release
 fi
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-wait_port() {
-    local port=${1##*:}
-    for _ in $(seq 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "nothing listens on $1" >&2
-    return 1
-}
-
-start_echo() {
-    "$BIN/grundy-echo" --listen "$ECHO_ADDR" >"$TMP/echo.log" 2>&1 &
-    ECHO_PID=$!
-    PIDS+=("$ECHO_PID")
-    wait_port "$ECHO_ADDR"
-}
-
-# The server's message-rate limit (300/s per connection) would cap one busy
-# connection far below what the server can do: the benchmark lifts it. It
-# lifts max_connections (8,000) too: it holds up to 10,000 at once, and those
-# of the previous run may still be closing. Its clients are on loopback, which
-# connections_per_ip does not count.
-start_server() {
-    rm -f "$TMP"/grundy.db*
-    RUST_LOG=warn "$BIN/grundy-server" --listen "$SERVER_ADDR" --db "$TMP/grundy.db" \
-        --messages-per-second 1000000 --burst 1000000 --max-connections 1000000 \
-        >"$TMP/server.log" 2>&1 &
-    SERVER_PID=$!
-    PIDS+=("$SERVER_PID")
-    wait_port "$SERVER_ADDR"
-}
+# shellcheck source=scripts/bench-lib.sh
+source scripts/bench-lib.sh
 
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-
-field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # The median of the numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }

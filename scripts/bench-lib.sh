@@ -1,0 +1,50 @@
+# Shared by scripts/bench.sh and bench/compare.sh (sourced, not run): the
+# temporary folder and the processes to stop at exit, waiting for a port, and
+# starting the echo server and grundy-server as both benchmarks run them.
+# Expects BIN (the binaries), ECHO_ADDR and SERVER_ADDR.
+
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Waits (up to 20 s) until something listens on HOST:PORT.
+wait_port() {
+    local port=${1##*:}
+    for _ in $(seq 200); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "nothing listens on $1" >&2
+    return 1
+}
+
+start_echo() {
+    "$BIN/grundy-echo" --listen "$ECHO_ADDR" >"$TMP/echo.log" 2>&1 &
+    ECHO_PID=$!
+    PIDS+=("$ECHO_PID")
+    wait_port "$ECHO_ADDR"
+}
+
+# A fresh database each time. The server's message-rate limit (300/s per
+# connection) would cap one busy connection far below what the server can do:
+# the benchmarks lift it. They lift max_connections (8,000) too: up to 10,000
+# are held at once, and those of the previous run may still be closing. The
+# clients are on loopback, which connections_per_ip does not count.
+start_server() {
+    rm -f "$TMP"/grundy.db*
+    RUST_LOG=warn "$BIN/grundy-server" --listen "$SERVER_ADDR" --db "$TMP/grundy.db" \
+        --messages-per-second 1000000 --burst 1000000 --max-connections 1000000 \
+        >"$TMP/server.log" 2>&1 &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    wait_port "$SERVER_ADDR"
+}
+
+# The value of KEY in a load tool's line of key=value pairs.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
