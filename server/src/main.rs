@@ -2,13 +2,13 @@
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
-use grundy_server::store::{SqliteStore, StoreError};
+use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
 use grundy_server::{Config, Server};
 
 /// Every message and event allocates a little; glibc's per-thread arenas grow
@@ -18,17 +18,19 @@ use grundy_server::{Config, Server};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The Grundy match server: hosts matches of every game in the catalogue over
-/// WebSocket (protocol v1), keeps every finished match in SQLite, and brings
-/// unfinished matches back after a restart.
+/// WebSocket (protocol v1), keeps every match in SQLite (or PostgreSQL), and
+/// brings unfinished matches back after a restart.
 #[derive(Parser)]
 #[command(name = "grundy-server", version)]
 struct Args {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:7878")]
     listen: SocketAddr,
-    /// The SQLite database file; created on first start.
-    #[arg(long, default_value = "./grundy.db")]
-    db: PathBuf,
+    /// Where matches are kept: an SQLite file (created on first start), or a
+    /// PostgreSQL database, `postgres://user:password@host:port/dbname`
+    /// (its tables are created or migrated at start).
+    #[arg(long, env = "GRUNDY_DB", default_value = "./grundy.db")]
+    db: String,
     /// Override the `messages_per_second` limit (per connection), e.g. for load tests.
     #[arg(long)]
     messages_per_second: Option<u32>,
@@ -53,7 +55,9 @@ async fn main() -> anyhow::Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                "info,refinery_core=warn,postgres=warn,tokio_postgres=warn".into()
+            }),
         )
         .init();
     let args = Args::parse();
@@ -65,7 +69,7 @@ async fn main() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let store = match SqliteStore::open(&args.db) {
+    let store = match open_store(&args.db) {
         Ok(store) => store,
         // The one refusal a person running the command must act on: said
         // plainly, with what to do, not as a chain of causes.
@@ -78,9 +82,7 @@ async fn main() -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::FAILURE);
         }
-        Err(e) => {
-            return Err(e).with_context(|| format!("opening the database {}", args.db.display()))
-        }
+        Err(e) => return Err(e).context("opening the database"),
     };
     let mut config = Config::default();
     if let Some(rate) = args.messages_per_second {
@@ -95,7 +97,7 @@ async fn main() -> anyhow::Result<ExitCode> {
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
     }
-    let server = Server::start_on(listener, Arc::new(store), config).await?;
+    let server = Server::start_on(listener, Arc::from(store), config).await?;
     // The handlers are in place before the address is said: whoever stops
     // the server as soon as it says where it listens stops it gracefully.
     let signalled = shutdown_signal();
@@ -113,6 +115,16 @@ async fn main() -> anyhow::Result<ExitCode> {
     });
     server.run_until_shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A `postgres://` (or `postgresql://`) URL opens PostgreSQL; anything else
+/// is an SQLite file's path.
+fn open_store(db: &str) -> Result<Box<dyn MatchStore>, StoreError> {
+    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+        Ok(Box::new(PgStore::open(db)?))
+    } else {
+        Ok(Box::new(SqliteStore::open(Path::new(db))?))
+    }
 }
 
 /// SIGTERM or SIGINT (Ctrl-C), listened for from the call on.

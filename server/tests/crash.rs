@@ -1,10 +1,9 @@
 //! The real binary, a real process: killed with SIGKILL in the middle of a
-//! match, started again over the same SQLite file, it has every acknowledged
-//! move and the match can be finished; stopped with SIGTERM, it exits 0 and
-//! leaves the file intact.
+//! match, started again over the same SQLite file (or PostgreSQL database),
+//! it has every acknowledged move and the match can be finished; stopped with
+//! SIGTERM, it exits 0 and leaves the file intact.
 
 use std::collections::VecDeque;
-use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,8 +29,9 @@ struct Process {
 }
 
 impl Process {
-    /// Starts the binary on port 0 over `db` and reads the address it prints.
-    async fn start(db: &Path) -> Process {
+    /// Starts the binary on port 0 over `db` (a file or a `postgres://` URL)
+    /// and reads the address it prints.
+    async fn start(db: impl AsRef<std::ffi::OsStr>) -> Process {
         let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
             .arg("--listen")
             .arg("127.0.0.1:0")
@@ -225,7 +225,18 @@ fn heaps_of(snapshot: &Value) -> Vec<u64> {
 #[tokio::test]
 async fn sigkill_mid_match_loses_no_acknowledged_move() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("g.db");
+    sigkill_mid_match(dir.path().join("g.db").into_os_string()).await;
+}
+
+#[tokio::test]
+async fn sigkill_mid_match_loses_no_acknowledged_move_on_postgres() {
+    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+        return;
+    };
+    sigkill_mid_match(postgres.fresh_database().into()).await;
+}
+
+async fn sigkill_mid_match(db: std::ffi::OsString) {
     let mut first = Process::start(&db).await;
     let (room, code, t0, t1, mut a, mut b) = two_players(&first.url, json!([3, 4, 5])).await;
 

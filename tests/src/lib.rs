@@ -2,6 +2,8 @@
 //! SQLite file, and WebSocket clients that speak protocol v1 as any third-party
 //! client would.
 
+pub use grundy_testkit::postgres;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;

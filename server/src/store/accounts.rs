@@ -18,10 +18,9 @@
 //! The ratings of version 5 and before (`ratings`, keyed by a plain name) are
 //! left as they were: read back as unclaimed history, never written again.
 
+use super::sql::{args, Fault, Sql};
+use super::StoreError;
 use grundy_protocol::wire::{AccountKind, Scope};
-use rusqlite::{ffi, params, Connection};
-
-use super::{constraint, StoreError};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS accounts (
@@ -104,67 +103,60 @@ fn signed(what: &str, value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| fail(format!("{what} {value} is too large to store")))
 }
 
-pub(super) fn write(conn: &Connection, op: &AccountWrite) -> Result<(), StoreError> {
+pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), StoreError> {
     match op {
         AccountWrite::Create(a) => {
-            conn.prepare_cached(
+            conn.exec(
                 "INSERT INTO accounts (id, username, username_key, kind, password_hash,
                                        created_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                signed("account id", a.id)?,
-                a.username,
-                a.username_key,
-                kind_text(a.kind),
-                a.password_hash,
-                signed("created_at_ms", a.created_at_ms)?,
-            ])
-            .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => {
-                    fail(format!("the name {:?} is taken", a.username))
-                }
+                args![
+                    signed("account id", a.id)?,
+                    &a.username,
+                    &a.username_key,
+                    kind_text(a.kind),
+                    &a.password_hash,
+                    signed("created_at_ms", a.created_at_ms)?,
+                ],
+            )
+            .map_err(|e| match e.fault {
+                Fault::Unique => fail(format!("the name {:?} is taken", a.username)),
                 _ => e.into(),
             })?;
         }
         AccountWrite::Token(t) => {
             let scopes = serde_json::to_string(&t.scopes).map_err(|e| fail(e.to_string()))?;
-            conn.prepare_cached(
+            conn.exec(
                 "INSERT INTO api_tokens (id, account, name, scopes, secret_sha256, created_at_ms,
                                          expires_at_ms, revoked_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![
-                t.id,
-                signed("account id", t.account)?,
-                t.name,
-                scopes,
-                &t.secret_sha256[..],
-                signed("created_at_ms", t.created_at_ms)?,
-                t.expires_at_ms
-                    .map(|v| signed("expires_at_ms", v))
-                    .transpose()?,
-                t.revoked_at_ms
-                    .map(|v| signed("revoked_at_ms", v))
-                    .transpose()?,
-            ])
-            .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => {
-                    fail(format!("token {}: no account {}", t.id, t.account))
-                }
-                Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => {
-                    fail(format!("a token {} exists already", t.id))
-                }
-                _ => e.into(),
+                args![
+                    &t.id,
+                    signed("account id", t.account)?,
+                    &t.name,
+                    &scopes,
+                    &t.secret_sha256[..],
+                    signed("created_at_ms", t.created_at_ms)?,
+                    t.expires_at_ms
+                        .map(|v| signed("expires_at_ms", v))
+                        .transpose()?,
+                    t.revoked_at_ms
+                        .map(|v| signed("revoked_at_ms", v))
+                        .transpose()?,
+                ],
+            )
+            .map_err(|e| match e.fault {
+                Fault::ForeignKey => fail(format!("token {}: no account {}", t.id, t.account)),
+                Fault::Unique => fail(format!("a token {} exists already", t.id)),
+                Fault::Other => e.into(),
             })?;
         }
         AccountWrite::Revoke { token, at_ms } => {
-            let changed = conn
-                .prepare_cached(
-                    "UPDATE api_tokens SET revoked_at_ms = COALESCE(revoked_at_ms, ?2)
-                     WHERE id = ?1",
-                )?
-                .execute(params![token, signed("revoked_at_ms", *at_ms)?])?;
+            let changed = conn.exec(
+                "UPDATE api_tokens SET revoked_at_ms = COALESCE(revoked_at_ms, ?2)
+                 WHERE id = ?1",
+                args![token, signed("revoked_at_ms", *at_ms)?],
+            )?;
             if changed == 0 {
                 return Err(fail(format!("no token {token}")));
             }
@@ -175,57 +167,61 @@ pub(super) fn write(conn: &Connection, op: &AccountWrite) -> Result<(), StoreErr
 
 /// Every account and every token (revoked ones included: a revocation is
 /// kept, so that the token stays refused).
-pub(super) fn load(conn: &Connection) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+pub(super) fn load<C: Sql>(conn: &mut C) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
     let corrupt = |what: String| fail(format!("corrupt account data: {what}"));
     let mut accounts = Vec::new();
-    let mut stmt = conn.prepare_cached(
+    let rows = conn.query(
         "SELECT id, username, username_key, kind, password_hash, created_at_ms FROM accounts",
+        args![],
     )?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let id: i64 = row.get(0)?;
-        let kind: String = row.get(3)?;
-        let kind = match kind.as_str() {
+    for mut row in rows {
+        let id = row.int(0).map_err(corrupt)?;
+        let bad = |e: String| corrupt(format!("account {id}: {e}"));
+        let kind = match row.text(3).map_err(bad)?.as_str() {
             "person" => AccountKind::Person,
             "bot" => AccountKind::Bot,
             other => return Err(corrupt(format!("account {id} has kind {other:?}"))),
         };
         accounts.push(AccountRow {
             id: u64::try_from(id).map_err(|_| corrupt(format!("account id {id}")))?,
-            username: row.get(1)?,
-            username_key: row.get(2)?,
+            username: row.text(1).map_err(bad)?,
+            username_key: row.text(2).map_err(bad)?,
             kind,
-            password_hash: row.get(4)?,
-            created_at_ms: row.get::<_, i64>(5)?.max(0) as u64,
+            password_hash: row.text(4).map_err(bad)?,
+            created_at_ms: row.int(5).map_err(bad)?.max(0) as u64,
         });
     }
     let mut tokens = Vec::new();
-    let mut stmt = conn.prepare_cached(
+    let rows = conn.query(
         "SELECT id, account, name, scopes, secret_sha256, created_at_ms, expires_at_ms,
                 revoked_at_ms
          FROM api_tokens",
+        args![],
     )?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        let scopes: String = row.get(3)?;
+    for mut row in rows {
+        let id = row.text(0).map_err(corrupt)?;
+        let bad = |e: String| corrupt(format!("token {id}: {e}"));
+        let scopes = row.text(3).map_err(bad)?;
         let scopes: Vec<Scope> = serde_json::from_str(&scopes)
             .map_err(|e| corrupt(format!("token {id}: scopes: {e}")))?;
-        let hash: Vec<u8> = row.get(4)?;
+        let hash = row.blob(4).map_err(bad)?;
         let secret_sha256: [u8; 32] = hash
             .try_into()
             .map_err(|_| corrupt(format!("token {id}: hash is not 32 bytes")))?;
-        let time = |i: usize| -> rusqlite::Result<Option<u64>> {
-            Ok(row.get::<_, Option<i64>>(i)?.map(|v| v.max(0) as u64))
+        let mut time = |i: usize| -> Result<Option<u64>, StoreError> {
+            Ok(row.opt_int(i).map_err(bad)?.map(|v| v.max(0) as u64))
         };
+        let created_at_ms = time(5)?.unwrap_or(0);
+        let expires_at_ms = time(6)?;
+        let revoked_at_ms = time(7)?;
         tokens.push(TokenRow {
-            account: row.get::<_, i64>(1)?.max(0) as u64,
-            name: row.get(2)?,
+            account: row.int(1).map_err(bad)?.max(0) as u64,
+            name: row.text(2).map_err(bad)?,
             scopes,
             secret_sha256,
-            created_at_ms: time(5)?.unwrap_or(0),
-            expires_at_ms: time(6)?,
-            revoked_at_ms: time(7)?,
+            created_at_ms,
+            expires_at_ms,
+            revoked_at_ms,
             id,
         });
     }

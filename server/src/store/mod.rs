@@ -1,10 +1,13 @@
 //! Persistence of matches: rooms, seats, event logs and results.
 //!
-//! The server talks to a [`MatchStore`], a small trait so that a shared database
-//! can replace the embedded one once matches are spread over several nodes. The
-//! embedded implementation, [`SqliteStore`], keeps everything in one SQLite file
-//! (WAL mode, `synchronous=FULL`: a commit survives a power loss; group commit
-//! spreads the fsync over many writes), created with its schema on first open.
+//! The server talks to a [`MatchStore`], a small trait with two
+//! implementations: the embedded [`SqliteStore`], which keeps everything in one
+//! SQLite file (WAL mode, `synchronous=FULL`: a commit survives a power loss;
+//! group commit spreads the fsync over many writes), created with its schema on
+//! first open; and [`PgStore`] (`postgres.rs`), the same tables on a
+//! PostgreSQL database. Every statement is written once against `sql::Sql`:
+//! the group commit (`writer_loop`), the writes (`apply_op`) and the reads
+//! below serve both.
 //!
 //! Writes go through one writer thread that batches them (group commit): it takes
 //! one queued [`WriteOp`], drains whatever else is queued (up to [`MAX_BATCH`]),
@@ -68,7 +71,7 @@ use std::time::{Duration, Instant};
 use grundy_protocol::wire::{
     Clock, Event, EventBody, MatchRecord, MatchResult, PlayerKind, RecordedMove, TournamentEvent,
 };
-use rusqlite::{ffi, params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -80,9 +83,13 @@ pub const SCHEMA_VERSION: i64 = 7;
 
 mod accounts;
 mod db_lock;
+mod postgres;
+mod sql;
 mod tournaments;
 pub use accounts::{AccountRow, AccountWrite, TokenRow};
 pub use db_lock::lock_path;
+pub use postgres::PgStore;
+use sql::{args, in_read, Fault, Sql};
 pub use tournaments::{RatingRow, StoredPlayer, StoredTournament};
 
 /// The most ops the writer commits in one transaction.
@@ -333,6 +340,9 @@ pub enum StoreError {
     /// SQLite failed (the text is SQLite's).
     #[error("sqlite: {0}")]
     Sqlite(String),
+    /// PostgreSQL failed, or cannot be reached (the text is its own).
+    #[error("postgres: {0}")]
+    Postgres(String),
     /// The op names a room that was never created.
     #[error("unknown room {0}")]
     UnknownRoom(String),
@@ -403,8 +413,7 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// Where matches are kept. Behind a trait so that a shared database can replace
-/// SQLite later.
+/// Where matches are kept: [`SqliteStore`] or [`PgStore`].
 pub trait MatchStore: Send + Sync + 'static {
     /// Queues a write without blocking; the receiver resolves once it is durable
     /// (committed), or with its error. After [`close`](MatchStore::close) it
@@ -439,6 +448,34 @@ pub trait MatchStore: Send + Sync + 'static {
     /// Waits until every queued write is committed, then stops the writer.
     /// Idempotent. Blocks.
     fn close(&self);
+}
+
+/// A boxed store is a store (a server picks its backend when it starts).
+impl<T: MatchStore + ?Sized> MatchStore for Box<T> {
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        (**self).write(op)
+    }
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
+        (**self).load_unfinished()
+    }
+    fn record(&self, room: &str) -> Result<Option<MatchRecord>, StoreError> {
+        (**self).record(room)
+    }
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        (**self).load_unfinished_tournaments()
+    }
+    fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError> {
+        (**self).load_tournament(tournament)
+    }
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
+        (**self).load_ratings()
+    }
+    fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+        (**self).load_accounts()
+    }
+    fn close(&self) {
+        (**self).close()
+    }
 }
 
 /// A store whose writes pass through `hook` first, which may hand them on to
@@ -483,7 +520,7 @@ where
 /// A write waiting for the writer thread, with where its outcome goes.
 type Done = oneshot::Sender<Result<(), StoreError>>;
 
-enum Msg {
+pub(crate) enum Msg {
     Op(WriteOp, Done),
     /// Tests only: the writer waits until the sending half of this channel is
     /// dropped, so that tests can queue many ops before it drains them.
@@ -504,13 +541,80 @@ impl Msg {
     }
 }
 
+/// A store's writer thread and the queue that feeds it (both stores have one).
+pub(crate) struct Writer {
+    sender: Mutex<Option<mpsc::Sender<Msg>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    transactions: Arc<AtomicU64>,
+}
+
+impl Writer {
+    /// Starts the thread `grundy-store-writer` running `run` over the queue
+    /// (it counts its commits in the counter it is given).
+    pub(crate) fn spawn(
+        run: impl FnOnce(mpsc::Receiver<Msg>, &AtomicU64) + Send + 'static,
+    ) -> std::io::Result<Writer> {
+        let (sender, receiver) = mpsc::channel();
+        let transactions = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&transactions);
+        let thread = std::thread::Builder::new()
+            .name("grundy-store-writer".into())
+            .spawn(move || run(receiver, &counter))?;
+        Ok(Writer {
+            sender: Mutex::new(Some(sender)),
+            thread: Mutex::new(Some(thread)),
+            transactions,
+        })
+    }
+
+    /// Queues a write; see [`MatchStore::write`].
+    pub(crate) fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        let (done, receiver) = oneshot::channel();
+        let msg = Msg::Op(op, done);
+        match lock(&self.sender).as_ref() {
+            Some(sender) => {
+                if let Err(mpsc::SendError(msg)) = sender.send(msg) {
+                    msg.reject();
+                }
+            }
+            None => msg.reject(),
+        }
+        receiver
+    }
+
+    /// Lets the thread commit what is queued, then waits for it to end.
+    /// Idempotent; a concurrent call also waits for the end.
+    pub(crate) fn stop(&self) {
+        let mut thread = lock(&self.thread);
+        drop(lock(&self.sender).take());
+        if let Some(handle) = thread.take() {
+            if handle.join().is_err() {
+                tracing::error!("the match store's writer thread panicked");
+            }
+        }
+    }
+
+    /// Write transactions committed so far (each holds up to [`MAX_BATCH`] ops).
+    pub(crate) fn transactions(&self) -> u64 {
+        self.transactions.load(Ordering::Relaxed)
+    }
+
+    /// Tests only: stops the thread until the returned sender is dropped.
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> mpsc::Sender<()> {
+        let (release, wait) = mpsc::channel();
+        if let Some(sender) = lock(&self.sender).as_ref() {
+            let _ = sender.send(Msg::Hold(wait));
+        }
+        release
+    }
+}
+
 /// The embedded store: one SQLite file, one writer thread doing group commit,
 /// one connection for reads.
 pub struct SqliteStore {
-    sender: Mutex<Option<mpsc::Sender<Msg>>>,
-    writer: Mutex<Option<JoinHandle<()>>>,
+    writer: Writer,
     reader: Mutex<Connection>,
-    transactions: Arc<AtomicU64>,
     /// Held until the store is closed: one store per file.
     lock: Mutex<Option<db_lock::DbLock>>,
 }
@@ -551,21 +655,16 @@ impl SqliteStore {
             .pragma_update(None, "query_only", true)
             .map_err(open_error)?;
 
-        let (sender, receiver) = mpsc::channel();
-        let transactions = Arc::new(AtomicU64::new(0));
-        let counter = Arc::clone(&transactions);
-        let handle = std::thread::Builder::new()
-            .name("grundy-store-writer".into())
-            .spawn(move || writer_loop(writer, receiver, &counter))
-            .map_err(|e| StoreError::Open {
-                path: path.to_owned(),
-                message: format!("cannot start the writer thread: {e}"),
-            })?;
+        let writer = Writer::spawn(move |queue, transactions| {
+            writer_loop(&mut writer, queue, transactions, |_| Ok(()))
+        })
+        .map_err(|e| StoreError::Open {
+            path: path.to_owned(),
+            message: format!("cannot start the writer thread: {e}"),
+        })?;
         Ok(SqliteStore {
-            sender: Mutex::new(Some(sender)),
-            writer: Mutex::new(Some(handle)),
+            writer,
             reader: Mutex::new(reader),
-            transactions,
             lock: Mutex::new(Some(lock)),
         })
     }
@@ -573,7 +672,7 @@ impl SqliteStore {
     /// How many write transactions the writer has committed so far (each holds up
     /// to [`MAX_BATCH`] ops).
     pub fn transactions(&self) -> u64 {
-        self.transactions.load(Ordering::Relaxed)
+        self.writer.transactions()
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
@@ -584,11 +683,7 @@ impl SqliteStore {
     /// Tests only: stops the writer until the returned sender is dropped.
     #[cfg(test)]
     fn hold(&self) -> mpsc::Sender<()> {
-        let (release, wait) = mpsc::channel();
-        if let Some(sender) = lock(&self.sender).as_ref() {
-            let _ = sender.send(Msg::Hold(wait));
-        }
-        release
+        self.writer.hold()
     }
 }
 
@@ -600,177 +695,37 @@ impl Drop for SqliteStore {
 
 impl MatchStore for SqliteStore {
     fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
-        let (done, receiver) = oneshot::channel();
-        let msg = Msg::Op(op, done);
-        match lock(&self.sender).as_ref() {
-            Some(sender) => {
-                if let Err(mpsc::SendError(msg)) = sender.send(msg) {
-                    msg.reject();
-                }
-            }
-            None => msg.reject(),
-        }
-        receiver
+        self.writer.write(op)
     }
 
     fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
-        let mut conn = self.reader();
-        // One read transaction: a consistent view across the queries.
-        let tx = conn.transaction()?;
-        let mut rooms = Vec::new();
-        {
-            let mut stmt = tx.prepare_cached(
-                "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
-                 FROM rooms WHERE result IS NULL ORDER BY created_at_ms, id",
-            )?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let room: String = row.get(0)?;
-                let bad = |e: rusqlite::Error| corrupt(&room, None, e);
-                let code: String = row.get(1).map_err(bad)?;
-                let spec: String = row.get(2).map_err(bad)?;
-                let clock: Option<String> = row.get(3).map_err(bad)?;
-                let listed: bool = row.get(4).map_err(bad)?;
-                let created_at_ms: i64 = row.get(5).map_err(bad)?;
-                let bot: Option<String> = row.get(6).map_err(bad)?;
-                let tournament: Option<String> = row.get(7).map_err(bad)?;
-                let hints: bool = row.get(8).map_err(bad)?;
-                rooms.push(StoredRoom {
-                    bot,
-                    hints,
-                    tournament,
-                    spec: parse_json(&room, "spec", &spec)?,
-                    clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
-                    created_at_ms: unsigned(&room, None, "created_at_ms", created_at_ms)?,
-                    listed,
-                    code,
-                    seats: [None, None],
-                    events: Vec::new(),
-                    result: None,
-                    room,
-                });
-            }
-        }
-        for room in &mut rooms {
-            room.seats = load_seats(&tx, &room.room)?;
-            room.events = load_events(&tx, &room.room)?;
-        }
-        tx.finish()?;
-        Ok(rooms)
+        in_read(&mut *self.reader(), load_unfinished_rooms)
     }
 
     fn record(&self, key: &str) -> Result<Option<MatchRecord>, StoreError> {
-        let mut conn = self.reader();
-        let tx = conn.transaction()?;
-        // An id (32 hex digits) and a code (6 letters and digits, stored in
-        // capitals) never look alike; a code is never reused.
-        let row = tx
-            .prepare_cached(
-                "SELECT id, spec, clock, result FROM rooms WHERE id = ?1 OR code = ?2 LIMIT 1",
-            )?
-            .query_row(params![key, key.to_ascii_uppercase()], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1),
-                    row.get::<_, Option<String>>(2),
-                    row.get::<_, Option<String>>(3),
-                ))
-            })
-            .optional()?;
-        let Some((id, spec, clock, result)) = row else {
-            return Ok(None);
-        };
-        let room = id.as_str();
-        let bad = |e: rusqlite::Error| corrupt(room, None, e);
-        let spec = parse_json(room, "spec", &spec.map_err(bad)?)?;
-        let clock = clock
-            .map_err(bad)?
-            .map(|c| parse_json(room, "clock", &c))
-            .transpose()?;
-        let result = result
-            .map_err(bad)?
-            .map(|r| parse_json(room, "result", &r))
-            .transpose()?;
-        let seats = load_seats(&tx, room)?;
-        let events = load_events(&tx, room)?;
-        tx.finish()?;
-
-        let start = events
-            .iter()
-            .find(|(event, _)| matches!(event.body, EventBody::Started))
-            .or_else(|| {
-                events
-                    .iter()
-                    .find(|(event, _)| matches!(event.body, EventBody::Moved { .. }))
-            })
-            .map_or(0, |(_, at_ms)| *at_ms);
-        let moves = events
-            .into_iter()
-            .filter_map(|(event, at_ms)| match event.body {
-                EventBody::Moved { seat, mv, .. } => Some(RecordedMove {
-                    seat,
-                    mv,
-                    at_ms: at_ms.saturating_sub(start),
-                }),
-                _ => None,
-            })
-            .collect();
-        let [seat0, seat1] = seats;
-        Ok(Some(MatchRecord {
-            room: room.to_owned(),
-            spec,
-            player_kinds: [
-                seat0.as_ref().and_then(|s| s.player.kind),
-                seat1.as_ref().and_then(|s| s.player.kind),
-            ],
-            players: [
-                seat0.and_then(|s| s.player.name),
-                seat1.and_then(|s| s.player.name),
-            ],
-            clock,
-            moves,
-            result,
-        }))
+        in_read(&mut *self.reader(), |conn| read_record(conn, key))
     }
 
     fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
-        let mut conn = self.reader();
-        let tx = conn.transaction()?;
-        let out = tournaments::load_unfinished(&tx)?;
-        tx.finish()?;
-        Ok(out)
+        in_read(&mut *self.reader(), tournaments::load_unfinished)
     }
 
     fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError> {
-        let mut conn = self.reader();
-        let tx = conn.transaction()?;
-        let out = tournaments::load(&tx, tournament)?;
-        tx.finish()?;
-        Ok(out)
+        in_read(&mut *self.reader(), |conn| {
+            tournaments::load(conn, tournament)
+        })
     }
 
     fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
-        tournaments::load_ratings(&self.reader())
+        tournaments::load_ratings(&mut *self.reader())
     }
 
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
-        let mut conn = self.reader();
-        let tx = conn.transaction()?;
-        let out = accounts::load(&tx)?;
-        tx.finish()?;
-        Ok(out)
+        in_read(&mut *self.reader(), accounts::load)
     }
 
     fn close(&self) {
-        // Held across the join so that a concurrent close also waits for the end.
-        let mut writer = lock(&self.writer);
-        // Dropping the sender lets the writer drain what is queued, then stop.
-        drop(lock(&self.sender).take());
-        if let Some(handle) = writer.take() {
-            if handle.join().is_err() {
-                tracing::error!("the match store's writer thread panicked");
-            }
-        }
+        self.writer.stop();
         // Nothing more is written: another store may have the file (this
         // one's reads still work).
         drop(lock(&self.lock).take());
@@ -857,8 +812,15 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 }
 
 /// The writer thread: group commit until every sender is gone and the queue is
-/// empty.
-fn writer_loop(mut conn: Connection, receiver: mpsc::Receiver<Msg>, transactions: &AtomicU64) {
+/// empty. `conn` is SQLite's or PostgreSQL's; `reopen` is called before a
+/// batch when the connection was lost (PostgreSQL), and fails the batch if it
+/// cannot get it back.
+pub(crate) fn writer_loop<C: Sql>(
+    conn: &mut C,
+    receiver: mpsc::Receiver<Msg>,
+    transactions: &AtomicU64,
+    mut reopen: impl FnMut(&mut C) -> Result<(), StoreError>,
+) {
     batch_priority();
     let mut batch: Vec<(WriteOp, Done)> = Vec::with_capacity(MAX_BATCH);
     let mut nos = RoomNos::default();
@@ -871,7 +833,10 @@ fn writer_loop(mut conn: Connection, receiver: mpsc::Receiver<Msg>, transactions
             }
         }
         if !batch.is_empty() {
-            commit_batch(&mut conn, &mut batch, &mut nos, transactions);
+            match reopen(conn) {
+                Ok(()) => commit_batch(conn, &mut batch, &mut nos, transactions),
+                Err(error) => fail_batch(&mut batch, &mut nos, error),
+            }
         }
         if let Some(hold) = hold {
             let _ = hold.recv();
@@ -910,8 +875,8 @@ fn accept(msg: Msg, batch: &mut Vec<(WriteOp, Done)>) -> Option<mpsc::Receiver<(
 }
 
 /// Writes the batch in one transaction, then resolves every op.
-fn commit_batch(
-    conn: &mut Connection,
+fn commit_batch<C: Sql>(
+    conn: &mut C,
     batch: &mut Vec<(WriteOp, Done)>,
     nos: &mut RoomNos,
     transactions: &AtomicU64,
@@ -928,58 +893,74 @@ fn commit_batch(
                 let _ = done.send(outcome);
             }
         }
-        Err(error) => {
-            nos.forget_all();
-            tracing::error!(ops = batch.len(), %error, "match store: group commit failed");
-            for (_, done) in batch.drain(..) {
-                let _ = done.send(Err(error.clone()));
-            }
-        }
+        Err(error) => fail_batch(batch, nos, error),
+    }
+}
+
+/// Every op of the batch gets the error: nothing of it was committed.
+fn fail_batch(batch: &mut Vec<(WriteOp, Done)>, nos: &mut RoomNos, error: StoreError) {
+    nos.forget_all();
+    tracing::error!(ops = batch.len(), %error, "match store: group commit failed");
+    for (_, done) in batch.drain(..) {
+        let _ = done.send(Err(error.clone()));
     }
 }
 
 /// Applies every op in one transaction. Almost every batch goes through at
 /// once; if an op fails, the transaction is rolled back and the batch is
 /// applied again with each op inside its own savepoint, so that the failing op
-/// is rolled back alone. Err: the transaction itself failed.
-fn apply_batch(
-    conn: &mut Connection,
+/// is rolled back alone. Err: the transaction itself failed (and was rolled
+/// back).
+fn apply_batch<C: Sql>(
+    conn: &mut C,
     batch: &[(WriteOp, Done)],
     nos: &mut RoomNos,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-    {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if batch.iter().all(|(op, _)| apply_op(&tx, op, nos).is_ok()) {
-            tx.commit()?;
-            return Ok(batch.iter().map(|_| Ok(())).collect());
-        }
-        // Dropping `tx` rolls the whole batch back, rooms it created included.
+    let outcome = try_batch(conn, batch, nos);
+    if outcome.is_err() {
+        // Whatever is left of the transaction goes (PostgreSQL may have
+        // ended it already: then this only warns).
+        let _ = conn.batch("ROLLBACK");
         nos.forget_all();
     }
-    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    outcome
+}
+
+fn try_batch<C: Sql>(
+    conn: &mut C,
+    batch: &[(WriteOp, Done)],
+    nos: &mut RoomNos,
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    conn.begin_write()?;
+    if batch.iter().all(|(op, _)| apply_op(conn, op, nos).is_ok()) {
+        conn.batch("COMMIT")?;
+        return Ok(batch.iter().map(|_| Ok(())).collect());
+    }
+    // The whole batch goes back, rooms it created included.
+    conn.batch("ROLLBACK")?;
+    nos.forget_all();
+    conn.begin_write()?;
     let mut outcomes = Vec::with_capacity(batch.len());
     for (op, _) in batch {
-        let savepoint = tx.savepoint()?;
-        match apply_op(&savepoint, op, nos) {
+        conn.batch("SAVEPOINT op")?;
+        match apply_op(conn, op, nos) {
             Ok(()) => {
-                savepoint.commit()?;
+                conn.batch("RELEASE op")?;
                 outcomes.push(Ok(()));
             }
             Err(error) => {
                 nos.forget_all();
-                // Rolls back to the savepoint (and fails the batch if SQLite had
-                // already rolled the whole transaction back).
-                savepoint.finish()?;
+                conn.batch("ROLLBACK TO op; RELEASE op")?;
                 tracing::warn!(key = op.key(), %error, "match store: write refused");
                 outcomes.push(Err(error));
             }
         }
     }
-    tx.commit()?;
+    conn.batch("COMMIT")?;
     Ok(outcomes)
 }
 
-fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), StoreError> {
+fn apply_op<C: Sql>(conn: &mut C, op: &WriteOp, nos: &mut RoomNos) -> Result<(), StoreError> {
     match op {
         // Inside the batch's transaction or the op's savepoint: a failure
         // takes back the ops before it too.
@@ -989,8 +970,11 @@ fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), St
             }
         }
         WriteOp::Probe { at_ms } => {
-            conn.prepare_cached("INSERT OR REPLACE INTO health (id, at_ms) VALUES (1, ?1)")?
-                .execute([*at_ms as i64])?;
+            conn.exec(
+                "INSERT INTO health (id, at_ms) VALUES (1, ?1)
+                 ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms",
+                args![signed("", "at_ms", *at_ms)?],
+            )?;
         }
         WriteOp::Account(op) => accounts::write(conn, op)?,
         WriteOp::CreateRoom {
@@ -1007,32 +991,33 @@ fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), St
             let spec = encode(room, "spec", spec)?;
             let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
             let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
-            conn.prepare_cached(
-                "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms, tournament,
-                                    hints)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                room,
-                code,
-                spec,
-                clock,
-                listed,
-                bot,
-                created_at_ms,
-                tournament,
-                hints
-            ])
-            .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => {
-                    StoreError::DuplicateRoom {
+            let mut row = conn
+                .query_one(
+                    "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms,
+                                        tournament, hints)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING no",
+                    args![
+                        room,
+                        code,
+                        &spec,
+                        clock.as_ref(),
+                        *listed,
+                        bot.as_ref(),
+                        created_at_ms,
+                        tournament.as_ref(),
+                        *hints
+                    ],
+                )
+                .map_err(|e| match e.fault {
+                    Fault::Unique => StoreError::DuplicateRoom {
                         room: room.clone(),
                         code: code.clone(),
-                    }
-                }
-                _ => e.into(),
-            })?;
-            nos.insert(room, conn.last_insert_rowid());
+                    },
+                    _ => e.into(),
+                })?
+                .ok_or_else(|| corrupt(room, None, "the new room has no number"))?;
+            let no = row.int(0).map_err(|e| corrupt(room, None, e))?;
+            nos.insert(room, no);
         }
         WriteOp::Seat {
             room,
@@ -1053,15 +1038,23 @@ fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), St
                 .map(|a| signed(room, "account", a))
                 .transpose()?;
             let no = nos.get(conn, room)?;
-            conn.prepare_cached(
+            conn.exec(
                 "INSERT INTO seats (room_no, seat, name, token, house, kind, account)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (room_no, seat)
                  DO UPDATE SET name = excluded.name, token = excluded.token,
                                house = excluded.house, kind = excluded.kind,
                                account = excluded.account",
-            )?
-            .execute(params![no, seat, player.name, token, house, kind, account])?;
+                args![
+                    no,
+                    *seat,
+                    player.name.as_ref(),
+                    token,
+                    *house,
+                    kind,
+                    account
+                ],
+            )?;
         }
         WriteOp::Event {
             room,
@@ -1072,12 +1065,12 @@ fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), St
             let seq = signed(room, "seq", *number)?;
             let at_ms = signed(room, "at_ms", *at_ms)?;
             let no = nos.get(conn, room)?;
-            conn.prepare_cached(
+            conn.exec(
                 "INSERT INTO events (room_no, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![no, seq, at_ms, &**json])
-            .map_err(|e| match constraint(&e) {
-                Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => StoreError::DuplicateEvent {
+                args![no, seq, at_ms, &**json],
+            )
+            .map_err(|e| match e.fault {
+                Fault::Unique => StoreError::DuplicateEvent {
                     room: room.clone(),
                     seq: *number,
                 },
@@ -1091,28 +1084,25 @@ fn apply_op(conn: &Connection, op: &WriteOp, nos: &mut RoomNos) -> Result<(), St
         } => {
             let json = encode(room, "result", result)?;
             let finished_at_ms = signed(room, "finished_at_ms", *finished_at_ms)?;
-            let changed = conn
-                .prepare_cached(
-                    "UPDATE rooms SET result = ?2, finished_at_ms = ?3
-                     WHERE id = ?1 AND result IS NULL",
-                )?
-                .execute(params![room, json, finished_at_ms])?;
+            let changed = conn.exec(
+                "UPDATE rooms SET result = ?2, finished_at_ms = ?3
+                 WHERE id = ?1 AND result IS NULL",
+                args![room, &json, finished_at_ms],
+            )?;
             if changed == 0 {
-                let existing: Option<Option<String>> = conn
-                    .prepare_cached("SELECT result FROM rooms WHERE id = ?1")?
-                    .query_row([room], |row| row.get(0))
-                    .optional()?;
-                match existing {
-                    None => return Err(StoreError::UnknownRoom(room.clone())),
-                    Some(existing) if existing.as_deref() != Some(json.as_str()) => {
-                        tracing::warn!(
-                            room,
-                            kept = existing.as_deref().unwrap_or(""),
-                            ignored = json,
-                            "match store: room finished already; its first result is kept"
-                        );
-                    }
-                    Some(_) => {}
+                let existing =
+                    conn.query_one("SELECT result FROM rooms WHERE id = ?1", args![room])?;
+                let Some(mut existing) = existing else {
+                    return Err(StoreError::UnknownRoom(room.clone()));
+                };
+                let existing = existing.opt_text(0).map_err(|e| corrupt(room, None, e))?;
+                if existing.as_deref() != Some(json.as_str()) {
+                    tracing::warn!(
+                        room,
+                        kept = existing.as_deref().unwrap_or(""),
+                        ignored = json,
+                        "match store: room finished already; its first result is kept"
+                    );
                 }
             }
             nos.forget(room);
@@ -1186,15 +1176,14 @@ impl RoomNos {
     }
 
     /// The room's number, looked up (and kept) on a miss.
-    fn get(&mut self, conn: &Connection, room: &str) -> Result<i64, StoreError> {
+    fn get<C: Sql>(&mut self, conn: &mut C, room: &str) -> Result<i64, StoreError> {
         if let Some(&no) = self.0.get(room) {
             return Ok(no);
         }
-        let no: i64 = conn
-            .prepare_cached("SELECT no FROM rooms WHERE id = ?1")?
-            .query_row([room], |row| row.get(0))
-            .optional()?
+        let mut row = conn
+            .query_one("SELECT no FROM rooms WHERE id = ?1", args![room])?
             .ok_or_else(|| StoreError::UnknownRoom(room.to_owned()))?;
+        let no = row.int(0).map_err(|e| corrupt(room, None, e))?;
         self.insert(room, no);
         Ok(no)
     }
@@ -1205,14 +1194,6 @@ impl RoomNos {
 
     fn forget_all(&mut self) {
         self.0.clear();
-    }
-}
-
-/// The extended code of a constraint violation.
-pub(crate) fn constraint(e: &rusqlite::Error) -> Option<std::os::raw::c_int> {
-    match e.sqlite_error() {
-        Some(err) if err.code == ffi::ErrorCode::ConstraintViolation => Some(err.extended_code),
-        _ => None,
     }
 }
 
@@ -1260,56 +1241,55 @@ fn parse_json<T: serde::de::DeserializeOwned>(
     serde_json::from_str(text).map_err(|e| corrupt(room, None, format!("bad {what} JSON: {e}")))
 }
 
-fn load_seats(conn: &Connection, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
+fn load_seats<C: Sql>(conn: &mut C, room: &str) -> Result<[Option<StoredSeat>; 2], StoreError> {
     let mut seats = [None, None];
-    let mut stmt = conn.prepare_cached(
+    let rows = conn.query(
         "SELECT seat, name, token, house, kind, account FROM seats
          WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
+        args![room],
     )?;
-    let mut rows = stmt.query([room])?;
-    while let Some(row) = rows.next()? {
-        let bad = |e: rusqlite::Error| corrupt(room, None, e);
-        let seat: i64 = row.get(0).map_err(bad)?;
+    for mut row in rows {
+        let bad = |e: String| corrupt(room, None, e);
+        let seat = row.int(0).map_err(bad)?;
         let slot = usize::try_from(seat)
             .ok()
             .and_then(|i| seats.get_mut(i))
             .ok_or_else(|| corrupt(room, None, format!("no seat {seat}")))?;
-        let kind: Option<String> = row.get(4).map_err(bad)?;
-        let kind = match kind.as_deref() {
+        let kind = match row.opt_text(4).map_err(bad)? {
             None => None,
             Some(text) => Some(
-                kind_from_text(text)
+                kind_from_text(&text)
                     .ok_or_else(|| corrupt(room, None, format!("seat {seat}: kind {text:?}")))?,
             ),
         };
-        let account: Option<i64> = row.get(5).map_err(bad)?;
+        let account = row.opt_int(5).map_err(bad)?;
         *slot = Some(StoredSeat {
             player: Player {
-                name: row.get(1).map_err(bad)?,
+                name: row.opt_text(1).map_err(bad)?,
                 kind,
                 account: account.map(|a| a.max(0) as u64),
             },
-            token: row.get(2).map_err(bad)?,
-            house: row.get(3).map_err(bad)?,
+            token: row.text(2).map_err(bad)?,
+            house: row.flag(3).map_err(bad)?,
         });
     }
     Ok(seats)
 }
 
-fn load_events(conn: &Connection, room: &str) -> Result<Vec<(Event, u64)>, StoreError> {
-    let mut events = Vec::new();
-    let mut stmt = conn.prepare_cached(
+fn load_events<C: Sql>(conn: &mut C, room: &str) -> Result<Vec<(Event, u64)>, StoreError> {
+    let rows = conn.query(
         "SELECT seq, at_ms, body FROM events
          WHERE room_no = (SELECT no FROM rooms WHERE id = ?1) ORDER BY seq",
+        args![room],
     )?;
-    let mut rows = stmt.query([room])?;
-    while let Some(row) = rows.next()? {
-        let seq: i64 = row.get(0).map_err(|e| corrupt(room, None, e))?;
+    let mut events = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let seq = row.int(0).map_err(|e| corrupt(room, None, e))?;
         let seq = unsigned(room, None, "seq", seq)?;
-        let bad = |e: rusqlite::Error| corrupt(room, Some(seq), e);
-        let at_ms: i64 = row.get(1).map_err(bad)?;
+        let bad = |e: String| corrupt(room, Some(seq), e);
+        let at_ms = row.int(1).map_err(bad)?;
         let at_ms = unsigned(room, Some(seq), "at_ms", at_ms)?;
-        let body: String = row.get(2).map_err(bad)?;
+        let body = row.text(2).map_err(bad)?;
         let event: Event = serde_json::from_str(&body)
             .map_err(|e| corrupt(room, Some(seq), format!("bad event JSON: {e}")))?;
         if event.seq != seq {
@@ -1324,6 +1304,113 @@ fn load_events(conn: &Connection, room: &str) -> Result<Vec<(Event, u64)>, Store
     Ok(events)
 }
 
+/// Every unfinished room with its seats and events, oldest first.
+fn load_unfinished_rooms<C: Sql>(conn: &mut C) -> Result<Vec<StoredRoom>, StoreError> {
+    let rows = conn.query(
+        "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
+         FROM rooms WHERE result IS NULL ORDER BY created_at_ms, id",
+        args![],
+    )?;
+    let mut rooms = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let room = row.text(0).map_err(|e| corrupt("?", None, e))?;
+        let bad = |e: String| corrupt(&room, None, e);
+        let code = row.text(1).map_err(bad)?;
+        let spec = row.text(2).map_err(bad)?;
+        let clock = row.opt_text(3).map_err(bad)?;
+        let listed = row.flag(4).map_err(bad)?;
+        let created_at_ms = row.int(5).map_err(bad)?;
+        let bot = row.opt_text(6).map_err(bad)?;
+        let tournament = row.opt_text(7).map_err(bad)?;
+        let hints = row.flag(8).map_err(bad)?;
+        rooms.push(StoredRoom {
+            bot,
+            hints,
+            tournament,
+            spec: parse_json(&room, "spec", &spec)?,
+            clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,
+            created_at_ms: unsigned(&room, None, "created_at_ms", created_at_ms)?,
+            listed,
+            code,
+            seats: [None, None],
+            events: Vec::new(),
+            result: None,
+            room,
+        });
+    }
+    for room in &mut rooms {
+        room.seats = load_seats(conn, &room.room)?;
+        room.events = load_events(conn, &room.room)?;
+    }
+    Ok(rooms)
+}
+
+/// A match's record by id or code: see [`MatchStore::record`].
+fn read_record<C: Sql>(conn: &mut C, key: &str) -> Result<Option<MatchRecord>, StoreError> {
+    // An id (32 hex digits) and a code (6 letters and digits, stored in
+    // capitals) never look alike; a code is never reused.
+    let row = conn.query_one(
+        "SELECT id, spec, clock, result FROM rooms WHERE id = ?1 OR code = ?2 LIMIT 1",
+        args![key, key.to_ascii_uppercase().as_str()],
+    )?;
+    let Some(mut row) = row else {
+        return Ok(None);
+    };
+    let id = row.text(0).map_err(|e| corrupt(key, None, e))?;
+    let room = id.as_str();
+    let bad = |e: String| corrupt(room, None, e);
+    let spec = parse_json(room, "spec", &row.text(1).map_err(bad)?)?;
+    let clock = row
+        .opt_text(2)
+        .map_err(bad)?
+        .map(|c| parse_json(room, "clock", &c))
+        .transpose()?;
+    let result = row
+        .opt_text(3)
+        .map_err(bad)?
+        .map(|r| parse_json(room, "result", &r))
+        .transpose()?;
+    let seats = load_seats(conn, room)?;
+    let events = load_events(conn, room)?;
+
+    let start = events
+        .iter()
+        .find(|(event, _)| matches!(event.body, EventBody::Started))
+        .or_else(|| {
+            events
+                .iter()
+                .find(|(event, _)| matches!(event.body, EventBody::Moved { .. }))
+        })
+        .map_or(0, |(_, at_ms)| *at_ms);
+    let moves = events
+        .into_iter()
+        .filter_map(|(event, at_ms)| match event.body {
+            EventBody::Moved { seat, mv, .. } => Some(RecordedMove {
+                seat,
+                mv,
+                at_ms: at_ms.saturating_sub(start),
+            }),
+            _ => None,
+        })
+        .collect();
+    let [seat0, seat1] = seats;
+    Ok(Some(MatchRecord {
+        room: room.to_owned(),
+        spec,
+        player_kinds: [
+            seat0.as_ref().and_then(|s| s.player.kind),
+            seat1.as_ref().and_then(|s| s.player.kind),
+        ],
+        players: [
+            seat0.and_then(|s| s.player.name),
+            seat1.and_then(|s| s.player.name),
+        ],
+        clock,
+        moves,
+        result,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1336,8 +1423,89 @@ mod tests {
         (dir, path)
     }
 
+    /// Where a test's store lives: a file in a temporary directory, or a
+    /// fresh database on the test run's PostgreSQL server.
+    pub(crate) enum Place {
+        Sqlite {
+            _dir: tempfile::TempDir,
+            path: PathBuf,
+        },
+        Postgres(String),
+    }
+
+    /// What the tests need beyond the trait, on both backends.
+    pub(crate) trait TestStore: MatchStore {
+        /// Stops the writer until the returned sender is dropped.
+        fn hold(&self) -> mpsc::Sender<()>;
+        fn transactions(&self) -> u64;
+    }
+
+    impl TestStore for SqliteStore {
+        fn hold(&self) -> mpsc::Sender<()> {
+            SqliteStore::hold(self)
+        }
+        fn transactions(&self) -> u64 {
+            SqliteStore::transactions(self)
+        }
+    }
+
+    impl TestStore for PgStore {
+        fn hold(&self) -> mpsc::Sender<()> {
+            PgStore::hold(self)
+        }
+        fn transactions(&self) -> u64 {
+            PgStore::transactions(self)
+        }
+    }
+
+    impl Place {
+        pub(crate) fn sqlite() -> Place {
+            let (_dir, path) = temp();
+            Place::Sqlite { _dir, path }
+        }
+
+        /// None (the reason printed) when PostgreSQL cannot run here.
+        pub(crate) fn postgres() -> Option<Place> {
+            let server = grundy_testkit::postgres::or_skip()?;
+            Some(Place::Postgres(server.fresh_database()))
+        }
+
+        pub(crate) fn open(&self) -> Result<Box<dyn TestStore>, StoreError> {
+            Ok(match self {
+                Place::Sqlite { path, .. } => Box::new(SqliteStore::open(path)?),
+                Place::Postgres(url) => Box::new(PgStore::open(url)?),
+            })
+        }
+    }
+
+    /// A test run once on each backend: `mod NAME { fn sqlite(); fn postgres(); }`.
+    macro_rules! on_both {
+        ($(#[$doc:meta])* $name:ident, |$place:ident| $body:block) => {
+            $(#[$doc])*
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                #[test]
+                fn sqlite() {
+                    let $place = Place::sqlite();
+                    $body
+                }
+
+                #[test]
+                fn postgres() {
+                    let Some($place) = Place::postgres() else {
+                        return;
+                    };
+                    $body
+                }
+            }
+        };
+    }
+    pub(crate) use on_both;
+
     /// Writes and waits for the outcome.
-    fn put(store: &SqliteStore, op: WriteOp) -> Result<(), StoreError> {
+    fn put(store: &dyn MatchStore, op: WriteOp) -> Result<(), StoreError> {
         store.write(op).blocking_recv().expect("the writer answers")
     }
 
@@ -1398,7 +1566,7 @@ mod tests {
     }
 
     /// A whole match: two seats, a start, two moves, a presence change, the end.
-    fn play_match(store: &SqliteStore, room: &str) {
+    fn play_match(store: &dyn MatchStore, room: &str) {
         let ops = [
             create(room, 100),
             seat(room, 0, "ada"),
@@ -1441,13 +1609,12 @@ mod tests {
         }
     }
 
-    /// A room's short code finds its record for good: after a restart, in
-    /// any case (codes are never reused).
-    #[test]
-    fn a_code_finds_its_match_after_a_restart_in_any_case() {
-        let (_dir, path) = temp();
+    on_both!(
+        /// A room's short code finds its record for good: after a restart, in
+        /// any case (codes are never reused).
+        a_code_finds_its_match_after_a_restart_in_any_case, |place| {
         {
-            let store = SqliteStore::open(&path).expect("open");
+            let store = place.open().expect("open");
             let mut op = create("r-coded", 5);
             if let WriteOp::CreateRoom { code, .. } = &mut op {
                 *code = "ABC234".into();
@@ -1463,7 +1630,7 @@ mod tests {
                 put(&store, op).expect("write");
             }
         }
-        let store = SqliteStore::open(&path).expect("reopen");
+        let store = place.open().expect("reopen");
         for key in ["ABC234", "abc234", "r-coded"] {
             let record = store.record(key).expect("record").expect("found");
             assert_eq!(record.room, "r-coded", "{key}");
@@ -1471,12 +1638,10 @@ mod tests {
         }
         assert_eq!(store.record("ABC235").expect("record"), None);
         assert_eq!(store.record("").expect("record"), None);
-    }
+    });
 
-    #[test]
-    fn record_of_a_finished_match() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(record_of_a_finished_match, |place| {
+        let store = place.open().expect("open");
         play_match(&store, "r1");
         let result = MatchResult {
             winner: Some(1),
@@ -1517,75 +1682,75 @@ mod tests {
         assert_eq!(record.result, Some(result));
         assert_eq!(store.record("nope").expect("record"), None);
         assert!(store.load_unfinished().expect("load").is_empty());
-    }
+    });
 
-    #[test]
-    fn moves_are_timed_from_the_first_move_without_a_start() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
-        put(&store, create("r", 0)).expect("create");
-        put(&store, event("r", 1, moved(0, 0), 5_000)).expect("move");
-        put(&store, event("r", 2, moved(1, 1), 7_000)).expect("move");
-        let record = store.record("r").expect("record").expect("known");
-        let times: Vec<u64> = record.moves.iter().map(|m| m.at_ms).collect();
-        assert_eq!(times, [0, 2_000]);
-        assert_eq!(record.players, [None, None]);
-        assert_eq!(record.result, None);
-    }
-
-    #[test]
-    fn load_unfinished_returns_running_rooms_with_ordered_logs() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
-        play_match(&store, "done");
-        put(&store, finish("done", 0, EndReason::Resign)).expect("finish");
-
-        put(&store, create("open", 200)).expect("create");
-        put(&store, seat("open", 1, "cy")).expect("seat");
-        // Written out of order: read back in sequence order.
-        for seq in [3, 1, 2] {
-            put(&store, event("open", seq, EventBody::Started, seq * 10)).expect("event");
+    on_both!(
+        moves_are_timed_from_the_first_move_without_a_start,
+        |place| {
+            let store = place.open().expect("open");
+            put(&store, create("r", 0)).expect("create");
+            put(&store, event("r", 1, moved(0, 0), 5_000)).expect("move");
+            put(&store, event("r", 2, moved(1, 1), 7_000)).expect("move");
+            let record = store.record("r").expect("record").expect("known");
+            let times: Vec<u64> = record.moves.iter().map(|m| m.at_ms).collect();
+            assert_eq!(times, [0, 2_000]);
+            assert_eq!(record.players, [None, None]);
+            assert_eq!(record.result, None);
         }
-        let mut early = create("early", 50);
-        if let WriteOp::CreateRoom { hints, .. } = &mut early {
-            *hints = true;
+    );
+
+    on_both!(
+        load_unfinished_returns_running_rooms_with_ordered_logs,
+        |place| {
+            let store = place.open().expect("open");
+            play_match(&store, "done");
+            put(&store, finish("done", 0, EndReason::Resign)).expect("finish");
+
+            put(&store, create("open", 200)).expect("create");
+            put(&store, seat("open", 1, "cy")).expect("seat");
+            // Written out of order: read back in sequence order.
+            for seq in [3, 1, 2] {
+                put(&store, event("open", seq, EventBody::Started, seq * 10)).expect("event");
+            }
+            let mut early = create("early", 50);
+            if let WriteOp::CreateRoom { hints, .. } = &mut early {
+                *hints = true;
+            }
+            put(&store, early).expect("create");
+
+            let rooms = store.load_unfinished().expect("load");
+            let ids: Vec<&str> = rooms.iter().map(|r| r.room.as_str()).collect();
+            assert_eq!(ids, ["early", "open"]);
+            assert!(rooms[0].hints, "a room that allows hints is read back so");
+            let open = &rooms[1];
+            assert!(!open.hints);
+            assert_eq!(open.code, "code-open");
+            assert!(open.listed);
+            assert_eq!(open.created_at_ms, 200);
+            assert_eq!(open.result, None);
+            assert_eq!(
+                open.seats,
+                [
+                    None,
+                    Some(StoredSeat {
+                        player: Player {
+                            name: Some("cy".into()),
+                            kind: Some(PlayerKind::Person),
+                            account: Some(2),
+                        },
+                        token: "token-open-1".into(),
+                        house: false,
+                    })
+                ]
+            );
+            let seqs: Vec<(u64, u64)> = open.events.iter().map(|(e, at)| (e.seq, *at)).collect();
+            assert_eq!(seqs, [(1, 10), (2, 20), (3, 30)]);
+            assert!(rooms[0].events.is_empty());
         }
-        put(&store, early).expect("create");
+    );
 
-        let rooms = store.load_unfinished().expect("load");
-        let ids: Vec<&str> = rooms.iter().map(|r| r.room.as_str()).collect();
-        assert_eq!(ids, ["early", "open"]);
-        assert!(rooms[0].hints, "a room that allows hints is read back so");
-        let open = &rooms[1];
-        assert!(!open.hints);
-        assert_eq!(open.code, "code-open");
-        assert!(open.listed);
-        assert_eq!(open.created_at_ms, 200);
-        assert_eq!(open.result, None);
-        assert_eq!(
-            open.seats,
-            [
-                None,
-                Some(StoredSeat {
-                    player: Player {
-                        name: Some("cy".into()),
-                        kind: Some(PlayerKind::Person),
-                        account: Some(2),
-                    },
-                    token: "token-open-1".into(),
-                    house: false,
-                })
-            ]
-        );
-        let seqs: Vec<(u64, u64)> = open.events.iter().map(|(e, at)| (e.seq, *at)).collect();
-        assert_eq!(seqs, [(1, 10), (2, 20), (3, 30)]);
-        assert!(rooms[0].events.is_empty());
-    }
-
-    #[test]
-    fn data_survives_close_and_reopen() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(data_survives_close_and_reopen, |place| {
+        let store = place.open().expect("open");
         play_match(&store, "a");
         play_match(&store, "b");
         put(&store, finish("b", 1, EndReason::Flag)).expect("finish");
@@ -1594,25 +1759,23 @@ mod tests {
         store.close();
         drop(store);
 
-        let store = SqliteStore::open(&path).expect("reopen");
+        let store = place.open().expect("reopen");
         assert_eq!(store.load_unfinished().expect("load"), unfinished);
         assert_eq!(store.record("b").expect("record"), record);
         assert_eq!(unfinished.len(), 1);
         assert_eq!(unfinished[0].events.len(), 6);
-    }
+    });
 
-    #[test]
-    fn concurrent_writes_all_land() {
+    on_both!(concurrent_writes_all_land, |place| {
         const THREADS: u64 = 8;
         const EVENTS: u64 = 250;
-        let (_dir, path) = temp();
-        let store = Arc::new(SqliteStore::open(&path).expect("open"));
+        let store = Arc::new(place.open().expect("open"));
         let workers: Vec<_> = (0..THREADS)
             .map(|t| {
                 let store = Arc::clone(&store);
                 std::thread::spawn(move || {
                     let room = format!("room{t}");
-                    put(&store, create(&room, t)).expect("create");
+                    put(&**store, create(&room, t)).expect("create");
                     let pending: Vec<_> = (1..=EVENTS)
                         .map(|seq| store.write(event(&room, seq, EventBody::Started, seq)))
                         .collect();
@@ -1637,12 +1800,10 @@ mod tests {
             "{} transactions",
             store.transactions()
         );
-    }
+    });
 
-    #[test]
-    fn group_commit_batches_queued_ops() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(group_commit_batches_queued_ops, |place| {
+        let store = place.open().expect("open");
         put(&store, create("g", 0)).expect("create");
         // Queues the events `seqs` while the writer is held; returns how many
         // transactions committed them.
@@ -1663,12 +1824,10 @@ mod tests {
         assert_eq!(held(1001..=4000), 3000u64.div_ceil(MAX_BATCH as u64));
         let record = store.load_unfinished().expect("load");
         assert_eq!(record[0].events.len(), 4000);
-    }
+    });
 
-    #[test]
-    fn a_bad_op_fails_alone_in_its_batch() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(a_bad_op_fails_alone_in_its_batch, |place| {
+        let store = place.open().expect("open");
         put(&store, create("x", 0)).expect("create");
 
         let release = store.hold();
@@ -1713,12 +1872,10 @@ mod tests {
         let rooms = store.load_unfinished().expect("load");
         let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
         assert_eq!(log, [(1, 1), (2, 3)]);
-    }
+    });
 
-    #[test]
-    fn ops_written_as_all_stand_or_fall_together() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(ops_written_as_all_stand_or_fall_together, |place| {
+        let store = place.open().expect("open");
         put(&store, create("x", 0)).expect("create");
         put(&store, event("x", 1, EventBody::Started, 1)).expect("event 1");
         // A batch in which one `All` fails (its second event is a duplicate)
@@ -1745,16 +1902,15 @@ mod tests {
         let rooms = store.load_unfinished().expect("load: not finished");
         let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
         assert_eq!(log, [(1, 1), (2, 3), (3, 3)]);
-    }
+    });
 
-    /// The writer's room numbers (`RoomNos`) never outlive a rollback: a room
-    /// whose creation was rolled back is unknown to later writes, and one
-    /// created in a batch that had to be applied again op by op gets its
-    /// events, under its own number.
-    #[test]
-    fn room_numbers_follow_rollbacks() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(
+        /// The writer's room numbers (`RoomNos`) never outlive a rollback: a room
+        /// whose creation was rolled back is unknown to later writes, and one
+        /// created in a batch that had to be applied again op by op gets its
+        /// events, under its own number.
+        room_numbers_follow_rollbacks, |place| {
+        let store = place.open().expect("open");
         put(&store, create("a", 0)).expect("create a");
         // "b" is created and written to in a batch with a failing op: the
         // batch is rolled back and applied again, op by op.
@@ -1794,7 +1950,7 @@ mod tests {
         assert_eq!(seqs("b"), [1, 2]);
         assert_eq!(seqs("a"), [1]);
         assert!(rooms.iter().all(|r| r.room != "c"));
-    }
+    });
 
     /// `batch_priority` (which the writer thread calls first) puts the
     /// calling thread, and only it, under SCHED_BATCH.
@@ -1814,10 +1970,8 @@ mod tests {
         assert_eq!(policy(), before);
     }
 
-    #[test]
-    fn write_after_close_is_refused() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
+    on_both!(write_after_close_is_refused, |place| {
+        let store = place.open().expect("open");
         let queued = store.write(create("c", 0));
         store.close();
         store.close();
@@ -1825,7 +1979,7 @@ mod tests {
         assert_eq!(put(&store, create("d", 0)), Err(StoreError::Closed));
         // Reads still work after close.
         assert!(store.record("c").expect("record").is_some());
-    }
+    });
 
     #[test]
     fn bad_json_in_the_file_is_an_error_naming_room_and_seq() {
@@ -1859,25 +2013,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_seat_is_the_house_s_when_written_so_whatever_its_name() {
-        let (_dir, path) = temp();
-        let store = SqliteStore::open(&path).expect("open");
-        put(&store, create("r", 0)).expect("create");
-        put(&store, seat("r", 0, "house-bot (perfect)")).expect("a person's seat");
-        let mut house = seat("r", 1, "house-bot (perfect)");
-        if let WriteOp::Seat { house, .. } = &mut house {
-            *house = true;
+    on_both!(
+        a_seat_is_the_house_s_when_written_so_whatever_its_name,
+        |place| {
+            let store = place.open().expect("open");
+            put(&store, create("r", 0)).expect("create");
+            put(&store, seat("r", 0, "house-bot (perfect)")).expect("a person's seat");
+            let mut house = seat("r", 1, "house-bot (perfect)");
+            if let WriteOp::Seat { house, .. } = &mut house {
+                *house = true;
+            }
+            put(&store, house).expect("the house seat");
+            let rooms = store.load_unfinished().expect("load");
+            let marks: Vec<_> = rooms[0]
+                .seats
+                .iter()
+                .map(|s| s.as_ref().map(|s| s.house))
+                .collect();
+            assert_eq!(marks, [Some(false), Some(true)], "the name proves nothing");
         }
-        put(&store, house).expect("the house seat");
-        let rooms = store.load_unfinished().expect("load");
-        let marks: Vec<_> = rooms[0]
-            .seats
-            .iter()
-            .map(|s| s.as_ref().map(|s| s.house))
-            .collect();
-        assert_eq!(marks, [Some(false), Some(true)], "the name proves nothing");
-    }
+    );
 
     /// A version 3 file's seats: a seat counts as the house's only where the
     /// old rule can tell (see `MARK_OLD_HOUSE_SEATS`).

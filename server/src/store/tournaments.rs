@@ -35,10 +35,10 @@
 //! may hold a code twice, and a code then names the newest).
 
 use grundy_protocol::wire::{PlayerKind, PlayerRating, TournamentEvent, TournamentEventBody};
-use rusqlite::{ffi, params, Connection, OptionalExtension};
 use serde_json::Value;
 
-use super::{constraint, StoreError};
+use super::sql::{args, Arg, DbError, Dialect, Fault, Sql};
+use super::StoreError;
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -154,9 +154,9 @@ fn fail(tournament: &str, message: impl std::fmt::Display) -> StoreError {
     }
 }
 
-fn unknown_or(tournament: &str, e: rusqlite::Error) -> StoreError {
-    match constraint(&e) {
-        Some(ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => fail(tournament, "no such tournament"),
+fn unknown_or(tournament: &str, e: DbError) -> StoreError {
+    match e.fault {
+        Fault::ForeignKey => fail(tournament, "no such tournament"),
         _ => e.into(),
     }
 }
@@ -165,8 +165,8 @@ fn to_i64(tournament: &str, what: &str, value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| fail(tournament, format!("{what} {value} is too large")))
 }
 
-pub(super) fn create(
-    conn: &Connection,
+pub(super) fn create<C: Sql>(
+    conn: &mut C,
     tournament: &str,
     code: &str,
     settings: &Value,
@@ -176,34 +176,34 @@ pub(super) fn create(
     let created = to_i64(tournament, "created_at_ms", created_at_ms)?;
     // A code names one tournament for good, finished ones included.
     let taken = conn
-        .prepare_cached("SELECT 1 FROM tournaments WHERE code = ?1")?
-        .exists([code])?;
+        .query_one("SELECT 1 FROM tournaments WHERE code = ?1", args![code])?
+        .is_some();
     if taken {
         return Err(StoreError::DuplicateTournamentCode {
             tournament: tournament.to_owned(),
             code: code.to_owned(),
         });
     }
-    conn.prepare_cached(
+    conn.exec(
         "INSERT INTO tournaments (id, code, settings, owner_token, created_at_ms, rating_period)
          VALUES (?1, ?2, ?3, ?4, ?5, 'round')",
-    )?
-    .execute(params![
-        tournament,
-        code,
-        settings.to_string(),
-        owner_token,
-        created
-    ])
-    .map_err(|e| match constraint(&e) {
-        Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => fail(tournament, "exists already"),
+        args![
+            tournament,
+            code,
+            settings.to_string().as_str(),
+            owner_token,
+            created
+        ],
+    )
+    .map_err(|e| match e.fault {
+        Fault::Unique => fail(tournament, "exists already"),
         _ => e.into(),
     })?;
     Ok(())
 }
 
-fn player(
-    conn: &Connection,
+fn player<C: Sql>(
+    conn: &mut C,
     tournament: &str,
     player: u32,
     name: &str,
@@ -213,13 +213,13 @@ fn player(
     let account = account
         .map(|a| to_i64(tournament, "account", a))
         .transpose()?;
-    conn.prepare_cached(
+    conn.exec(
         "INSERT INTO tournament_players (tournament, player, name, token, account)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![tournament, player, name, token, account])
-    .map_err(|e| match constraint(&e) {
-        Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY | ffi::SQLITE_CONSTRAINT_UNIQUE) => fail(
+        args![tournament, player, name, token, account],
+    )
+    .map_err(|e| match e.fault {
+        Fault::Unique => fail(
             tournament,
             format!("player {player} or name {name:?} is registered already"),
         ),
@@ -231,8 +231,8 @@ fn player(
 /// An event with what it brings (a registered player's row, the rating
 /// changes of a game, for `finished` the mark that the tournament is over): one
 /// op, so all or nothing.
-pub(super) fn event(
-    conn: &Connection,
+pub(super) fn event<C: Sql>(
+    conn: &mut C,
     tournament: &str,
     event: &TournamentEvent,
     at_ms: u64,
@@ -243,14 +243,12 @@ pub(super) fn event(
     let seq = to_i64(tournament, "seq", event.seq)?;
     let at = to_i64(tournament, "at_ms", at_ms)?;
     let body = serde_json::to_string(event).map_err(|e| fail(tournament, e))?;
-    conn.prepare_cached(
+    conn.exec(
         "INSERT INTO tournament_events (tournament, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![tournament, seq, at, body])
-    .map_err(|e| match constraint(&e) {
-        Some(ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => {
-            fail(tournament, format!("has an event {} already", event.seq))
-        }
+        args![tournament, seq, at, &body],
+    )
+    .map_err(|e| match e.fault {
+        Fault::Unique => fail(tournament, format!("has an event {} already", event.seq)),
         _ => unknown_or(tournament, e),
     })?;
     match (&event.body, player_token) {
@@ -269,7 +267,7 @@ pub(super) fn event(
         let r = &row.rating;
         let games = to_i64(tournament, "games", r.games)?;
         // An account's row, or (older files' tests only) a plain name's.
-        let (sql, holder): (&str, rusqlite::types::Value) = match row.account {
+        let (sql, holder): (&str, Arg) = match row.account {
             Some(account) => (
                 "INSERT INTO account_ratings (game, account, rating, deviation, volatility, games)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -284,35 +282,39 @@ pub(super) fn event(
                  ON CONFLICT (family, player) DO UPDATE SET rating = excluded.rating,
                      deviation = excluded.deviation, volatility = excluded.volatility,
                      games = excluded.games",
-                r.player.clone().into(),
+                r.player.as_str().into(),
             ),
         };
-        conn.prepare_cached(sql)?.execute(params![
-            row.game,
-            holder,
-            r.rating,
-            r.deviation,
-            r.volatility,
-            games
-        ])?;
+        conn.exec(
+            sql,
+            &[
+                Arg::from(&row.game),
+                holder,
+                r.rating.into(),
+                r.deviation.into(),
+                r.volatility.into(),
+                games.into(),
+            ],
+        )?;
     }
     if matches!(event.body, TournamentEventBody::Finished { .. }) {
-        conn.prepare_cached("UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1")?
-            .execute(params![tournament, at])?;
+        conn.exec(
+            "UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1",
+            args![tournament, at],
+        )?;
     }
     Ok(())
 }
 
 /// Every tournament not finished, oldest first.
-pub(super) fn load_unfinished(conn: &Connection) -> Result<Vec<StoredTournament>, StoreError> {
-    let ids: Vec<String> = conn
-        .prepare_cached(
-            "SELECT id FROM tournaments WHERE finished_at_ms IS NULL ORDER BY created_at_ms, id",
-        )?
-        .query_map([], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
+pub(super) fn load_unfinished<C: Sql>(conn: &mut C) -> Result<Vec<StoredTournament>, StoreError> {
+    let rows = conn.query(
+        "SELECT id FROM tournaments WHERE finished_at_ms IS NULL ORDER BY created_at_ms, id",
+        args![],
+    )?;
+    let mut out = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let id = row.text(0).map_err(|e| fail("?", e))?;
         if let Some(t) = load(conn, &id)? {
             out.push(t);
         }
@@ -322,63 +324,66 @@ pub(super) fn load_unfinished(conn: &Connection) -> Result<Vec<StoredTournament>
 
 /// One tournament, finished or not, by id or code (any case; the newest of
 /// a code older files hold twice); `None` if unknown.
-pub(super) fn load(conn: &Connection, key: &str) -> Result<Option<StoredTournament>, StoreError> {
-    let row = conn
-        .prepare_cached(
+pub(super) fn load<C: Sql>(
+    conn: &mut C,
+    key: &str,
+) -> Result<Option<StoredTournament>, StoreError> {
+    let sql = match conn.dialect() {
+        // Older files may hold a code twice: the newest, by its row.
+        Dialect::Sqlite => {
             "SELECT id, code, settings, owner_token, rating_period FROM tournaments
-             WHERE id = ?1 OR code = ?2 ORDER BY created_at_ms DESC, rowid DESC LIMIT 1",
-        )?
-        .query_row(params![key, key.to_ascii_uppercase()], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, Option<String>>(4)?,
-            ))
-        })
-        .optional()?;
-    let Some((id, code, settings, owner_token, period)) = row else {
+             WHERE id = ?1 OR code = ?2 ORDER BY created_at_ms DESC, rowid DESC LIMIT 1"
+        }
+        // Codes are unique there.
+        Dialect::Postgres => {
+            "SELECT id, code, settings, owner_token, rating_period FROM tournaments
+             WHERE id = ?1 OR code = ?2 LIMIT 1"
+        }
+    };
+    let row = conn.query_one(sql, args![key, key.to_ascii_uppercase().as_str()])?;
+    let Some(mut row) = row else {
         return Ok(None);
     };
+    let id = row.text(0).map_err(|e| fail(key, e))?;
     let id = id.as_str();
+    let bad = |e: String| fail(id, e);
+    let code = row.text(1).map_err(bad)?;
+    let settings = row.text(2).map_err(bad)?;
+    let owner_token = row.text(3).map_err(bad)?;
+    let period = row.opt_text(4).map_err(bad)?;
     let settings: Value =
         serde_json::from_str(&settings).map_err(|e| fail(id, format!("bad settings JSON: {e}")))?;
     let mut players = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT player, name, token, account FROM tournament_players WHERE tournament = ?1
-             ORDER BY player",
-        )?;
-        let mut rows = stmt.query([id])?;
-        while let Some(row) = rows.next()? {
-            let number: i64 = row.get(0)?;
-            if number != players.len() as i64 {
-                return Err(fail(id, format!("player numbers skip to {number}")));
-            }
-            players.push(StoredPlayer {
-                name: row.get(1)?,
-                token: row.get(2)?,
-                account: row.get::<_, Option<i64>>(3)?.map(|a| a.max(0) as u64),
-            });
+    let rows = conn.query(
+        "SELECT player, name, token, account FROM tournament_players WHERE tournament = ?1
+         ORDER BY player",
+        args![id],
+    )?;
+    for mut row in rows {
+        let number = row.int(0).map_err(bad)?;
+        if number != players.len() as i64 {
+            return Err(fail(id, format!("player numbers skip to {number}")));
         }
+        players.push(StoredPlayer {
+            name: row.text(1).map_err(bad)?,
+            token: row.text(2).map_err(bad)?,
+            account: row.opt_int(3).map_err(bad)?.map(|a| a.max(0) as u64),
+        });
     }
-    let mut events = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT seq, body FROM tournament_events WHERE tournament = ?1 ORDER BY seq",
-        )?;
-        let mut rows = stmt.query([id])?;
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get(0)?;
-            let body: String = row.get(1)?;
-            let event: TournamentEvent = serde_json::from_str(&body)
-                .map_err(|e| fail(id, format!("bad event {seq} JSON: {e}")))?;
-            if event.seq as i64 != seq || seq != events.len() as i64 + 1 {
-                return Err(fail(id, format!("event log out of order at {seq}")));
-            }
-            events.push(event);
+    let rows = conn.query(
+        "SELECT seq, body FROM tournament_events WHERE tournament = ?1 ORDER BY seq",
+        args![id],
+    )?;
+    let mut events = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let seq = row.int(0).map_err(bad)?;
+        let body = row.text(1).map_err(bad)?;
+        let event: TournamentEvent = serde_json::from_str(&body)
+            .map_err(|e| fail(id, format!("bad event {seq} JSON: {e}")))?;
+        if event.seq as i64 != seq || seq != events.len() as i64 + 1 {
+            return Err(fail(id, format!("event log out of order at {seq}")));
         }
+        events.push(event);
     }
     Ok(Some(StoredTournament {
         tournament: id.to_owned(),
@@ -393,36 +398,39 @@ pub(super) fn load(conn: &Connection, key: &str) -> Result<Option<StoredTourname
 
 /// Every rating row: the accounts' (named and kinded by their account) and
 /// the unclaimed ones of older files.
-pub(super) fn load_ratings(conn: &Connection) -> Result<Vec<RatingRow>, StoreError> {
-    let mut stmt = conn.prepare_cached(
+pub(super) fn load_ratings<C: Sql>(conn: &mut C) -> Result<Vec<RatingRow>, StoreError> {
+    let rows = conn.query(
         "SELECT r.game, r.account, a.username, a.kind, r.rating, r.deviation, r.volatility,
                 r.games
          FROM account_ratings r JOIN accounts a ON a.id = r.account
          UNION ALL
          SELECT family, NULL, player, NULL, rating, deviation, volatility, games FROM ratings",
+        args![],
     )?;
-    let rows = stmt.query_map([], |row| {
-        let account: Option<i64> = row.get(1)?;
-        let kind: Option<String> = row.get(3)?;
-        Ok(RatingRow {
-            game: row.get(0)?,
+    let mut out = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let bad = |e: String| StoreError::Account(format!("corrupt rating: {e}"));
+        let account = row.opt_int(1).map_err(bad)?;
+        let kind = row.opt_text(3).map_err(bad)?;
+        out.push(RatingRow {
+            game: row.text(0).map_err(bad)?,
             account: account.map(|a| a.max(0) as u64),
             rating: PlayerRating {
-                player: row.get(2)?,
+                player: row.text(2).map_err(bad)?,
                 player_kind: match kind.as_deref() {
                     Some("bot") => Some(PlayerKind::Bot),
                     Some(_) => Some(PlayerKind::Person),
                     None => None,
                 },
                 unclaimed: account.is_none(),
-                rating: row.get(4)?,
-                deviation: row.get(5)?,
-                volatility: row.get(6)?,
-                games: row.get::<_, i64>(7)?.max(0) as u64,
+                rating: row.real(4).map_err(bad)?,
+                deviation: row.real(5).map_err(bad)?,
+                volatility: row.real(6).map_err(bad)?,
+                games: row.int(7).map_err(bad)?.max(0) as u64,
             },
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -432,9 +440,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::store::tests::{on_both, Place};
     use crate::store::{MatchStore, SqliteStore, WriteOp};
 
-    fn put(store: &SqliteStore, op: WriteOp) -> Result<(), StoreError> {
+    fn put(store: &dyn MatchStore, op: WriteOp) -> Result<(), StoreError> {
         let done = store.write(op);
         tokio::runtime::Builder::new_current_thread()
             .build()
@@ -489,126 +498,127 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_tournament_round_trips_and_finishing_takes_it_off_the_unfinished_list() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = SqliteStore::open(&dir.path().join("t.db")).expect("open");
-        let settings = json!({"format": "swiss", "family": "nim", "rounds": 3});
-        put(
-            &store,
-            WriteOp::CreateTournament {
+    on_both!(
+        a_tournament_round_trips_and_finishing_takes_it_off_the_unfinished_list,
+        |place| {
+            let store = place.open().expect("open");
+            let settings = json!({"format": "swiss", "family": "nim", "rounds": 3});
+            put(
+                &store,
+                WriteOp::CreateTournament {
+                    tournament: "t1".into(),
+                    code: "TABCDE".into(),
+                    settings: settings.clone(),
+                    owner_token: "owner".into(),
+                    created_at_ms: 5,
+                },
+            )
+            .expect("create");
+            put(&store, registered("t1", 1, 0, "alice")).expect("alice");
+            put(&store, registered("t1", 2, 1, "bob")).expect("bob");
+            // The same name twice, a number twice, a registration without its
+            // token, a sequence number twice, an unknown tournament: refused alone.
+            assert!(put(&store, registered("t1", 3, 2, "alice")).is_err());
+            assert!(put(&store, registered("t1", 3, 1, "carol")).is_err());
+            let mut tokenless = registered("t1", 3, 2, "carol");
+            if let WriteOp::TournamentEvent { player_token, .. } = &mut tokenless {
+                *player_token = None;
+            }
+            assert!(put(&store, tokenless).is_err());
+            assert!(put(
+                &store,
+                event("t1", 2, TournamentEventBody::Started { rounds: 1 })
+            )
+            .is_err());
+            let unknown = put(
+                &store,
+                event("nope", 1, TournamentEventBody::Started { rounds: 1 }),
+            );
+            assert!(
+                matches!(&unknown, Err(StoreError::Tournament { message, .. }) if message.contains("no such tournament")),
+                "{unknown:?}"
+            );
+            put(
+                &store,
+                event("t1", 3, TournamentEventBody::Started { rounds: 1 }),
+            )
+            .expect("start");
+            // A rated game's end writes the ratings with it.
+            let ended = WriteOp::TournamentEvent {
                 tournament: "t1".into(),
-                code: "TABCDE".into(),
-                settings: settings.clone(),
-                owner_token: "owner".into(),
-                created_at_ms: 5,
-            },
-        )
-        .expect("create");
-        put(&store, registered("t1", 1, 0, "alice")).expect("alice");
-        put(&store, registered("t1", 2, 1, "bob")).expect("bob");
-        // The same name twice, a number twice, a registration without its
-        // token, a sequence number twice, an unknown tournament: refused alone.
-        assert!(put(&store, registered("t1", 3, 2, "alice")).is_err());
-        assert!(put(&store, registered("t1", 3, 1, "carol")).is_err());
-        let mut tokenless = registered("t1", 3, 2, "carol");
-        if let WriteOp::TournamentEvent { player_token, .. } = &mut tokenless {
-            *player_token = None;
-        }
-        assert!(put(&store, tokenless).is_err());
-        assert!(put(
-            &store,
-            event("t1", 2, TournamentEventBody::Started { rounds: 1 })
-        )
-        .is_err());
-        let unknown = put(
-            &store,
-            event("nope", 1, TournamentEventBody::Started { rounds: 1 }),
-        );
-        assert!(
-            matches!(&unknown, Err(StoreError::Tournament { message, .. }) if message.contains("no such tournament")),
-            "{unknown:?}"
-        );
-        put(
-            &store,
-            event("t1", 3, TournamentEventBody::Started { rounds: 1 }),
-        )
-        .expect("start");
-        // A rated game's end writes the ratings with it.
-        let ended = WriteOp::TournamentEvent {
-            tournament: "t1".into(),
-            event: TournamentEvent {
-                seq: 4,
-                body: TournamentEventBody::GameEnded {
-                    round: 1,
-                    room: Some("r1".into()),
-                    players: [0, 1],
-                    result: MatchResult {
+                event: TournamentEvent {
+                    seq: 4,
+                    body: TournamentEventBody::GameEnded {
+                        round: 1,
+                        room: Some("r1".into()),
+                        players: [0, 1],
+                        result: MatchResult {
+                            winner: Some(0),
+                            reason: EndReason::Rules,
+                        },
                         winner: Some(0),
-                        reason: EndReason::Rules,
                     },
-                    winner: Some(0),
                 },
-            },
-            at_ms: 2000,
-            player_token: None,
-            player_account: None,
-            ratings: vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)],
-        };
-        put(&store, ended).expect("game ended");
+                at_ms: 2000,
+                player_token: None,
+                player_account: None,
+                ratings: vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)],
+            };
+            put(&store, ended).expect("game ended");
 
-        let unfinished = store.load_unfinished_tournaments().expect("load");
-        assert_eq!(unfinished.len(), 1);
-        let t = &unfinished[0];
-        assert_eq!(t.code, "TABCDE");
-        assert_eq!(t.settings, settings);
-        assert_eq!(t.owner_token, "owner");
-        assert_eq!(
-            t.players,
-            vec![
-                StoredPlayer {
-                    name: "alice".into(),
-                    token: "token-alice".into(),
-                    account: None
-                },
-                StoredPlayer {
-                    name: "bob".into(),
-                    token: "token-bob".into(),
-                    account: Some(7)
-                }
-            ]
-        );
-        assert_eq!(
-            t.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
-            [1, 2, 3, 4]
-        );
-        let mut ratings = store.load_ratings().expect("ratings");
-        ratings.sort_by(|a, b| a.rating.player.cmp(&b.rating.player));
-        assert_eq!(
-            ratings,
-            vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)]
-        );
+            let unfinished = store.load_unfinished_tournaments().expect("load");
+            assert_eq!(unfinished.len(), 1);
+            let t = &unfinished[0];
+            assert_eq!(t.code, "TABCDE");
+            assert_eq!(t.settings, settings);
+            assert_eq!(t.owner_token, "owner");
+            assert_eq!(
+                t.players,
+                vec![
+                    StoredPlayer {
+                        name: "alice".into(),
+                        token: "token-alice".into(),
+                        account: None
+                    },
+                    StoredPlayer {
+                        name: "bob".into(),
+                        token: "token-bob".into(),
+                        account: Some(7)
+                    }
+                ]
+            );
+            assert_eq!(
+                t.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+                [1, 2, 3, 4]
+            );
+            let mut ratings = store.load_ratings().expect("ratings");
+            ratings.sort_by(|a, b| a.rating.player.cmp(&b.rating.player));
+            assert_eq!(
+                ratings,
+                vec![rating("alice", 1600.0, 1), rating("bob", 1400.0, 1)]
+            );
 
-        put(
-            &store,
-            event(
-                "t1",
-                5,
-                TournamentEventBody::Finished {
-                    standings: Vec::new(),
-                    ended_early: None,
-                },
-            ),
-        )
-        .expect("finish");
-        assert!(store
-            .load_unfinished_tournaments()
-            .expect("load")
-            .is_empty());
-        let finished = store.load_tournament("t1").expect("read").expect("kept");
-        assert_eq!(finished.events.len(), 5);
-        assert!(store.load_tournament("t2").expect("read").is_none());
-    }
+            put(
+                &store,
+                event(
+                    "t1",
+                    5,
+                    TournamentEventBody::Finished {
+                        standings: Vec::new(),
+                        ended_early: None,
+                    },
+                ),
+            )
+            .expect("finish");
+            assert!(store
+                .load_unfinished_tournaments()
+                .expect("load")
+                .is_empty());
+            let finished = store.load_tournament("t1").expect("read").expect("kept");
+            assert_eq!(finished.events.len(), 5);
+            assert!(store.load_tournament("t2").expect("read").is_none());
+        }
+    );
 
     /// A version 6 file: ratings per engine family (the heap games pooled
     /// under `heaps`), a rated tournament running. Version 7 keeps every

@@ -1,0 +1,449 @@
+//! The shared store: the same tables and the same group commit as
+//! [`SqliteStore`](super::SqliteStore), on PostgreSQL (`--db postgres://...`).
+//!
+//! Two threads of the store's own hold a blocking `postgres` client each (the
+//! client runs its own small runtime, so it must not be called from the
+//! server's tasks): the writer, which runs the shared group-commit loop
+//! ([`super::writer_loop`]), and the reader, which runs the reads one at a
+//! time in a read-only, repeatable-read transaction. A caller of a read blocks
+//! on its answer, as with SQLite.
+//!
+//! - Schema: versioned migrations (`server/migrations/postgres`, refinery),
+//!   run when the store opens; a database migrated by a newer build is
+//!   refused ([`StoreError::SchemaTooNew`]).
+//! - Durability: the writer's session sets `synchronous_commit = on`, so a
+//!   commit (and so an acknowledgement) waits for PostgreSQL's WAL flush,
+//!   whatever the database's default.
+//! - One server per database: the writer holds a session advisory lock for
+//!   the store's life; a second server on the same database is refused
+//!   ([`StoreError::InUse`]). The lock goes with the session, so a crashed
+//!   server leaves none.
+//! - A lost connection: the writer (and the reader) connect again before the
+//!   next batch; until they can, every write fails with the error, and no
+//!   write is acknowledged. A writer that reconnects takes the lock again, or
+//!   refuses to write.
+
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Mutex};
+use std::thread::JoinHandle;
+
+use grundy_protocol::wire::MatchRecord;
+use tokio::sync::oneshot;
+
+use super::sql::{in_read, PgConn};
+use super::{
+    accounts, lock, tournaments, AccountRow, MatchStore, RatingRow, StoreError, StoredRoom,
+    StoredTournament, TokenRow, WriteOp, Writer,
+};
+
+mod embedded {
+    refinery::embed_migrations!("migrations/postgres");
+}
+
+/// The advisory lock's key: one grundy-server per database ("grundy" in ASCII).
+const LOCK_KEY: i64 = 0x6772_756e_6479;
+
+/// A read, run on the reader thread.
+type Read = Box<dyn FnOnce(&mut PgConn) + Send>;
+
+/// The store on PostgreSQL.
+pub struct PgStore {
+    writer: Writer,
+    reads: Mutex<Option<mpsc::Sender<Read>>>,
+    reader: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user:password@host:port/db`),
+    /// migrates its schema, and takes it for this server. Blocks.
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        let shown = PathBuf::from(redacted(url));
+        let open_error = |message: String| StoreError::Open {
+            path: shown.to_path_buf(),
+            message,
+        };
+        let config: postgres::Config = url
+            .parse()
+            .map_err(|e| open_error(format!("not a PostgreSQL URL: {e}")))?;
+
+        let (ready, started) = mpsc::channel();
+        let writer_config = config.clone();
+        let writer_shown = shown.clone();
+        let writer = Writer::spawn(move |queue, transactions| {
+            let conn = connect(&writer_config, &writer_shown).and_then(|mut conn| {
+                take_lock(&mut conn, &writer_shown)?;
+                migrate(&mut conn, &writer_shown)?;
+                Ok(conn)
+            });
+            let mut conn = match conn {
+                Ok(conn) => {
+                    let _ = ready.send(Ok(()));
+                    conn
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(e));
+                    return;
+                }
+            };
+            super::writer_loop(&mut conn, queue, transactions, |conn| {
+                reopen(conn, &writer_config, &writer_shown, true)
+            });
+        })
+        .map_err(|e| open_error(format!("cannot start the writer thread: {e}")))?;
+        let opened = started
+            .recv()
+            .unwrap_or_else(|_| Err(open_error("the writer thread stopped".into())));
+        if let Err(e) = opened {
+            writer.stop();
+            return Err(e);
+        }
+
+        let (reads, jobs) = mpsc::channel::<Read>();
+        let reader_config = config.clone();
+        let reader_shown = shown.clone();
+        let reader = std::thread::Builder::new()
+            .name("grundy-store-reader".into())
+            .spawn(move || {
+                let mut conn: Option<PgConn> = None;
+                while let Ok(job) = jobs.recv() {
+                    // Connected at the first read, and again after a loss; a
+                    // read that finds no database gets the error.
+                    let ready = match conn.as_mut() {
+                        Some(c) => reopen(c, &reader_config, &reader_shown, false).map(|_| c),
+                        None => connect(&reader_config, &reader_shown).map(|c| conn.insert(c)),
+                    };
+                    match ready {
+                        Ok(c) => job(c),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "match store: no connection for a read");
+                            drop(job);
+                        }
+                    }
+                }
+            })
+            .map_err(|e| open_error(format!("cannot start the reader thread: {e}")))?;
+        Ok(PgStore {
+            writer,
+            reads: Mutex::new(Some(reads)),
+            reader: Mutex::new(Some(reader)),
+        })
+    }
+
+    /// How many write transactions the writer has committed so far.
+    pub fn transactions(&self) -> u64 {
+        self.writer.transactions()
+    }
+
+    /// Tests only: stops the writer until the returned sender is dropped.
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> mpsc::Sender<()> {
+        self.writer.hold()
+    }
+
+    /// Runs `read` on the reader thread, in one read transaction, and waits
+    /// for its answer.
+    fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&mut PgConn) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        let job: Read = Box::new(move |conn| {
+            let _ = answer.send(in_read(conn, read));
+        });
+        let sent = match lock(&self.reads).as_ref() {
+            Some(reads) => reads.send(job).is_ok(),
+            None => false,
+        };
+        if !sent {
+            return Err(StoreError::Closed);
+        }
+        answered.recv().unwrap_or_else(|_| {
+            Err(StoreError::Postgres(
+                "the database cannot be reached for reads".into(),
+            ))
+        })
+    }
+}
+
+impl MatchStore for PgStore {
+    fn write(&self, op: WriteOp) -> oneshot::Receiver<Result<(), StoreError>> {
+        self.writer.write(op)
+    }
+
+    fn load_unfinished(&self) -> Result<Vec<StoredRoom>, StoreError> {
+        self.read(super::load_unfinished_rooms)
+    }
+
+    fn record(&self, key: &str) -> Result<Option<MatchRecord>, StoreError> {
+        let key = key.to_owned();
+        self.read(move |conn| super::read_record(conn, &key))
+    }
+
+    fn load_unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        self.read(tournaments::load_unfinished)
+    }
+
+    fn load_tournament(&self, tournament: &str) -> Result<Option<StoredTournament>, StoreError> {
+        let key = tournament.to_owned();
+        self.read(move |conn| tournaments::load(conn, &key))
+    }
+
+    fn load_ratings(&self) -> Result<Vec<RatingRow>, StoreError> {
+        self.read(tournaments::load_ratings)
+    }
+
+    fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+        self.read(accounts::load)
+    }
+
+    fn close(&self) {
+        self.writer.stop();
+        // The writer's session, and with it the lock, ended with its thread;
+        // reads go on working until the store is dropped.
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.close();
+        drop(lock(&self.reads).take());
+        if let Some(handle) = lock(&self.reader).take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// The URL without its password, for messages.
+fn redacted(url: &str) -> String {
+    match url.parse::<postgres::Config>() {
+        Ok(config) if config.get_password().is_some() => {
+            // user:password@ → user:***@ (the rest as given).
+            match (url.find("://"), url.rfind('@')) {
+                (Some(scheme), Some(at)) if scheme < at => {
+                    let userinfo = &url[scheme + 3..at];
+                    let user = userinfo.split(':').next().unwrap_or("");
+                    format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+                }
+                _ => "a PostgreSQL URL (password hidden)".into(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError> {
+    let mut client = config
+        .connect(postgres::NoTls)
+        .map_err(|e| StoreError::Open {
+            path: shown.to_path_buf(),
+            message: super::sql::pg_error(e).message,
+        })?;
+    // An acknowledgement waits for the WAL flush, whatever the default.
+    client
+        .batch_execute("SET synchronous_commit = on")
+        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
+    Ok(PgConn::new(client))
+}
+
+/// Takes the database for this server, or says it is taken.
+fn take_lock(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
+    let row = conn
+        .client
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
+        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
+    if row.get::<_, bool>(0) {
+        Ok(())
+    } else {
+        Err(StoreError::InUse {
+            path: shown.to_path_buf(),
+            pid: None,
+        })
+    }
+}
+
+/// Connects again if the connection was lost (the writer takes the lock again).
+fn reopen(
+    conn: &mut PgConn,
+    config: &postgres::Config,
+    shown: &Path,
+    writer: bool,
+) -> Result<(), StoreError> {
+    if !conn.client.is_closed() {
+        return Ok(());
+    }
+    let mut fresh = connect(config, shown)?;
+    if writer {
+        take_lock(&mut fresh, shown)?;
+    }
+    tracing::info!("match store: connected to the database again");
+    *conn = fresh;
+    Ok(())
+}
+
+/// Runs the migrations this build has; refuses a database a newer build
+/// migrated further.
+fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
+    let open_error = |message: String| StoreError::Open {
+        path: shown.to_path_buf(),
+        message,
+    };
+    let runner = embedded::migrations::runner();
+    let known = runner
+        .get_migrations()
+        .iter()
+        .map(|m| i64::from(m.version()))
+        .max()
+        .unwrap_or(0);
+    // refinery's table (`refinery_schema_history`) exists once a build has
+    // migrated the database; before that there is nothing to compare.
+    let migrated: bool = conn
+        .client
+        .query_one(
+            "SELECT to_regclass('refinery_schema_history') IS NOT NULL",
+            &[],
+        )
+        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?
+        .get(0);
+    let applied = if migrated {
+        runner
+            .get_last_applied_migration(&mut conn.client)
+            .map_err(|e| open_error(format!("reading the schema's version: {e:?}")))?
+    } else {
+        None
+    };
+    if let Some(applied) = applied {
+        let found = i64::from(applied.version());
+        if found > known {
+            return Err(StoreError::SchemaTooNew {
+                found,
+                supported: known,
+            });
+        }
+    }
+    runner
+        .run(&mut conn.client)
+        .map_err(|e| open_error(format!("migrating the schema: {e:?}")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tests::Place;
+    use serde_json::json;
+
+    fn create(room: &str) -> WriteOp {
+        WriteOp::CreateRoom {
+            room: room.into(),
+            code: format!("C-{room}"),
+            spec: json!({"game": "nim", "heaps": [3]}),
+            clock: None,
+            listed: false,
+            bot: None,
+            hints: false,
+            tournament: None,
+            created_at_ms: 1,
+        }
+    }
+
+    fn put(store: &dyn MatchStore, op: WriteOp) -> Result<(), StoreError> {
+        store.write(op).blocking_recv().expect("the writer answers")
+    }
+
+    fn database() -> Option<String> {
+        match Place::postgres()? {
+            Place::Postgres(url) => Some(url),
+            Place::Sqlite { .. } => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_second_server_on_the_database_is_refused_until_the_first_closes() {
+        let Some(url) = database() else { return };
+        let first = PgStore::open(&url).expect("open");
+        let refused = PgStore::open(&url)
+            .err()
+            .expect("a second store is refused");
+        assert!(matches!(refused, StoreError::InUse { .. }), "{refused:?}");
+        assert!(refused.to_string().contains(&url), "{refused}");
+        put(&first, create("r")).expect("the holder still writes");
+        first.close();
+        let second = PgStore::open(&url).expect("open after close");
+        assert_eq!(second.load_unfinished().expect("load").len(), 1);
+    }
+
+    #[test]
+    fn a_database_migrated_by_a_newer_build_is_refused() {
+        let Some(url) = database() else { return };
+        drop(PgStore::open(&url).expect("migrates"));
+        let mut raw = postgres::Client::connect(&url, postgres::NoTls).expect("raw");
+        raw.batch_execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum)
+             VALUES (999, 'future', '2030-01-01T00:00:00Z', '0')",
+        )
+        .expect("a future migration");
+        let refused = PgStore::open(&url).err().expect("refused");
+        assert!(
+            matches!(refused, StoreError::SchemaTooNew { found: 999, .. }),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn an_unreachable_or_malformed_database_is_named_without_its_password() {
+        let refused = PgStore::open("postgres://ada:s3cret@127.0.0.1:1/grundy")
+            .err()
+            .expect("nothing listens on port 1");
+        let text = refused.to_string();
+        assert!(
+            text.contains("postgres://ada:***@127.0.0.1:1/grundy"),
+            "{text}"
+        );
+        assert!(!text.contains("s3cret"), "{text}");
+        let text = PgStore::open("postgres://[")
+            .err()
+            .expect("bad")
+            .to_string();
+        assert!(text.contains("not a PostgreSQL URL"), "{text}");
+    }
+
+    /// The database drops the store's sessions: a write either fails or is
+    /// stored (never acknowledged and lost), and writes and reads come back
+    /// once the store has connected again.
+    #[test]
+    fn writes_and_reads_recover_after_the_connections_are_lost() {
+        let Some(url) = database() else { return };
+        let store = PgStore::open(&url).expect("open");
+        put(&store, create("before")).expect("create");
+        assert_eq!(store.load_unfinished().expect("load").len(), 1);
+        let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("admin");
+        let killed = admin
+            .query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .expect("terminate");
+        assert_eq!(killed.len(), 2, "the writer's and the reader's sessions");
+        let outcomes: Vec<_> = (0..3)
+            .map(|i| put(&store, create(&format!("after{i}"))))
+            .collect();
+        assert!(outcomes.last().unwrap().is_ok(), "{outcomes:?}");
+        // A failed first read is allowed; the next one reconnects.
+        let rooms = store
+            .load_unfinished()
+            .or_else(|_| store.load_unfinished())
+            .expect("reads come back");
+        let stored: Vec<_> = rooms.iter().map(|r| r.room.as_str()).collect();
+        for (i, outcome) in outcomes.iter().enumerate() {
+            let room = format!("after{i}");
+            assert_eq!(
+                stored.contains(&room.as_str()),
+                outcome.is_ok(),
+                "{room}: {outcome:?}"
+            );
+        }
+        // The writer took the database again: a second server is refused.
+        assert!(matches!(PgStore::open(&url), Err(StoreError::InUse { .. })));
+    }
+}
