@@ -26,6 +26,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use grundy_protocol::wire::MatchRecord;
 use tokio::sync::oneshot;
@@ -42,6 +43,9 @@ mod embedded {
 
 /// The advisory lock's key: one grundy-server per database ("grundy" in ASCII).
 const LOCK_KEY: i64 = 0x6772_756e_6479;
+
+/// How long opening waits for a lock another session holds.
+const LOCK_PATIENCE: Duration = Duration::from_secs(2);
 
 /// A read, run on the reader thread.
 type Read = Box<dyn FnOnce(&mut PgConn) + Send>;
@@ -88,6 +92,11 @@ impl PgStore {
             super::writer_loop(&mut conn, queue, transactions, |conn| {
                 reopen(conn, &writer_config, &writer_shown, true)
             });
+            // At once, not when the server notices the session's end: a store
+            // opened right after this one finds the database free.
+            let _ = conn
+                .client
+                .execute("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]);
         })
         .map_err(|e| open_error(format!("cannot start the writer thread: {e}")))?;
         let opened = started
@@ -245,19 +254,26 @@ fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError
     Ok(PgConn::new(client))
 }
 
-/// Takes the database for this server, or says it is taken.
+/// Takes the database for this server, or says it is taken. A server that
+/// has just died holds it until PostgreSQL notices its session is gone: a
+/// second or two of asking again covers a restart.
 fn take_lock(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
-    let row = conn
-        .client
-        .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
-        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
-    if row.get::<_, bool>(0) {
-        Ok(())
-    } else {
-        Err(StoreError::InUse {
-            path: shown.to_path_buf(),
-            pid: None,
-        })
+    let deadline = Instant::now() + LOCK_PATIENCE;
+    loop {
+        let row = conn
+            .client
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
+            .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
+        if row.get::<_, bool>(0) {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(StoreError::InUse {
+                path: shown.to_path_buf(),
+                pid: None,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
