@@ -62,6 +62,10 @@ pub struct Shared {
     pub spec_builds: Pool,
     /// Store reads a client asks for (`get_match`, `get_tournament`).
     pub store_reads: Pool,
+    /// Cancelled during a shutdown once the rooms and tournaments have
+    /// answered every command they took: a connection, which stopped reading
+    /// when the shutdown began, then sends its notice and closes.
+    pub answered: CancellationToken,
 }
 
 /// What `create_room` asks for.
@@ -263,6 +267,10 @@ pub async fn serve(
                 break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
             }
             _ = &mut shutting_down => {
+                // Nothing more is read. What the rooms and tournaments took
+                // is answered first, its answers written as they come (a
+                // `seated` holds the only copy of a seat's token).
+                socket.meanwhile(conn.shared.answered.cancelled()).await;
                 conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
                 break Some(Closing(CloseCode::Away, "server shutting down".into()));
             }
@@ -868,5 +876,6 @@ pub fn shared(
         spec_builds: Pool::new("spec_builds", config.spec_builds, config.spec_builds_queued),
         store_reads: Pool::new("store_reads", config.store_reads, config.store_reads_queued),
         config,
+        answered: CancellationToken::new(),
     })
 }

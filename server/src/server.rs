@@ -28,6 +28,7 @@ pub struct Server {
     shutdown: CancellationToken,
     connections: TaskTracker,
     rooms: TaskTracker,
+    shared: Arc<connection::Shared>,
     house: Arc<House>,
     lobby: Arc<Lobby>,
     tournaments: Arc<Tournaments>,
@@ -125,6 +126,7 @@ impl Server {
             let shutdown = shutdown.clone();
             let connections = connections.clone();
             let caps = Caps::new(&shared.config);
+            let shared = shared.clone();
             tokio::spawn(async move {
                 accept_loop(listener, shared, router, caps, shutdown, connections).await;
             });
@@ -138,6 +140,7 @@ impl Server {
             shutdown,
             connections,
             rooms,
+            shared,
             house,
             lobby,
             tournaments,
@@ -166,23 +169,22 @@ impl Server {
         self.shutdown().await;
     }
 
-    /// Graceful shutdown: clients are told, in-flight writes are finished, the
-    /// store is drained. Returns when everything has stopped.
+    /// Graceful shutdown: every command taken is answered, clients are told,
+    /// the store is drained. Returns when everything has stopped.
+    ///
+    /// The order matters. Connections stop reading at once (no command is
+    /// taken from then on) but keep writing. The rooms and tournaments then
+    /// end, each answering every command in its queue first (with its store
+    /// write). Only then do the connections send the `shutdown` notice and
+    /// close, so no answer, and no seat token, is lost.
     pub async fn shutdown(self) {
         self.shutdown.cancel();
         // The house bots first (their token is cancelled with ours): none may
         // linger to reconnect to a server started next on this address, beside
         // the bots that one puts back.
         self.house.stop(Duration::from_secs(5)).await;
-        self.connections.close();
-        if tokio::time::timeout(Duration::from_secs(10), self.connections.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!("some connections did not stop within 10 s");
-        }
-        // Rooms end once their queues are dropped; each finishes the command it
-        // is on (including its store write) first.
+        // Rooms end once their queues are dropped; each answers what is
+        // queued and finishes its store writes first.
         self.lobby.close();
         self.tournaments.close();
         self.rooms.close();
@@ -191,6 +193,14 @@ impl Server {
             .is_err()
         {
             tracing::warn!("some rooms did not stop within 10 s");
+        }
+        self.shared.answered.cancel();
+        self.connections.close();
+        if tokio::time::timeout(Duration::from_secs(10), self.connections.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some connections did not stop within 10 s");
         }
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.close()).await;

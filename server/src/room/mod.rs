@@ -305,7 +305,10 @@ impl Room {
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
-                    None => break,
+                    None => {
+                        self.all_gone().await;
+                        break;
+                    }
                 },
                 _ = sleep_until(deadline) => {
                     // Commands read before the deadline may still be queued (a
@@ -633,6 +636,22 @@ impl Room {
         // Resumed by an account: the seat token comes back, for the moves.
         let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
         self.catch_up(Some(seat), seat_token, since, id)
+    }
+
+    /// The queue closed and was answered to its end: the server is stopping
+    /// (a finished room's linger ends the same way). The players still
+    /// connected to a running match are recorded as gone (`presence`), as if
+    /// their connections had closed; nobody is told, since every connection
+    /// gets the shutdown notice next.
+    async fn all_gone(&mut self) {
+        if self.finished() {
+            return;
+        }
+        let conns: Vec<ConnId> = self.holders.iter().flatten().copied().collect();
+        self.subscribers = Subscribers::new(self.config.events_in_memory);
+        for conn in conns {
+            self.drop_conn(conn).await;
+        }
     }
 
     async fn drop_conn(&mut self, conn: ConnId) {
