@@ -14,6 +14,7 @@ pub mod page;
 pub mod review;
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -57,12 +58,16 @@ pub async fn serve(
     shutdown: &CancellationToken,
 ) -> Option<WebSocketStream<TcpStream>> {
     let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
+    let serving = Arc::new(AtomicBool::new(false));
     let service = {
         let upgrade = upgrade.clone();
+        let serving = serving.clone();
         hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let router = router.clone();
             let upgrade = upgrade.clone();
+            let busy = Serving::start(&serving);
             async move {
+                let _busy = busy;
                 if !wants_websocket(request.headers()) {
                     let response = router.oneshot(request.map(Body::new)).await;
                     if let Ok(response) = &response {
@@ -97,9 +102,17 @@ pub async fn serve(
     let served = tokio::select! {
         served = connection.as_mut() => served,
         _ = stop => {
-            // The request under way may finish (bounded); then it closes.
+            // A request being answered may finish (bounded); then it
+            // closes. With none, only an answer already made may still be
+            // going out: a head still arriving (or never coming) is owed
+            // nothing and does not hold up a shutdown.
+            let grace = if serving.load(Ordering::Relaxed) {
+                Duration::from_secs(5)
+            } else {
+                Duration::from_millis(200)
+            };
             connection.as_mut().graceful_shutdown();
-            tokio::time::timeout(Duration::from_secs(5), connection.as_mut())
+            tokio::time::timeout(grace, connection.as_mut())
                 .await
                 .unwrap_or(Ok(()))
         }
@@ -126,6 +139,23 @@ pub async fn serve(
         )
         .await,
     )
+}
+
+/// Marks a request as being answered, from its head's arrival until its
+/// answer is made (one at a time: HTTP/1.1 answers in order).
+struct Serving(Arc<AtomicBool>);
+
+impl Serving {
+    fn start(flag: &Arc<AtomicBool>) -> Serving {
+        flag.store(true, Ordering::Relaxed);
+        Serving(flag.clone())
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
 }
 
 fn count(status: StatusCode) {
