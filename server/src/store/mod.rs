@@ -89,7 +89,7 @@ mod tournaments;
 pub use accounts::{AccountRow, AccountWrite, TokenRow};
 pub use db_lock::lock_path;
 pub use postgres::PgStore;
-use sql::{args, in_read, Fault, Sql};
+use sql::{args, in_read, Arg, Dialect, Fault, Sql};
 pub use tournaments::{RatingRow, StoredPlayer, StoredTournament};
 
 /// The most ops the writer commits in one transaction.
@@ -932,7 +932,11 @@ fn try_batch<C: Sql>(
     nos: &mut RoomNos,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     conn.begin_write()?;
-    if batch.iter().all(|(op, _)| apply_op(conn, op, nos).is_ok()) {
+    let mut events = Events::new(conn.dialect() == Dialect::Postgres);
+    let applied = batch
+        .iter()
+        .all(|(op, _)| apply_op(conn, op, nos, &mut events).is_ok());
+    if applied && events.flush(conn).is_ok() {
         conn.batch("COMMIT")?;
         return Ok(batch.iter().map(|_| Ok(())).collect());
     }
@@ -943,7 +947,7 @@ fn try_batch<C: Sql>(
     let mut outcomes = Vec::with_capacity(batch.len());
     for (op, _) in batch {
         conn.batch("SAVEPOINT op")?;
-        match apply_op(conn, op, nos) {
+        match apply_op(conn, op, nos, &mut Events::new(false)) {
             Ok(()) => {
                 conn.batch("RELEASE op")?;
                 outcomes.push(Ok(()));
@@ -960,13 +964,62 @@ fn try_batch<C: Sql>(
     Ok(outcomes)
 }
 
-fn apply_op<C: Sql>(conn: &mut C, op: &WriteOp, nos: &mut RoomNos) -> Result<(), StoreError> {
+/// The events of a batch's first pass, written together when `defer`
+/// (PostgreSQL: one statement for all of them, where each would be a round
+/// trip of its own). Written before any other kind of op, so the order of
+/// writes that depend on each other stays the batch's.
+struct Events<'a> {
+    defer: bool,
+    rows: Vec<(i64, i64, i64, &'a str)>,
+}
+
+impl<'a> Events<'a> {
+    fn new(defer: bool) -> Events<'a> {
+        Events {
+            defer,
+            rows: Vec::new(),
+        }
+    }
+
+    fn flush<C: Sql>(&mut self, conn: &mut C) -> Result<(), StoreError> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let nos: Vec<i64> = self.rows.iter().map(|r| r.0).collect();
+        let seqs: Vec<i64> = self.rows.iter().map(|r| r.1).collect();
+        let ats: Vec<i64> = self.rows.iter().map(|r| r.2).collect();
+        let bodies: Vec<&str> = self.rows.iter().map(|r| r.3).collect();
+        // A duplicate fails the whole pass; the op-by-op pass names it.
+        conn.exec(
+            "INSERT INTO events (room_no, seq, at_ms, body)
+             SELECT * FROM UNNEST(?1::BIGINT[], ?2::BIGINT[], ?3::BIGINT[], ?4::TEXT[])",
+            &[
+                Arg::Ints(&nos),
+                Arg::Ints(&seqs),
+                Arg::Ints(&ats),
+                Arg::Texts(&bodies),
+            ],
+        )?;
+        self.rows.clear();
+        Ok(())
+    }
+}
+
+fn apply_op<'a, C: Sql>(
+    conn: &mut C,
+    op: &'a WriteOp,
+    nos: &mut RoomNos,
+    events: &mut Events<'a>,
+) -> Result<(), StoreError> {
+    if !matches!(op, WriteOp::Event { .. } | WriteOp::All(_)) {
+        events.flush(conn)?;
+    }
     match op {
         // Inside the batch's transaction or the op's savepoint: a failure
         // takes back the ops before it too.
         WriteOp::All(ops) => {
             for op in ops {
-                apply_op(conn, op, nos)?;
+                apply_op(conn, op, nos, events)?;
             }
         }
         WriteOp::Probe { at_ms } => {
@@ -1065,6 +1118,10 @@ fn apply_op<C: Sql>(conn: &mut C, op: &WriteOp, nos: &mut RoomNos) -> Result<(),
             let seq = signed(room, "seq", *number)?;
             let at_ms = signed(room, "at_ms", *at_ms)?;
             let no = nos.get(conn, room)?;
+            if events.defer {
+                events.rows.push((no, seq, at_ms, json));
+                return Ok(());
+            }
             conn.exec(
                 "INSERT INTO events (room_no, seq, at_ms, body) VALUES (?1, ?2, ?3, ?4)",
                 args![no, seq, at_ms, &**json],
@@ -1872,6 +1929,56 @@ mod tests {
         let rooms = store.load_unfinished().expect("load");
         let log: Vec<(u64, u64)> = rooms[0].events.iter().map(|(e, at)| (e.seq, *at)).collect();
         assert_eq!(log, [(1, 1), (2, 3)]);
+    });
+
+    on_both!(
+        /// One batch that creates rooms, seats them, plays in them and ends one
+        /// lands whole and in order (on PostgreSQL its events go in one insert,
+        /// written before each op of another kind).
+        a_batch_of_every_kind_of_op_lands_in_order, |place| {
+        let store = place.open().expect("open");
+        let release = store.hold();
+        let pending: Vec<_> = [
+            create("a", 1),
+            seat("a", 0, "ada"),
+            event("a", 1, EventBody::Started, 10),
+            create("b", 2),
+            event("b", 1, EventBody::Started, 11),
+            event("a", 2, moved(0, 0), 12),
+            WriteOp::All(vec![
+                event("a", 3, moved(1, 1), 13),
+                event(
+                    "a",
+                    4,
+                    EventBody::Ended {
+                        result: MatchResult {
+                            winner: Some(1),
+                            reason: EndReason::Rules,
+                        },
+                    },
+                    13,
+                ),
+                finish("a", 1, EndReason::Rules),
+            ]),
+            event("b", 2, moved(0, 1), 14),
+        ]
+        .into_iter()
+        .map(|op| store.write(op))
+        .collect();
+        drop(release);
+        for done in pending {
+            assert_eq!(done.blocking_recv().expect("answer"), Ok(()));
+        }
+        assert_eq!(store.transactions(), 1, "one group commit");
+        let unfinished = store.load_unfinished().expect("load");
+        assert_eq!(unfinished.len(), 1);
+        assert_eq!(unfinished[0].room, "b");
+        let seqs: Vec<u64> = unfinished[0].events.iter().map(|(e, _)| e.seq).collect();
+        assert_eq!(seqs, [1, 2]);
+        let a = store.record("a").expect("record").expect("kept");
+        assert_eq!(a.moves.len(), 2);
+        assert_eq!(a.players[0].as_deref(), Some("ada"));
+        assert_eq!(a.result.map(|r| r.winner), Some(Some(1)));
     });
 
     on_both!(ops_written_as_all_stand_or_fall_together, |place| {

@@ -24,6 +24,10 @@ pub(crate) enum Arg<'a> {
     Real(f64),
     Text(&'a str),
     Blob(&'a [u8]),
+    /// PostgreSQL only (`UNNEST(?1::BIGINT[])`): a batch's column of numbers.
+    Ints(&'a [i64]),
+    /// PostgreSQL only: a batch's column of texts.
+    Texts(&'a [&'a str]),
 }
 
 impl From<i64> for Arg<'_> {
@@ -223,6 +227,11 @@ impl rusqlite::ToSql for Arg<'_> {
             Arg::Real(v) => ToSqlOutput::Owned(Value::Real(v)),
             Arg::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
             Arg::Blob(v) => ToSqlOutput::Borrowed(ValueRef::Blob(v)),
+            Arg::Ints(_) | Arg::Texts(_) => {
+                return Err(rusqlite::Error::ToSqlConversionFailure(
+                    "SQLite has no array parameters".into(),
+                ))
+            }
         })
     }
 }
@@ -308,6 +317,8 @@ impl postgres::types::ToSql for Arg<'_> {
             Arg::Real(v) => v.to_sql(ty, out),
             Arg::Text(v) => v.to_sql(ty, out),
             Arg::Blob(v) => v.to_sql(ty, out),
+            Arg::Ints(v) => v.to_sql(ty, out),
+            Arg::Texts(v) => v.to_sql(ty, out),
         }
     }
 
