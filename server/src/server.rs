@@ -203,7 +203,14 @@ impl Server {
             tracing::warn!("some connections did not stop within 10 s");
         }
         let store = self.store.clone();
-        let _ = tokio::task::spawn_blocking(move || store.close()).await;
+        // Bounded: a database that stopped answering cannot hold the exit.
+        let closed = tokio::task::spawn_blocking(move || store.close());
+        if tokio::time::timeout(Duration::from_secs(30), closed)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the store did not close within 30 s");
+        }
         tracing::info!("server stopped");
     }
 }

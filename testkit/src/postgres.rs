@@ -50,32 +50,42 @@ impl TestPostgres {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
+        self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Ends every session on the database `url` names (as an administrator,
+    /// or a restarting PostgreSQL, would): how many it ended.
+    pub fn end_sessions(&self, url: &str) -> usize {
+        let database = url.rsplit('/').next().unwrap_or_default();
+        let ended = self.psql(
+            database,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+        ended.lines().filter(|line| line.trim() == "t").count()
+    }
+
+    /// Runs `sql` on `database` with psql, as the superuser; its output
+    /// (unaligned, tuples only). Panics with what psql said if it fails.
+    fn psql(&self, database: &str, sql: &str) -> String {
         let psql = Some(self.bin.join("psql"))
             .filter(|p| p.exists())
             .unwrap_or_else(|| "psql".into());
         let out = Command::new(&psql)
-            .args([
-                "-X",
-                "-q",
-                "-h",
-                "127.0.0.1",
-                "-U",
-                "postgres",
-                "-d",
-                "postgres",
-            ])
-            .args(["-p", &self.port.to_string(), "-v", "ON_ERROR_STOP=1"])
-            .args(["-c", &format!("CREATE DATABASE {name}")])
+            .args(["-X", "-q", "-tA", "-h", "127.0.0.1", "-U", "postgres"])
+            .args(["-d", database, "-p", &self.port.to_string()])
+            .args(["-v", "ON_ERROR_STOP=1", "-c", sql])
             .output()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", psql.display()));
         assert!(
             out.status.success(),
-            "CREATE DATABASE {name} failed ({}): {}{}",
+            "{sql} failed ({}): {}{}",
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     pub fn port(&self) -> u16 {

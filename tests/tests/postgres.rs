@@ -26,22 +26,12 @@ async fn start(url: &str) -> Server {
     .expect("the server starts")
 }
 
-/// Ends every session on the database but the asker's.
+/// Ends the server's sessions on its database, as an administrator would.
 async fn drop_sessions(url: &str) -> usize {
     let url = url.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).expect("admin");
-        admin
-            .query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
-                &[],
-            )
-            .expect("terminate")
-            .len()
-    })
-    .await
-    .expect("dropped")
+    tokio::task::spawn_blocking(move || postgres::shared().expect("running").end_sessions(&url))
+        .await
+        .expect("dropped")
 }
 
 /// Plays `mv` until it is acknowledged; refusals on the way must be the

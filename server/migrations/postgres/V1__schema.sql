@@ -42,6 +42,14 @@ CREATE TABLE health (
     at_ms BIGINT   NOT NULL
 );
 
+-- The server that holds the database (it holds the advisory lock too): one
+-- that lost its connection writes again only if it is still the one here.
+CREATE TABLE holder (
+    id       SMALLINT PRIMARY KEY CHECK (id = 1),
+    server   TEXT     NOT NULL,
+    since_ms BIGINT   NOT NULL
+);
+
 CREATE TABLE tournaments (
     id             TEXT   NOT NULL PRIMARY KEY,
     code           TEXT   NOT NULL UNIQUE,

@@ -67,14 +67,15 @@ pub async fn serve(
             let upgrade = upgrade.clone();
             let busy = Serving::start(&serving);
             async move {
-                let _busy = busy;
                 if !wants_websocket(request.headers()) {
                     let response = router.oneshot(request.map(Body::new)).await;
-                    if let Ok(response) = &response {
+                    return response.map(|response| {
                         count(response.status());
-                    }
-                    return response;
+                        // Served until its body is out, not only made.
+                        response.map(|body| Body::new(Sending { body, _busy: busy }))
+                    });
                 }
+                let _busy = busy;
                 Ok::<_, Infallible>(match accept_key(&request) {
                     Ok(accept) => {
                         *upgrade.lock().unwrap_or_else(PoisonError::into_inner) =
@@ -142,13 +143,40 @@ pub async fn serve(
 }
 
 /// Marks a request as being answered, from its head's arrival until its
-/// answer is made (one at a time: HTTP/1.1 answers in order).
+/// answer's body is sent (one at a time: HTTP/1.1 answers in order).
 struct Serving(Arc<AtomicBool>);
 
 impl Serving {
     fn start(flag: &Arc<AtomicBool>) -> Serving {
         flag.store(true, Ordering::Relaxed);
         Serving(flag.clone())
+    }
+}
+
+/// An answer's body, holding the connection's [`Serving`] mark until hyper
+/// has sent it (or dropped it).
+struct Sending {
+    body: Body,
+    _busy: Serving,
+}
+
+impl axum::body::HttpBody for Sending {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 

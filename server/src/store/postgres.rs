@@ -73,10 +73,12 @@ impl PgStore {
         let (ready, started) = mpsc::channel();
         let writer_config = config.clone();
         let writer_shown = shown.clone();
+        let holder = uuid::Uuid::new_v4().simple().to_string();
         let writer = Writer::spawn(move |queue, transactions| {
             let conn = connect(&writer_config, &writer_shown).and_then(|mut conn| {
                 take_lock(&mut conn, &writer_shown)?;
                 migrate(&mut conn, &writer_shown)?;
+                mark_holder(&mut conn, &holder)?;
                 Ok(conn)
             });
             let mut conn = match conn {
@@ -90,7 +92,7 @@ impl PgStore {
                 }
             };
             super::writer_loop(&mut conn, queue, transactions, |conn| {
-                reopen(conn, &writer_config, &writer_shown, true)
+                reopen(conn, &writer_config, &writer_shown, Some(&holder))
             });
             // At once, not when the server notices the session's end: a store
             // opened right after this one finds the database free.
@@ -118,7 +120,7 @@ impl PgStore {
                     // Connected at the first read, and again after a loss; a
                     // read that finds no database gets the error.
                     let ready = match conn.as_mut() {
-                        Some(c) => reopen(c, &reader_config, &reader_shown, false).map(|_| c),
+                        Some(c) => reopen(c, &reader_config, &reader_shown, None).map(|_| c),
                         None => connect(&reader_config, &reader_shown).map(|c| conn.insert(c)),
                     };
                     match ready {
@@ -241,6 +243,17 @@ fn redacted(url: &str) -> String {
 }
 
 fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError> {
+    // A database that stops answering is an error within seconds, never a
+    // hang: moves are refused, a shutdown ends (the URL may set its own
+    // connect_timeout).
+    let mut config = config.clone();
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(5));
+    }
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(10))
+        .tcp_user_timeout(Duration::from_secs(15));
     let mut client = config
         .connect(postgres::NoTls)
         .map_err(|e| StoreError::Open {
@@ -249,7 +262,7 @@ fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError
         })?;
     // An acknowledgement waits for the WAL flush, whatever the default.
     client
-        .batch_execute("SET synchronous_commit = on")
+        .batch_execute("SET synchronous_commit = on; SET statement_timeout = '30s'")
         .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
     Ok(PgConn::new(client))
 }
@@ -278,21 +291,57 @@ fn take_lock(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
 }
 
 /// Connects again if the connection was lost (the writer takes the lock again).
+/// Connects again if the connection was lost: seen closed, or, after a
+/// while unused, not answering (the client notices a session the database
+/// ended only when it next talks). The writer takes the lock again, and
+/// writes only if the database is still its own.
 fn reopen(
     conn: &mut PgConn,
     config: &postgres::Config,
     shown: &Path,
-    writer: bool,
+    holder: Option<&str>,
 ) -> Result<(), StoreError> {
-    if !conn.client.is_closed() {
+    let idle = conn.idle_for() > Duration::from_secs(1);
+    let lost =
+        conn.client.is_closed() || (idle && conn.client.is_valid(Duration::from_secs(5)).is_err());
+    if !lost {
         return Ok(());
     }
     let mut fresh = connect(config, shown)?;
-    if writer {
+    if let Some(holder) = holder {
         take_lock(&mut fresh, shown)?;
+        let row = fresh
+            .client
+            .query_opt("SELECT server FROM holder WHERE id = 1", &[])
+            .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
+        let now = row.map(|row| row.get::<_, String>(0));
+        if now.as_deref() != Some(holder) {
+            tracing::error!(
+                "match store: another server took the database while the connection was lost; \
+                 this one writes no more"
+            );
+            return Err(StoreError::InUse {
+                path: shown.to_path_buf(),
+                pid: None,
+            });
+        }
     }
     tracing::info!("match store: connected to the database again");
     *conn = fresh;
+    Ok(())
+}
+
+/// Marks the database as this server's (`holder`), once it holds the lock:
+/// a server that loses its connection writes again only if no other server
+/// has marked it since.
+fn mark_holder(conn: &mut PgConn, holder: &str) -> Result<(), StoreError> {
+    conn.client
+        .execute(
+            "INSERT INTO holder (id, server, since_ms) VALUES (1, $1, $2)
+             ON CONFLICT (id) DO UPDATE SET server = excluded.server, since_ms = excluded.since_ms",
+            &[&holder, &(super::now_ms() as i64)],
+        )
+        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
     Ok(())
 }
 
@@ -366,6 +415,13 @@ mod tests {
         store.write(op).blocking_recv().expect("the writer answers")
     }
 
+    /// Ends the store's sessions, as an administrator (or a restarting
+    /// PostgreSQL) would; how many.
+    fn end_sessions(url: &str) -> usize {
+        let server = grundy_testkit::postgres::shared().expect("running");
+        server.end_sessions(url)
+    }
+
     fn database() -> Option<String> {
         match Place::postgres()? {
             Place::Postgres(url) => Some(url),
@@ -423,6 +479,48 @@ mod tests {
         assert!(text.contains("not a PostgreSQL URL"), "{text}");
     }
 
+    /// Sessions the database ends while the store is quiet are noticed before
+    /// the next write: it goes through at the first try.
+    #[test]
+    fn a_session_ended_while_quiet_costs_no_write() {
+        let Some(url) = database() else { return };
+        let store = PgStore::open(&url).expect("open");
+        put(&store, create("before")).expect("create");
+        end_sessions(&url);
+        // Longer than the second after which an unused connection is checked
+        // (a slow machine only makes it longer).
+        std::thread::sleep(Duration::from_millis(1500));
+        put(&store, create("after")).expect("the first write after the loss");
+    }
+
+    /// A server that lost its connection while another took the database
+    /// writes no more, even once the lock is free again; the other goes on.
+    #[test]
+    fn a_server_that_lost_the_database_to_another_writes_no_more() {
+        let Some(url) = database() else { return };
+        let first = PgStore::open(&url).expect("open");
+        put(&first, create("r1")).expect("create");
+        end_sessions(&url);
+        let second = PgStore::open(&url).expect("the lock went with the session");
+        end_sessions(&url);
+        for room in ["r2", "r3"] {
+            let refused = put(&first, create(room));
+            assert!(refused.is_err(), "{room}: {refused:?}");
+        }
+        assert!(matches!(
+            put(&first, create("r4")),
+            Err(StoreError::InUse { .. })
+        ));
+        let written = (0..2).any(|_| put(&second, create("r5")).is_ok());
+        assert!(written, "the holder writes again");
+        let rooms = second
+            .load_unfinished()
+            .or_else(|_| second.load_unfinished())
+            .expect("load");
+        let names: Vec<_> = rooms.iter().map(|r| r.room.as_str()).collect();
+        assert_eq!(names, ["r1", "r5"]);
+    }
+
     /// The database drops the store's sessions: a write either fails or is
     /// stored (never acknowledged and lost), and writes and reads come back
     /// once the store has connected again.
@@ -432,15 +530,11 @@ mod tests {
         let store = PgStore::open(&url).expect("open");
         put(&store, create("before")).expect("create");
         assert_eq!(store.load_unfinished().expect("load").len(), 1);
-        let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("admin");
-        let killed = admin
-            .query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
-                &[],
-            )
-            .expect("terminate");
-        assert_eq!(killed.len(), 2, "the writer's and the reader's sessions");
+        assert_eq!(
+            end_sessions(&url),
+            2,
+            "the writer's and the reader's sessions"
+        );
         let outcomes: Vec<_> = (0..3)
             .map(|i| put(&store, create(&format!("after{i}"))))
             .collect();

@@ -335,6 +335,8 @@ impl postgres::types::ToSql for Arg<'_> {
 pub(crate) struct PgConn {
     pub client: postgres::Client,
     statements: HashMap<String, postgres::Statement>,
+    /// When a statement last went through `Sql`.
+    used: std::time::Instant,
 }
 
 impl PgConn {
@@ -342,10 +344,17 @@ impl PgConn {
         PgConn {
             client,
             statements: HashMap::new(),
+            used: std::time::Instant::now(),
         }
     }
 
+    /// How long since a statement last went through.
+    pub(crate) fn idle_for(&self) -> std::time::Duration {
+        self.used.elapsed()
+    }
+
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement, DbError> {
+        self.used = std::time::Instant::now();
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
@@ -435,6 +444,7 @@ impl Sql for PgConn {
     }
 
     fn batch(&mut self, sql: &str) -> Result<(), DbError> {
+        self.used = std::time::Instant::now();
         self.client.batch_execute(sql).map_err(pg_error)
     }
 }
