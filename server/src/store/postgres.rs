@@ -345,6 +345,19 @@ fn mark_holder(conn: &mut PgConn, holder: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// An error and its causes, in words (refinery's own `Debug` would print
+/// every migration's SQL).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}
+
 /// Runs the migrations this build has; refuses a database a newer build
 /// migrated further.
 fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
@@ -372,7 +385,7 @@ fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
     let applied = if migrated {
         runner
             .get_last_applied_migration(&mut conn.client)
-            .map_err(|e| open_error(format!("reading the schema's version: {e:?}")))?
+            .map_err(|e| open_error(format!("reading the schema's version: {}", chain(&e))))?
     } else {
         None
     };
@@ -387,7 +400,7 @@ fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
     }
     runner
         .run(&mut conn.client)
-        .map_err(|e| open_error(format!("migrating the schema: {e:?}")))?;
+        .map_err(|e| open_error(format!("migrating the schema: {}", chain(&e))))?;
     Ok(())
 }
 
