@@ -148,7 +148,7 @@ pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), Store
             .map_err(|e| match e.fault {
                 Fault::ForeignKey => fail(format!("token {}: no account {}", t.id, t.account)),
                 Fault::Unique => fail(format!("a token {} exists already", t.id)),
-                Fault::Other => e.into(),
+                Fault::Fenced | Fault::Other => e.into(),
             })?;
         }
         AccountWrite::Revoke { token, at_ms } => {

@@ -82,6 +82,7 @@ use crate::player::Player;
 pub const SCHEMA_VERSION: i64 = 7;
 
 mod accounts;
+mod cluster;
 mod db_lock;
 mod postgres;
 mod sql;
@@ -252,6 +253,19 @@ pub enum WriteOp {
     Probe { at_ms: u64 },
     /// An account, a token, a revocation.
     Account(AccountWrite),
+    /// A room's write under the lease of the node that owns it (a cluster,
+    /// PostgreSQL only): refused by the database, with
+    /// [`StoreError::LeaseLost`], once the room's owner is at another epoch.
+    /// A fenced `CreateRoom` makes the node the new room's owner.
+    Fenced { lease: Lease, op: Box<WriteOp> },
+}
+
+/// A node's ownership of a room: the node, and the epoch the database gave
+/// it (every takeover raises the epoch; a write of an older one is refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub node: Arc<str>,
+    pub epoch: u64,
 }
 
 impl WriteOp {
@@ -259,6 +273,7 @@ impl WriteOp {
     pub fn ops(&self) -> Box<dyn Iterator<Item = &WriteOp> + '_> {
         match self {
             WriteOp::All(ops) => Box::new(ops.iter().flat_map(|op| op.ops())),
+            WriteOp::Fenced { op, .. } => op.ops(),
             op => Box::new(std::iter::once(op)),
         }
     }
@@ -283,6 +298,7 @@ impl WriteOp {
             WriteOp::CreateTournament { tournament, .. }
             | WriteOp::TournamentEvent { tournament, .. } => tournament,
             WriteOp::All(ops) => ops.first().map_or("", |op| op.key()),
+            WriteOp::Fenced { op, .. } => op.key(),
             WriteOp::Probe { .. } | WriteOp::Account(_) => "",
         }
     }
@@ -389,6 +405,10 @@ pub enum StoreError {
     /// The store was closed.
     #[error("the match store is closed")]
     Closed,
+    /// The room's lease moved to another node (or this store holds no
+    /// leases): the write was refused (the text is the database's).
+    #[error("the room is another node's now: {0}")]
+    LeaseLost(String),
 }
 
 fn by_pid(pid: &Option<u32>) -> String {
@@ -448,6 +468,32 @@ pub trait MatchStore: Send + Sync + 'static {
     /// Waits until every queued write is committed, then stops the writer.
     /// Idempotent. Blocks.
     fn close(&self);
+
+    /// The store of a cluster's node (PostgreSQL, `--cluster`): its lease
+    /// and its rooms' ownership. `None` for a store one server holds alone.
+    fn cluster(&self) -> Option<&dyn Cluster> {
+        None
+    }
+}
+
+/// What a node of a cluster asks of the shared store (`cluster.rs`). Every
+/// call blocks.
+pub trait Cluster: Send + Sync {
+    /// This node's id (a new one after [`rejoin`](Cluster::rejoin)).
+    fn node(&self) -> Arc<str>;
+    /// How long the node is alive for after a renewal.
+    fn lease(&self) -> Duration;
+    /// Renews the node's lease; [`StoreError::LeaseLost`] when it had run
+    /// out already: the node must give its rooms up, then rejoin.
+    fn renew(&self) -> Result<(), StoreError>;
+    /// Registers the node again under a new id (after a lost lease).
+    fn rejoin(&self) -> Result<Arc<str>, StoreError>;
+    /// Takes up to `limit` rooms whose owner expired, drains, or never was:
+    /// each with its seats and log, and this node's lease on it.
+    fn claim_rooms(&self, limit: usize) -> Result<Vec<(StoredRoom, Lease)>, StoreError>;
+    /// The node is shutting down and has stopped its rooms: they are for the
+    /// taking at once.
+    fn drain(&self) -> Result<(), StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).
@@ -472,6 +518,9 @@ impl<T: MatchStore + ?Sized> MatchStore for Box<T> {
     }
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
         (**self).load_accounts()
+    }
+    fn cluster(&self) -> Option<&dyn Cluster> {
+        (**self).cluster()
     }
     fn close(&self) {
         (**self).close()
@@ -947,7 +996,11 @@ fn try_batch<C: Sql>(
     let mut outcomes = Vec::with_capacity(batch.len());
     for (op, _) in batch {
         conn.batch("SAVEPOINT op")?;
-        match apply_op(conn, op, nos, &mut Events::new(false)) {
+        // Deferred on PostgreSQL too, but written one by one: its events
+        // carry their epoch only that way.
+        let mut events = Events::new(conn.dialect() == Dialect::Postgres);
+        events.eager = true;
+        match apply_op(conn, op, nos, &mut events) {
             Ok(()) => {
                 conn.batch("RELEASE op")?;
                 outcomes.push(Ok(()));
@@ -970,14 +1023,23 @@ fn try_batch<C: Sql>(
 /// writes that depend on each other stays the batch's.
 struct Events<'a> {
     defer: bool,
-    rows: Vec<(i64, i64, i64, &'a str)>,
+    /// Each event written as it comes (still by the one insert that carries
+    /// epochs): the op-by-op pass, whose errors name the event.
+    eager: bool,
+    /// (room number, seq, at_ms, body, epoch or 0 when the write is not
+    /// fenced, room id)
+    rows: Vec<(i64, i64, i64, &'a str, i64, &'a str)>,
+    /// The lease of the `Fenced` op being applied, if any.
+    fence: Option<&'a Lease>,
 }
 
 impl<'a> Events<'a> {
     fn new(defer: bool) -> Events<'a> {
         Events {
             defer,
+            eager: false,
             rows: Vec::new(),
+            fence: None,
         }
     }
 
@@ -989,17 +1051,33 @@ impl<'a> Events<'a> {
         let seqs: Vec<i64> = self.rows.iter().map(|r| r.1).collect();
         let ats: Vec<i64> = self.rows.iter().map(|r| r.2).collect();
         let bodies: Vec<&str> = self.rows.iter().map(|r| r.3).collect();
-        // A duplicate fails the whole pass; the op-by-op pass names it.
+        let epochs: Vec<i64> = self.rows.iter().map(|r| r.4).collect();
+        // A duplicate or a fenced write fails the whole pass; the op-by-op
+        // pass names it. The trigger `events_fence` checks each epoch.
+        let single = match self.rows.as_slice() {
+            [row] => Some((row.5, row.1)),
+            _ => None,
+        };
         conn.exec(
-            "INSERT INTO events (room_no, seq, at_ms, body)
-             SELECT * FROM UNNEST(?1::BIGINT[], ?2::BIGINT[], ?3::BIGINT[], ?4::TEXT[])",
+            "INSERT INTO events (room_no, seq, at_ms, body, epoch)
+             SELECT n, s, a, b, NULLIF(e, 0)
+             FROM UNNEST(?1::BIGINT[], ?2::BIGINT[], ?3::BIGINT[], ?4::TEXT[], ?5::BIGINT[])
+                  AS t (n, s, a, b, e)",
             &[
                 Arg::Ints(&nos),
                 Arg::Ints(&seqs),
                 Arg::Ints(&ats),
                 Arg::Texts(&bodies),
+                Arg::Ints(&epochs),
             ],
-        )?;
+        )
+        .map_err(|e| match (e.fault, single) {
+            (Fault::Unique, Some((room, seq))) => StoreError::DuplicateEvent {
+                room: room.to_owned(),
+                seq: seq as u64,
+            },
+            _ => e.into(),
+        })?;
         self.rows.clear();
         Ok(())
     }
@@ -1011,10 +1089,35 @@ fn apply_op<'a, C: Sql>(
     nos: &mut RoomNos,
     events: &mut Events<'a>,
 ) -> Result<(), StoreError> {
-    if !matches!(op, WriteOp::Event { .. } | WriteOp::All(_)) {
+    if !matches!(
+        op,
+        WriteOp::Event { .. } | WriteOp::All(_) | WriteOp::Fenced { .. }
+    ) {
         events.flush(conn)?;
     }
     match op {
+        WriteOp::Fenced { lease, op } => {
+            let room = op.key();
+            if conn.dialect() != Dialect::Postgres {
+                return Err(StoreError::LeaseLost(format!(
+                    "room {room}: this store keeps no leases (a cluster needs PostgreSQL)"
+                )));
+            }
+            let epoch = signed(room, "epoch", lease.epoch)?;
+            // A new room has no owner to check (its creation makes one);
+            // events are checked row by row by the trigger; anything else
+            // (seats, the result) asks the fence once, in this transaction.
+            let creates = op.ops().any(|op| matches!(op, WriteOp::CreateRoom { .. }));
+            let only_events = op.ops().all(|op| matches!(op, WriteOp::Event { .. }));
+            if !creates && !only_events {
+                let no = nos.get(conn, room)?;
+                conn.exec("SELECT grundy_fence(?1, ?2)", args![no, epoch])?;
+            }
+            let outer = events.fence.replace(lease);
+            let applied = apply_op(conn, op, nos, events);
+            events.fence = outer;
+            applied?;
+        }
         // Inside the batch's transaction or the op's savepoint: a failure
         // takes back the ops before it too.
         WriteOp::All(ops) => {
@@ -1071,6 +1174,13 @@ fn apply_op<'a, C: Sql>(
                 .ok_or_else(|| corrupt(room, None, "the new room has no number"))?;
             let no = row.int(0).map_err(|e| corrupt(room, None, e))?;
             nos.insert(room, no);
+            if let Some(lease) = events.fence {
+                let epoch = signed(room, "epoch", lease.epoch)?;
+                conn.exec(
+                    "INSERT INTO room_owners (room_no, node, epoch) VALUES (?1, ?2, ?3)",
+                    args![no, &*lease.node, epoch],
+                )?;
+            }
         }
         WriteOp::Seat {
             room,
@@ -1119,7 +1229,14 @@ fn apply_op<'a, C: Sql>(
             let at_ms = signed(room, "at_ms", *at_ms)?;
             let no = nos.get(conn, room)?;
             if events.defer {
-                events.rows.push((no, seq, at_ms, json));
+                let epoch = match events.fence {
+                    Some(lease) => signed(room, "epoch", lease.epoch)?,
+                    None => 0,
+                };
+                events.rows.push((no, seq, at_ms, json, epoch, room));
+                if events.eager {
+                    events.flush(conn)?;
+                }
                 return Ok(());
             }
             conn.exec(
@@ -1363,10 +1480,30 @@ fn load_events<C: Sql>(conn: &mut C, room: &str) -> Result<Vec<(Event, u64)>, St
 
 /// Every unfinished room with its seats and events, oldest first.
 fn load_unfinished_rooms<C: Sql>(conn: &mut C) -> Result<Vec<StoredRoom>, StoreError> {
+    load_rooms(conn, "result IS NULL", args![])
+}
+
+/// The unfinished rooms of these numbers, oldest first (PostgreSQL only).
+fn load_unfinished_rooms_numbered<C: Sql>(
+    conn: &mut C,
+    nos: &[i64],
+) -> Result<Vec<StoredRoom>, StoreError> {
+    load_rooms(conn, "result IS NULL AND no = ANY(?1)", &[Arg::Ints(nos)])
+}
+
+/// The rooms `filter` (a condition on `rooms`) picks, with their seats and
+/// logs, oldest first.
+fn load_rooms<C: Sql>(
+    conn: &mut C,
+    filter: &str,
+    args: &[Arg<'_>],
+) -> Result<Vec<StoredRoom>, StoreError> {
     let rows = conn.query(
-        "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
-         FROM rooms WHERE result IS NULL ORDER BY created_at_ms, id",
-        args![],
+        &format!(
+            "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
+             FROM rooms WHERE {filter} ORDER BY created_at_ms, id"
+        ),
+        args,
     )?;
     let mut rooms = Vec::with_capacity(rows.len());
     for mut row in rows {
@@ -1566,7 +1703,7 @@ mod tests {
         store.write(op).blocking_recv().expect("the writer answers")
     }
 
-    fn create(room: &str, created_at_ms: u64) -> WriteOp {
+    pub(crate) fn create(room: &str, created_at_ms: u64) -> WriteOp {
         WriteOp::CreateRoom {
             room: room.into(),
             code: format!("code-{room}"),
@@ -1584,7 +1721,7 @@ mod tests {
     }
 
     /// A seat taken by account `seat + 1`, a person's, named `name`.
-    fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
+    pub(crate) fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
         WriteOp::Seat {
             room: room.into(),
             seat,
@@ -1598,11 +1735,11 @@ mod tests {
         }
     }
 
-    fn event(room: &str, seq: u64, body: EventBody, at_ms: u64) -> WriteOp {
+    pub(crate) fn event(room: &str, seq: u64, body: EventBody, at_ms: u64) -> WriteOp {
         WriteOp::event(room, &Event { seq, body }, at_ms).expect("encodes")
     }
 
-    fn moved(seat: u8, heap: u64) -> EventBody {
+    pub(crate) fn moved(seat: u8, heap: u64) -> EventBody {
         EventBody::Moved {
             seat,
             mv: json!({"heap": heap, "take": 1}),

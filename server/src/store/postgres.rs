@@ -24,7 +24,7 @@
 //!   refuses to write.
 
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -33,8 +33,8 @@ use tokio::sync::oneshot;
 
 use super::sql::{in_read, PgConn};
 use super::{
-    accounts, lock, tournaments, AccountRow, MatchStore, RatingRow, StoreError, StoredRoom,
-    StoredTournament, TokenRow, WriteOp, Writer,
+    accounts, cluster, lock, tournaments, AccountRow, Cluster, Lease, MatchStore, RatingRow,
+    StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
 };
 
 mod embedded {
@@ -53,14 +53,42 @@ type Read = Box<dyn FnOnce(&mut PgConn) + Send>;
 /// The store on PostgreSQL.
 pub struct PgStore {
     writer: Writer,
-    reads: Mutex<Option<mpsc::Sender<Read>>>,
-    reader: Mutex<Option<JoinHandle<()>>>,
+    reader: Worker,
+    /// A node of a cluster: its lease and its claims, on a thread of their
+    /// own so that a long write batch never delays a renewal.
+    node: Option<Node>,
+}
+
+/// What a cluster's node keeps (see `cluster.rs`).
+struct Node {
+    worker: Worker,
+    /// This node's id: a new one after its lease was lost.
+    id: Mutex<Arc<str>>,
+    lease: Duration,
+}
+
+/// A thread with a connection of its own that runs jobs one at a time.
+struct Worker {
+    jobs: Mutex<Option<mpsc::Sender<Read>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl PgStore {
     /// Connects to the database at `url` (`postgres://user:password@host:port/db`),
-    /// migrates its schema, and takes it for this server. Blocks.
+    /// migrates its schema, and takes it for this server alone. Blocks.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        PgStore::open_as(url, None)
+    }
+
+    /// Connects to the database at `url` as a node of a cluster: other nodes
+    /// share the database, each room is owned by one node at a time, and this
+    /// node is alive while it renews its lease, at least once every `lease`
+    /// (see [`Cluster`]). Blocks.
+    pub fn open_node(url: &str, lease: Duration) -> Result<PgStore, StoreError> {
+        PgStore::open_as(url, Some(lease))
+    }
+
+    fn open_as(url: &str, lease: Option<Duration>) -> Result<PgStore, StoreError> {
         let shown = PathBuf::from(redacted(url));
         let open_error = |message: String| StoreError::Open {
             path: shown.to_path_buf(),
@@ -73,12 +101,20 @@ impl PgStore {
         let (ready, started) = mpsc::channel();
         let writer_config = config.clone();
         let writer_shown = shown.clone();
-        let holder = uuid::Uuid::new_v4().simple().to_string();
+        // One server holds the database alone, and marks it as its own; the
+        // nodes of a cluster share it (and their rooms' epochs fence them).
+        let holder = match lease {
+            None => Some(uuid::Uuid::new_v4().simple().to_string()),
+            Some(_) => None,
+        };
+        let shared = lease.is_some();
         let writer = Writer::spawn(move |queue, transactions| {
             let conn = connect(&writer_config, &writer_shown).and_then(|mut conn| {
-                take_lock(&mut conn, &writer_shown)?;
+                take_lock(&mut conn, &writer_shown, shared)?;
                 migrate(&mut conn, &writer_shown)?;
-                mark_holder(&mut conn, &holder)?;
+                if let Some(holder) = &holder {
+                    mark_holder(&mut conn, holder)?;
+                }
                 Ok(conn)
             });
             let mut conn = match conn {
@@ -92,13 +128,22 @@ impl PgStore {
                 }
             };
             super::writer_loop(&mut conn, queue, transactions, |conn| {
-                reopen(conn, &writer_config, &writer_shown, Some(&holder))
+                reopen(
+                    conn,
+                    &writer_config,
+                    &writer_shown,
+                    shared,
+                    holder.as_deref(),
+                )
             });
             // At once, not when the server notices the session's end: a store
             // opened right after this one finds the database free.
-            let _ = conn
-                .client
-                .execute("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]);
+            let unlock = if shared {
+                "SELECT pg_advisory_unlock_shared($1)"
+            } else {
+                "SELECT pg_advisory_unlock($1)"
+            };
+            let _ = conn.client.execute(unlock, &[&LOCK_KEY]);
         })
         .map_err(|e| open_error(format!("cannot start the writer thread: {e}")))?;
         let opened = started
@@ -108,35 +153,27 @@ impl PgStore {
             writer.stop();
             return Err(e);
         }
-
-        let (reads, jobs) = mpsc::channel::<Read>();
-        let reader_config = config.clone();
-        let reader_shown = shown.clone();
-        let reader = std::thread::Builder::new()
-            .name("grundy-store-reader".into())
-            .spawn(move || {
-                let mut conn: Option<PgConn> = None;
-                while let Ok(job) = jobs.recv() {
-                    // Connected at the first read, and again after a loss; a
-                    // read that finds no database gets the error.
-                    let ready = match conn.as_mut() {
-                        Some(c) => reopen(c, &reader_config, &reader_shown, None).map(|_| c),
-                        None => connect(&reader_config, &reader_shown).map(|c| conn.insert(c)),
-                    };
-                    match ready {
-                        Ok(c) => job(c),
-                        Err(e) => {
-                            tracing::warn!(error = %e, "match store: no connection for a read");
-                            drop(job);
-                        }
-                    }
-                }
-            })
+        let reader = Worker::spawn("grundy-store-reader", &config, &shown)
             .map_err(|e| open_error(format!("cannot start the reader thread: {e}")))?;
+        let node = match lease {
+            None => None,
+            Some(lease) => {
+                let worker = Worker::spawn("grundy-store-leases", &config, &shown)
+                    .map_err(|e| open_error(format!("cannot start the lease thread: {e}")))?;
+                let id = new_node_id();
+                let registered = id.clone();
+                worker.run(move |conn| cluster::register(conn, &registered, lease))?;
+                Some(Node {
+                    worker,
+                    id: Mutex::new(id),
+                    lease,
+                })
+            }
+        };
         Ok(PgStore {
             writer,
-            reads: Mutex::new(Some(reads)),
-            reader: Mutex::new(Some(reader)),
+            reader,
+            node,
         })
     }
 
@@ -157,12 +194,62 @@ impl PgStore {
         &self,
         read: impl FnOnce(&mut PgConn) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        self.reader.run(move |conn| in_read(conn, read))
+    }
+
+    fn node(&self) -> Result<&Node, StoreError> {
+        self.node.as_ref().ok_or_else(|| {
+            StoreError::LeaseLost("this store is a single server's, not a cluster node's".into())
+        })
+    }
+}
+
+fn new_node_id() -> Arc<str> {
+    uuid::Uuid::new_v4().simple().to_string().into()
+}
+
+impl Worker {
+    /// Starts the thread; it connects at its first job, and again after a
+    /// loss (a job that finds no database gets the error).
+    fn spawn(name: &str, config: &postgres::Config, shown: &Path) -> std::io::Result<Worker> {
+        let (jobs, queue) = mpsc::channel::<Read>();
+        let config = config.clone();
+        let shown = shown.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let mut conn: Option<PgConn> = None;
+                while let Ok(job) = queue.recv() {
+                    let ready = match conn.as_mut() {
+                        Some(c) => reopen(c, &config, &shown, false, None).map(|_| c),
+                        None => connect(&config, &shown).map(|c| conn.insert(c)),
+                    };
+                    match ready {
+                        Ok(c) => job(c),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "match store: no connection for a job");
+                            drop(job);
+                        }
+                    }
+                }
+            })?;
+        Ok(Worker {
+            jobs: Mutex::new(Some(jobs)),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Runs `job` on the thread and waits for its answer.
+    fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut PgConn) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
         let (answer, answered) = mpsc::sync_channel(1);
         let job: Read = Box::new(move |conn| {
-            let _ = answer.send(in_read(conn, read));
+            let _ = answer.send(job(conn));
         });
-        let sent = match lock(&self.reads).as_ref() {
-            Some(reads) => reads.send(job).is_ok(),
+        let sent = match lock(&self.jobs).as_ref() {
+            Some(jobs) => jobs.send(job).is_ok(),
             None => false,
         };
         if !sent {
@@ -170,9 +257,60 @@ impl PgStore {
         }
         answered.recv().unwrap_or_else(|_| {
             Err(StoreError::Postgres(
-                "the database cannot be reached for reads".into(),
+                "the database cannot be reached".into(),
             ))
         })
+    }
+
+    /// Ends the thread once its jobs are done.
+    fn stop(&self) {
+        drop(lock(&self.jobs).take());
+        if let Some(handle) = lock(&self.thread).take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Cluster for PgStore {
+    fn node(&self) -> Arc<str> {
+        match &self.node {
+            Some(node) => lock(&node.id).clone(),
+            None => Arc::from(""),
+        }
+    }
+
+    fn lease(&self) -> Duration {
+        self.node.as_ref().map_or(Duration::ZERO, |node| node.lease)
+    }
+
+    fn renew(&self) -> Result<(), StoreError> {
+        let node = self.node()?;
+        let (id, lease) = (lock(&node.id).clone(), node.lease);
+        node.worker
+            .run(move |conn| cluster::renew(conn, &id, lease))
+    }
+
+    fn rejoin(&self) -> Result<Arc<str>, StoreError> {
+        let node = self.node()?;
+        let (id, lease) = (new_node_id(), node.lease);
+        let registered = id.clone();
+        node.worker
+            .run(move |conn| cluster::register(conn, &registered, lease))?;
+        *lock(&node.id) = id.clone();
+        Ok(id)
+    }
+
+    fn claim_rooms(&self, limit: usize) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
+        let node = self.node()?;
+        let id = lock(&node.id).clone();
+        node.worker
+            .run(move |conn| cluster::claim(conn, &id, limit))
+    }
+
+    fn drain(&self) -> Result<(), StoreError> {
+        let node = self.node()?;
+        let id = lock(&node.id).clone();
+        node.worker.run(move |conn| cluster::drain(conn, &id))
     }
 }
 
@@ -212,14 +350,18 @@ impl MatchStore for PgStore {
         // The writer's session, and with it the lock, ended with its thread;
         // reads go on working until the store is dropped.
     }
+
+    fn cluster(&self) -> Option<&dyn Cluster> {
+        self.node.as_ref().map(|_| self as &dyn Cluster)
+    }
 }
 
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.close();
-        drop(lock(&self.reads).take());
-        if let Some(handle) = lock(&self.reader).take() {
-            let _ = handle.join();
+        self.reader.stop();
+        if let Some(node) = &self.node {
+            node.worker.stop();
         }
     }
 }
@@ -270,12 +412,17 @@ fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError
 /// Takes the database for this server, or says it is taken. A server that
 /// has just died holds it until PostgreSQL notices its session is gone: a
 /// second or two of asking again covers a restart.
-fn take_lock(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
+fn take_lock(conn: &mut PgConn, shown: &Path, shared: bool) -> Result<(), StoreError> {
     let deadline = Instant::now() + LOCK_PATIENCE;
+    let try_lock = if shared {
+        "SELECT pg_try_advisory_lock_shared($1)"
+    } else {
+        "SELECT pg_try_advisory_lock($1)"
+    };
     loop {
         let row = conn
             .client
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&LOCK_KEY])
+            .query_one(try_lock, &[&LOCK_KEY])
             .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
         if row.get::<_, bool>(0) {
             return Ok(());
@@ -299,6 +446,7 @@ fn reopen(
     conn: &mut PgConn,
     config: &postgres::Config,
     shown: &Path,
+    shared: bool,
     holder: Option<&str>,
 ) -> Result<(), StoreError> {
     let idle = conn.idle_for() > Duration::from_secs(1);
@@ -308,8 +456,11 @@ fn reopen(
         return Ok(());
     }
     let mut fresh = connect(config, shown)?;
+    if shared {
+        take_lock(&mut fresh, shown, true)?;
+    }
     if let Some(holder) = holder {
-        take_lock(&mut fresh, shown)?;
+        take_lock(&mut fresh, shown, false)?;
         let row = fresh
             .client
             .query_opt("SELECT server FROM holder WHERE id = 1", &[])
@@ -568,5 +719,155 @@ mod tests {
         }
         // The writer took the database again: a second server is refused.
         assert!(matches!(PgStore::open(&url), Err(StoreError::InUse { .. })));
+    }
+
+    // ---- A cluster's nodes ----
+
+    use crate::store::tests::{create as create_at, event, moved, seat};
+
+    fn node(url: &str) -> PgStore {
+        PgStore::open_node(url, Duration::from_secs(30)).expect("a node opens")
+    }
+
+    fn lease(store: &PgStore, epoch: u64) -> Lease {
+        Lease {
+            node: Cluster::node(store),
+            epoch,
+        }
+    }
+
+    fn fenced(lease: &Lease, op: WriteOp) -> WriteOp {
+        WriteOp::Fenced {
+            lease: lease.clone(),
+            op: Box::new(op),
+        }
+    }
+
+    fn raw(url: &str) -> postgres::Client {
+        postgres::Client::connect(url, postgres::NoTls).expect("raw")
+    }
+
+    /// Ends a node's lease, as time would if it stopped renewing it.
+    fn expire(url: &str, node: &str) {
+        raw(url)
+            .execute(
+                "UPDATE nodes SET expires_at = clock_timestamp() - INTERVAL '1 second'
+                 WHERE id = $1",
+                &[&node],
+            )
+            .expect("expire");
+    }
+
+    fn lost(outcome: Result<(), StoreError>) -> bool {
+        matches!(outcome, Err(StoreError::LeaseLost(_)))
+    }
+
+    /// The whole life of a room's ownership: made by its creator, claimed
+    /// when the creator's lease runs out (its log read back whole), every
+    /// later write of the old owner refused, whatever its kind, and claimed
+    /// again at once when its new owner drains.
+    #[test]
+    fn a_room_passes_to_another_node_and_its_old_owner_writes_no_more() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        let first = lease(&a, 1);
+        put(
+            &a,
+            fenced(
+                &first,
+                WriteOp::All(vec![create_at("r", 1), seat("r", 0, "ada")]),
+            ),
+        )
+        .expect("a creates the room");
+        put(&a, fenced(&first, event("r", 1, moved(0, 0), 2))).expect("a writes");
+        assert!(b.claim_rooms(10).expect("claim").is_empty(), "a is alive");
+
+        expire(&url, &Cluster::node(&a));
+        assert!(lost(a.renew()), "a's lease ran out");
+        let claimed = b.claim_rooms(10).expect("claim");
+        assert_eq!(claimed.len(), 1);
+        let (room, second) = &claimed[0];
+        assert_eq!((room.room.as_str(), second.epoch), ("r", 2));
+        assert_eq!(second.node, Cluster::node(&b));
+        assert_eq!(room.events.len(), 1, "the log as a left it");
+        assert!(room.seats[0].is_some());
+
+        assert!(lost(put(&a, fenced(&first, event("r", 2, moved(1, 1), 3)))));
+        assert!(lost(put(&a, fenced(&first, seat("r", 1, "bob")))));
+        assert!(lost(put(&a, event("r", 2, moved(1, 1), 3))), "unfenced");
+        put(&b, fenced(second, event("r", 2, moved(1, 1), 3))).expect("b writes");
+
+        let again = a.rejoin().expect("a rejoins");
+        assert_ne!(again, first.node);
+        assert!(a.claim_rooms(10).expect("claim").is_empty(), "b is alive");
+        b.drain().expect("drain");
+        let back = a.claim_rooms(10).expect("claim");
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].1.epoch, 3);
+        assert_eq!(back[0].0.events.len(), 2);
+    }
+
+    /// One batch holds a refused write and good ones: only the refused one
+    /// fails (the batch's single insert of events is taken apart).
+    #[test]
+    fn a_refused_write_fails_alone_in_its_batch() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        let of_a = lease(&a, 1);
+        for room in ["r1", "r2"] {
+            put(&a, fenced(&of_a, create_at(room, 1))).expect("create");
+        }
+        expire(&url, &Cluster::node(&a));
+        let claimed = b.claim_rooms(1).expect("claim one");
+        assert_eq!(claimed[0].0.room, "r1");
+        let held = a.hold();
+        let refused = a.write(fenced(&of_a, event("r1", 1, moved(0, 0), 2)));
+        let kept = a.write(fenced(&of_a, event("r2", 1, moved(0, 0), 2)));
+        drop(held);
+        assert!(lost(refused.blocking_recv().expect("answer")));
+        kept.blocking_recv()
+            .expect("answer")
+            .expect("r2 is still a's");
+    }
+
+    /// A claim skips a room while a write of its owner is under way, and takes
+    /// it once that write has ended.
+    #[test]
+    fn a_claim_never_runs_beside_a_write_of_the_old_owner() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        put(&a, fenced(&lease(&a, 1), create_at("r", 1))).expect("create");
+        expire(&url, &Cluster::node(&a));
+        let mut writing = raw(&url);
+        let mut open = writing.transaction().expect("begin");
+        open.execute(
+            "SELECT grundy_fence((SELECT no FROM rooms WHERE id = 'r'), 1)",
+            &[],
+        )
+        .expect("the old owner's epoch still holds");
+        assert!(b.claim_rooms(10).expect("claim").is_empty(), "skipped");
+        open.commit().expect("commit");
+        assert_eq!(b.claim_rooms(10).expect("claim").len(), 1);
+    }
+
+    /// A single server's rooms become the cluster's when its nodes start; a
+    /// single server and a node never share a database.
+    #[test]
+    fn a_single_servers_rooms_pass_to_the_cluster() {
+        let Some(url) = database() else { return };
+        let single = PgStore::open(&url).expect("open");
+        put(&single, create_at("old", 1)).expect("create");
+        assert!(matches!(
+            PgStore::open_node(&url, Duration::from_secs(30)),
+            Err(StoreError::InUse { .. })
+        ));
+        single.close();
+        drop(single);
+        let a = node(&url);
+        assert!(matches!(PgStore::open(&url), Err(StoreError::InUse { .. })));
+        let claimed = a.claim_rooms(10).expect("claim");
+        assert_eq!(claimed.len(), 1);
+        assert_eq!(claimed[0].1.epoch, 1);
+        put(&a, fenced(&claimed[0].1, event("old", 1, moved(0, 0), 2))).expect("a writes");
     }
 }

@@ -154,6 +154,9 @@ pub(crate) enum Fault {
     /// A primary key or a unique index.
     Unique,
     ForeignKey,
+    /// A write of a room's old owner (PostgreSQL's `grundy_fence`, SQLSTATE
+    /// `GR001`).
+    Fenced,
     Other,
 }
 
@@ -167,6 +170,9 @@ pub(crate) struct DbError {
 
 impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
+        if e.fault == Fault::Fenced {
+            return StoreError::LeaseLost(e.message);
+        }
         match e.dialect {
             Dialect::Sqlite => StoreError::Sqlite(e.message),
             Dialect::Postgres => StoreError::Postgres(e.message),
@@ -372,11 +378,15 @@ fn dollar_parameters(sql: &str) -> String {
     sql.replace('?', "$")
 }
 
+/// The SQLSTATE `grundy_fence` raises (migrations/postgres/V2__cluster.sql).
+const FENCED: &str = "GR001";
+
 pub(crate) fn pg_error(e: postgres::Error) -> DbError {
     use postgres::error::SqlState;
     let fault = match e.code() {
         Some(code) if *code == SqlState::UNIQUE_VIOLATION => Fault::Unique,
         Some(code) if *code == SqlState::FOREIGN_KEY_VIOLATION => Fault::ForeignKey,
+        Some(code) if code.code() == FENCED => Fault::Fenced,
         _ => Fault::Other,
     };
     // The server's own message, not only "db error".

@@ -1,0 +1,162 @@
+//! Several nodes on one PostgreSQL database (`--cluster`): each node's own
+//! lease, and each room's owner and epoch (migrations/postgres/V2__cluster.sql).
+//!
+//! - A node is alive while its row in `nodes` has not expired; it renews it
+//!   every fraction of the lease ([`renew`]). Expiry is the database's
+//!   clock, so the nodes' clocks need not agree.
+//! - Every room has one owner (`room_owners`: node, epoch). A node creating a
+//!   room owns it at epoch 1 (a fenced `CreateRoom`). The rooms of a node
+//!   that expired or drains are orphans: any node takes them ([`claim`]),
+//!   raising their epoch, and restores them from their logs.
+//! - Every write of a room carries the writer's epoch and is refused by the
+//!   database (`grundy_fence`, `StoreError::LeaseLost`) once the room's epoch
+//!   moved on. The fence takes a share lock on the owner's row and a claim
+//!   skips rows so locked: a claim never runs beside a write of the old
+//!   owner, and reads the log after every write the old owner committed.
+//!
+//! These run on the store's lease thread (`PgStore`), one transaction each.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::sql::{args, Arg, PgConn, Sql};
+use super::{load_unfinished_rooms_numbered, Lease, StoreError, StoredRoom};
+
+/// Registers a new node alive for `lease`, and gives every unfinished room
+/// that has no owner (one of a single server's, before this database was a
+/// cluster's) an owner no node is, so that it is an orphan to claim.
+pub(super) fn register(conn: &mut PgConn, node: &str, lease: Duration) -> Result<(), StoreError> {
+    conn.batch("BEGIN")?;
+    let done = (|| {
+        conn.exec(
+            "INSERT INTO nodes (id, expires_at)
+             VALUES (?1, clock_timestamp() + ?2 * INTERVAL '1 millisecond')",
+            args![node, millis(lease)],
+        )?;
+        conn.exec(
+            "INSERT INTO room_owners (room_no, node, epoch)
+             SELECT no, '', 0 FROM rooms WHERE result IS NULL
+             ON CONFLICT (room_no) DO NOTHING",
+            args![],
+        )?;
+        // Nodes long gone that own nothing unfinished are forgotten.
+        conn.exec(
+            "DELETE FROM nodes n
+             WHERE n.expires_at < clock_timestamp() - INTERVAL '1 day'
+               AND NOT EXISTS (SELECT 1 FROM room_owners o JOIN rooms r ON r.no = o.room_no
+                               WHERE o.node = n.id AND r.result IS NULL)",
+            args![],
+        )?;
+        Ok::<_, StoreError>(())
+    })();
+    finish(conn, done)
+}
+
+/// Renews the node's lease for `lease` from now; [`StoreError::LeaseLost`]
+/// when it had expired already (its rooms may be another node's by now).
+pub(super) fn renew(conn: &mut PgConn, node: &str, lease: Duration) -> Result<(), StoreError> {
+    let renewed = conn.exec(
+        "UPDATE nodes SET expires_at = clock_timestamp() + ?2 * INTERVAL '1 millisecond'
+         WHERE id = ?1 AND expires_at > clock_timestamp()",
+        args![node, millis(lease)],
+    )?;
+    if renewed == 0 {
+        return Err(StoreError::LeaseLost(format!(
+            "node {node}: its lease ran out before it was renewed"
+        )));
+    }
+    Ok(())
+}
+
+/// Takes up to `limit` orphaned rooms for `node` (their owner expired or
+/// drains, or never was), raising each one's epoch, and reads them back
+/// with their seats and logs: what the node needs to restore them.
+pub(super) fn claim(
+    conn: &mut PgConn,
+    node: &Arc<str>,
+    limit: usize,
+) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
+    conn.batch("BEGIN")?;
+    let done = (|| {
+        // Rows a write of the old owner holds are skipped: taken next time.
+        let rows = conn.query(
+            "WITH orphans AS (
+                 SELECT o.room_no FROM room_owners o
+                 JOIN rooms r ON r.no = o.room_no
+                 LEFT JOIN nodes n ON n.id = o.node
+                 WHERE r.result IS NULL AND o.node <> ?1
+                   AND (n.id IS NULL OR n.expires_at < clock_timestamp() OR n.draining)
+                 ORDER BY o.room_no
+                 LIMIT ?2
+                 FOR UPDATE OF o SKIP LOCKED
+             )
+             UPDATE room_owners o SET node = ?1, epoch = o.epoch + 1
+             FROM orphans WHERE o.room_no = orphans.room_no
+             RETURNING o.room_no, o.epoch",
+            args![&**node, limit as i64],
+        )?;
+        let mut epochs = std::collections::HashMap::with_capacity(rows.len());
+        for mut row in rows {
+            let no = row.int(0).map_err(StoreError::Postgres)?;
+            let epoch = row.int(1).map_err(StoreError::Postgres)?;
+            epochs.insert(no, epoch);
+        }
+        if epochs.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Read after the update (a statement of its own sees every write
+        // committed before the owner's row was ours).
+        let nos: Vec<i64> = epochs.keys().copied().collect();
+        let numbered = conn.query(
+            "SELECT id, no FROM rooms WHERE no = ANY(?1)",
+            &[Arg::Ints(&nos)],
+        )?;
+        let mut by_id = std::collections::HashMap::with_capacity(numbered.len());
+        for mut row in numbered {
+            let id = row.text(0).map_err(StoreError::Postgres)?;
+            let no = row.int(1).map_err(StoreError::Postgres)?;
+            by_id.insert(id, epochs[&no]);
+        }
+        let rooms = load_unfinished_rooms_numbered(conn, &nos)?;
+        Ok(rooms
+            .into_iter()
+            .map(|room| {
+                let epoch = by_id.get(&room.room).copied().unwrap_or(0) as u64;
+                let lease = Lease {
+                    node: node.clone(),
+                    epoch,
+                };
+                (room, lease)
+            })
+            .collect())
+    })();
+    finish(conn, done)
+}
+
+/// Marks the node as draining: its rooms are for the taking at once (it has
+/// stopped them), not when its lease runs out.
+pub(super) fn drain(conn: &mut PgConn, node: &str) -> Result<(), StoreError> {
+    conn.exec(
+        "UPDATE nodes SET draining = TRUE WHERE id = ?1",
+        args![node],
+    )?;
+    Ok(())
+}
+
+/// Commits what `done` did, or rolls it back and returns its error.
+fn finish<T>(conn: &mut PgConn, done: Result<T, StoreError>) -> Result<T, StoreError> {
+    match done {
+        Ok(value) => {
+            conn.batch("COMMIT")?;
+            Ok(value)
+        }
+        Err(e) => {
+            let _ = conn.batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
