@@ -12,6 +12,9 @@ struct Listing<E> {
     entry: E,
     code: String,
     finished: bool,
+    /// Which insert made it: the hooks of an actor that was replaced under
+    /// the same id (a room a node gave up and took back) touch only their own.
+    generation: u64,
 }
 
 pub struct Directory<E> {
@@ -24,6 +27,8 @@ pub struct Directory<E> {
     finished: VecDeque<String>,
     /// How many entries of `by_id` are finished.
     finished_in_memory: usize,
+    /// The next insert's generation (kept across `clear`).
+    generations: u64,
 }
 
 impl<E> Default for Directory<E> {
@@ -33,15 +38,18 @@ impl<E> Default for Directory<E> {
             by_code: HashMap::new(),
             finished: VecDeque::new(),
             finished_in_memory: 0,
+            generations: 0,
         }
     }
 }
 
 impl<E> Directory<E> {
     /// Adds an unfinished actor (in place of any with the same id); `code` is
-    /// upper case.
-    pub fn insert(&mut self, id: String, code: String, entry: E) {
+    /// upper case. Returns the entry's generation, for its hooks.
+    pub fn insert(&mut self, id: String, code: String, entry: E) -> u64 {
         self.remove(&id);
+        self.generations += 1;
+        let generation = self.generations;
         self.by_code.insert(code.clone(), id.clone());
         self.by_id.insert(
             id,
@@ -49,8 +57,15 @@ impl<E> Directory<E> {
                 entry,
                 code,
                 finished: false,
+                generation,
             },
         );
+        generation
+    }
+
+    /// The generation of the entry `id` has now, if any.
+    pub fn generation(&self, id: &str) -> Option<u64> {
+        self.by_id.get(id).map(|l| l.generation)
     }
 
     /// Drops an actor (its entry, and with it the registry's command queue).
@@ -70,7 +85,9 @@ impl<E> Directory<E> {
     }
 
     pub fn clear(&mut self) {
+        let generations = self.generations;
         *self = Directory::default();
+        self.generations = generations;
     }
 
     pub fn get(&self, id: &str) -> Option<&E> {
@@ -150,9 +167,11 @@ pub(crate) trait Registry: Send + Sync + 'static {
 /// The two hooks an actor's task is given: `on_finish` marks it finished (and
 /// past the cap, the ones that finished longest ago leave memory: their
 /// entries, and so their command queues, are dropped); `on_exit` removes it.
+/// Both touch only the entry of `generation` (what `insert` returned).
 pub(crate) fn hooks<R: Registry>(
     registry: &Arc<R>,
     id: String,
+    generation: u64,
 ) -> (
     impl FnOnce() + Send + 'static,
     impl FnOnce() + Send + 'static,
@@ -162,12 +181,20 @@ pub(crate) fn hooks<R: Registry>(
     let on_finish = move || {
         if let Some(registry) = finished.upgrade() {
             let cap = registry.finished_cap();
-            registry.directory(|d| d.finished(&finished_id, cap));
+            registry.directory(|d| {
+                if d.generation(&finished_id) == Some(generation) {
+                    d.finished(&finished_id, cap);
+                }
+            });
         }
     };
     let on_exit = move || {
         if let Some(registry) = exited.upgrade() {
-            registry.directory(|d| d.remove(&id));
+            registry.directory(|d| {
+                if d.generation(&id) == Some(generation) {
+                    d.remove(&id);
+                }
+            });
         }
     };
     (on_finish, on_exit)

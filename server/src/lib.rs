@@ -3,6 +3,7 @@
 //!
 //! - [`server`]: the listener and graceful shutdown;
 //! - [`caps`]: the connection caps, in all and per client address;
+//! - [`cluster`]: a cluster's node: its lease, taking over rooms of nodes gone;
 //! - [`http`]: HTTP beside the WebSocket on one port: the web page, the
 //!   JSON API, `/healthz`, `/metrics`; a WebSocket upgrade becomes a
 //!   [`connection`];
@@ -25,6 +26,7 @@
 
 pub mod accounts;
 pub mod caps;
+pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod directory;

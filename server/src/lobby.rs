@@ -18,7 +18,7 @@ use crate::directory::{self, Directory, Registry};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::{self, EndHook, Room, RoomCmd, RoomInit};
-use crate::store::{now_ms, MatchStore, StoreError, StoredRoom, WriteOp};
+use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredRoom, WriteOp};
 use crate::task::committed;
 
 /// Commands queued for one room before senders wait.
@@ -134,9 +134,14 @@ impl Lobby {
         }
         // A short code may collide with a finished room's in the store: retry.
         let mut attempts = 0;
+        // In a cluster, the node that creates a room owns it, at epoch 1.
+        let lease = self.store.cluster().map(|cluster| Lease {
+            node: cluster.node(),
+            epoch: 1,
+        });
         let (id, code) = loop {
             let (id, code) = self.fresh_ids()?;
-            let durable = self.store.write(WriteOp::CreateRoom {
+            let create = WriteOp::CreateRoom {
                 room: id.clone(),
                 code: code.clone(),
                 spec: spec.clone(),
@@ -146,7 +151,8 @@ impl Lobby {
                 hints,
                 tournament: tournament.clone(),
                 created_at_ms: now_ms(),
-            });
+            };
+            let durable = self.store.write(create.fenced(lease.as_ref()));
             match durable.await {
                 Ok(Ok(())) => break (id, code),
                 Ok(Err(StoreError::DuplicateRoom { .. })) if attempts < 5 => attempts += 1,
@@ -177,6 +183,7 @@ impl Lobby {
                 hints,
                 tournament,
                 on_end,
+                lease,
             },
             self.store.clone(),
             self.config.clone(),
@@ -247,7 +254,7 @@ impl Lobby {
     fn spawn(self: &Arc<Self>, room: Room) -> mpsc::Sender<RoomCmd> {
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
         let (id, code) = (room.id().to_string(), room.code().to_string());
-        {
+        let generation = {
             let mut rooms = self.rooms();
             if rooms.closed {
                 // Created while shutting down: its task ends at once (the
@@ -256,18 +263,24 @@ impl Lobby {
             }
             rooms
                 .directory
-                .insert(id.clone(), code, Entry { tx: tx.clone() });
-        }
+                .insert(id.clone(), code, Entry { tx: tx.clone() })
+        };
+        let summary = room.summary();
         if room.listed() && !room.finished() {
-            lock(&self.listing.rooms).insert(id.clone(), room.summary());
+            lock(&self.listing.rooms).insert(id.clone(), summary.clone());
         }
-        let (finished, exited) = directory::hooks(self, id.clone());
-        // A finished room leaves the lobby list at once.
+        let (finished, exited) = directory::hooks(self, id.clone(), generation);
+        // A finished room leaves the lobby list at once (its own listing:
+        // not that of a room put in its place under the same id).
         let unlist = |lobby: &Arc<Lobby>, id: String| {
             let lobby = Arc::downgrade(lobby);
+            let summary = summary.clone();
             move || {
                 if let Some(lobby) = lobby.upgrade() {
-                    lock(&lobby.listing.rooms).remove(&id);
+                    let mut listed = lock(&lobby.listing.rooms);
+                    if listed.get(&id).is_some_and(|s| Arc::ptr_eq(s, &summary)) {
+                        listed.remove(&id);
+                    }
                 }
             }
         };
@@ -360,10 +373,23 @@ impl Lobby {
         bots: impl Fn(&StoredRoom) -> Vec<T>,
     ) -> anyhow::Result<(usize, Vec<T>)> {
         let stored = self.store.load_unfinished()?;
+        let stored = stored.into_iter().map(|room| (room, None)).collect();
+        Ok(self.bring_back(stored, tournament_hook, bots).await)
+    }
+
+    /// Rebuilds rooms from their stored seats and logs and starts them: after
+    /// a restart, or rooms a cluster's node took over (each with its lease).
+    /// Returns how many, and what `bots` says about each.
+    pub async fn bring_back<T>(
+        self: &Arc<Self>,
+        stored: Vec<(StoredRoom, Option<Lease>)>,
+        tournament_hook: impl Fn(&str) -> Option<EndHook>,
+        bots: impl Fn(&StoredRoom) -> Vec<T>,
+    ) -> (usize, Vec<T>) {
         let mut count = 0;
         let mut house = Vec::new();
         let mut completing = Vec::new();
-        for s in stored {
+        for (s, lease) in stored {
             let start = match Position::from_spec(&s.spec) {
                 Ok(p) => p,
                 Err(e) => {
@@ -384,6 +410,7 @@ impl Lobby {
                     hints: s.hints,
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),
+                    lease,
                 },
                 self.store.clone(),
                 self.config.clone(),
@@ -405,7 +432,16 @@ impl Lobby {
             // A failure is logged; the room still finishes in memory.
             let _ = committed(done, &room).await;
         }
-        Ok((count, house))
+        (count, house)
+    }
+
+    /// Lets every room go (a cluster's node whose lease ran out: other nodes
+    /// may own its rooms by now, or it takes them back under a new lease).
+    /// Each room answers what is queued and ends; its writes from then on
+    /// are refused once its room has a new owner.
+    pub fn let_go(&self) {
+        self.rooms().directory.clear();
+        lock(&self.listing.rooms).clear();
     }
 
     /// Drops every room's queue so the room tasks end (shutdown).

@@ -31,6 +31,16 @@ struct Args {
     /// (its tables are created or migrated at start).
     #[arg(long, env = "GRUNDY_DB", default_value = "./grundy.db")]
     db: String,
+    /// Run as one node of a cluster: several servers share the PostgreSQL
+    /// `--db`, each room is owned by one node at a time, and the rooms of a
+    /// node that stops or dies are taken over by the others.
+    #[arg(long)]
+    cluster: bool,
+    /// With `--cluster`: how long (milliseconds) a node that stops renewing
+    /// its lease keeps its rooms before other nodes take them over.
+    #[arg(long, default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(200..=600_000))]
+    lease_ms: u64,
     /// Override the `messages_per_second` limit (per connection), e.g. for load tests.
     #[arg(long)]
     messages_per_second: Option<u32>,
@@ -69,7 +79,10 @@ async fn main() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let store = match open_store(&args.db) {
+    let lease = args
+        .cluster
+        .then(|| std::time::Duration::from_millis(args.lease_ms));
+    let store = match open_store(&args.db, lease) {
         Ok(store) => store,
         // The one refusal a person running the command must act on: said
         // plainly, with what to do, not as a chain of causes.
@@ -117,13 +130,24 @@ async fn main() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A `postgres://` (or `postgresql://`) URL opens PostgreSQL; anything else
-/// is an SQLite file's path.
-fn open_store(db: &str) -> Result<Box<dyn MatchStore>, StoreError> {
-    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
-        Ok(Box::new(PgStore::open(db)?))
-    } else {
-        Ok(Box::new(SqliteStore::open(Path::new(db))?))
+/// A `postgres://` (or `postgresql://`) URL opens PostgreSQL, as a
+/// cluster's node when there is a `lease`; anything else is an SQLite file's
+/// path (one server's alone).
+fn open_store(
+    db: &str,
+    lease: Option<std::time::Duration>,
+) -> Result<Box<dyn MatchStore>, StoreError> {
+    let postgres = db.starts_with("postgres://") || db.starts_with("postgresql://");
+    match (postgres, lease) {
+        (true, None) => Ok(Box::new(PgStore::open(db)?)),
+        (true, Some(lease)) => Ok(Box::new(PgStore::open_node(db, lease)?)),
+        (false, None) => Ok(Box::new(SqliteStore::open(Path::new(db))?)),
+        (false, Some(_)) => Err(StoreError::Open {
+            path: db.into(),
+            message: "--cluster needs a PostgreSQL --db (postgres://...): \
+                      the nodes share one database"
+                .into(),
+        }),
     }
 }
 

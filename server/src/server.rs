@@ -12,6 +12,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
 use crate::caps::Caps;
+use crate::cluster;
 use crate::config::Config;
 use crate::connection;
 use crate::house::{self, House, HouseBots};
@@ -84,12 +85,25 @@ impl Server {
             },
             rooms.clone(),
         );
+        let tournament_hook: cluster::TournamentHook = {
+            let tournaments = tournaments.clone();
+            Arc::new(move |t| tournaments.hook(t))
+        };
+        let clustered = store.cluster().is_some();
         // Tournaments first, so that their games' rooms can report to them;
-        // their tasks start once the rooms are back.
-        let restored_tournaments = tournaments.restore()?;
-        let (restored, house_seats) = lobby
-            .restore(|t| tournaments.hook(t), house::house_seats)
-            .await?;
+        // their tasks start once the rooms are back. A cluster's node takes
+        // over the rooms no living node owns, and no tournament (they are not
+        // shared between nodes yet).
+        let restored_tournaments = if clustered {
+            Vec::new()
+        } else {
+            tournaments.restore()?
+        };
+        let (restored, house_seats) = if clustered {
+            cluster::take_over(&store, &lobby, &*tournament_hook).await?
+        } else {
+            lobby.restore(&*tournament_hook, house::house_seats).await?
+        };
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
         }
@@ -134,6 +148,15 @@ impl Server {
         // Once the server accepts: the bots connect like any client.
         for seat in house_seats {
             house.spawn(seat);
+        }
+        if clustered {
+            tokio::spawn(cluster::run(
+                store.clone(),
+                lobby.clone(),
+                house.clone(),
+                tournament_hook,
+                shutdown.clone(),
+            ));
         }
         Ok(Server {
             addr,
@@ -193,6 +216,11 @@ impl Server {
             .is_err()
         {
             tracing::warn!("some rooms did not stop within 10 s");
+        }
+        // Their rooms stopped: the other nodes take them at once, and the
+        // players this node tells to go find them there.
+        if self.store.cluster().is_some() {
+            cluster::drain(&self.store).await;
         }
         self.shared.answered.cancel();
         self.connections.close();

@@ -95,6 +95,14 @@ pub fn outcome(
 ) -> Result<(), Refusal> {
     match answer {
         Ok(Ok(())) => Ok(()),
+        Ok(Err(StoreError::LeaseLost(e))) => {
+            tracing::warn!(key, "store write refused: another node owns this now: {e}");
+            Err((
+                ErrorCode::Internal,
+                "this is served by another node of the cluster now: connect again and resume"
+                    .into(),
+            ))
+        }
         Ok(Err(e)) => {
             tracing::error!(key, "store write failed: {e}");
             Err((

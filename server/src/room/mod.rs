@@ -34,8 +34,8 @@ use crate::outbox::{encode, ConnId, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
-use crate::store::{now_ms, MatchStore, WriteOp};
-use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
+use crate::store::{now_ms, Lease, MatchStore, StoreError, WriteOp};
+use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
 /// that a deadline ended, after the store refused it.
@@ -135,6 +135,8 @@ pub struct RoomInit {
     /// rather than calling it off, and nobody may abort.
     pub tournament: Option<String>,
     pub on_end: Option<EndHook>,
+    /// This node's lease on the room, in a cluster: every write carries it.
+    pub lease: Option<Lease>,
 }
 
 pub struct Room {
@@ -163,6 +165,11 @@ pub struct Room {
     /// When the match ended (the room stays in memory for `linger` after).
     finished_at: Option<Instant>,
     store: Arc<dyn MatchStore>,
+    /// See [`RoomInit::lease`].
+    lease: Option<Lease>,
+    /// The store refused a write because another node owns the room now:
+    /// the room answers what is queued (with that refusal) and ends.
+    moved: bool,
     config: Arc<Config>,
     summary: Arc<Mutex<Listing>>,
     /// This room's place in `grundy_rooms{state}`.
@@ -198,6 +205,8 @@ impl Room {
             deadline_retry: None,
             finished_at: None,
             store,
+            lease: init.lease,
+            moved: false,
             config,
             summary: Arc::new(Mutex::new(Listing {
                 summary: RoomSummary {
@@ -237,6 +246,11 @@ impl Room {
 
     pub fn listed(&self) -> bool {
         self.listed
+    }
+
+    /// Queues a write of this room, under its lease when it has one.
+    fn write(&self, op: WriteOp) -> Pending {
+        self.store.write(op.fenced(self.lease.as_ref()))
     }
 
     pub fn finished(&self) -> bool {
@@ -281,7 +295,7 @@ impl Room {
         // lingers like any finished one.
         Ok(self.core.game.result.map(|result| {
             self.finished_at = Some(Instant::now());
-            self.store.write(WriteOp::Finish {
+            self.write(WriteOp::Finish {
                 room: self.id.clone(),
                 result,
                 finished_at_ms: now_ms(),
@@ -305,6 +319,8 @@ impl Room {
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
+                    // A room another node owns now writes nothing more.
+                    None if self.moved => break,
                     None => {
                         self.all_gone().await;
                         break;
@@ -321,6 +337,10 @@ impl Room {
                     self.on_deadline().await;
                 }
                 _ = sleep_until(linger) => ending.close(&mut commands),
+            }
+            if self.moved {
+                // What is queued still gets its answer: the same refusal.
+                commands.close();
             }
         }
     }
@@ -730,7 +750,12 @@ impl Room {
             1 => ops.pop().expect("one op"),
             _ => WriteOp::All(ops),
         };
-        committed(self.store.write(op), &self.id).await?;
+        let answer = self.write(op).await;
+        if matches!(answer, Ok(Err(StoreError::LeaseLost(_)))) && !self.moved {
+            tracing::warn!(room = %self.id, "another node owns the room now; this one lets it go");
+            self.moved = true;
+        }
+        outcome(answer, &self.id)?;
         let at = now();
         for record in &decision.records {
             if let Err(e) = self.core.apply(record, at) {

@@ -4,10 +4,12 @@
 //! - A node is alive while its row in `nodes` has not expired; it renews it
 //!   every fraction of the lease ([`renew`]). Expiry is the database's
 //!   clock, so the nodes' clocks need not agree.
-//! - Every room has one owner (`room_owners`: node, epoch). A node creating a
-//!   room owns it at epoch 1 (a fenced `CreateRoom`). The rooms of a node
-//!   that expired or drains are orphans: any node takes them ([`claim`]),
-//!   raising their epoch, and restores them from their logs.
+//! - Every unfinished room has one owner (`room_owners`: node, epoch). A
+//!   node creating a room owns it at epoch 1 (a fenced `CreateRoom`); its
+//!   fenced result deletes the row. The rooms of a node that expired or
+//!   drains are orphans: any node takes them ([`claim`]), raising their
+//!   epoch, and restores them from their logs. A dead node that owns
+//!   nothing more is forgotten.
 //! - Every write of a room carries the writer's epoch and is refused by the
 //!   database (`grundy_fence`, `StoreError::LeaseLost`) once the room's epoch
 //!   moved on. The fence takes a share lock on the owner's row and a claim
@@ -37,14 +39,6 @@ pub(super) fn register(conn: &mut PgConn, node: &str, lease: Duration) -> Result
             "INSERT INTO room_owners (room_no, node, epoch)
              SELECT no, '', 0 FROM rooms WHERE result IS NULL
              ON CONFLICT (room_no) DO NOTHING",
-            args![],
-        )?;
-        // Nodes long gone that own nothing unfinished are forgotten.
-        conn.exec(
-            "DELETE FROM nodes n
-             WHERE n.expires_at < clock_timestamp() - INTERVAL '1 day'
-               AND NOT EXISTS (SELECT 1 FROM room_owners o JOIN rooms r ON r.no = o.room_no
-                               WHERE o.node = n.id AND r.result IS NULL)",
             args![],
         )?;
         Ok::<_, StoreError>(())
@@ -79,13 +73,15 @@ pub(super) fn claim(
     conn.batch("BEGIN")?;
     let done = (|| {
         // Rows a write of the old owner holds are skipped: taken next time.
+        // Only unfinished rooms have owners (a fenced result deletes its
+        // room's), and orphans are found through the dead nodes' index.
         let rows = conn.query(
             "WITH orphans AS (
                  SELECT o.room_no FROM room_owners o
-                 JOIN rooms r ON r.no = o.room_no
-                 LEFT JOIN nodes n ON n.id = o.node
-                 WHERE r.result IS NULL AND o.node <> ?1
-                   AND (n.id IS NULL OR n.expires_at < clock_timestamp() OR n.draining)
+                 WHERE o.node = ''
+                    OR o.node IN (SELECT id FROM nodes
+                                  WHERE (expires_at < clock_timestamp() OR draining)
+                                    AND id <> ?1)
                  ORDER BY o.room_no
                  LIMIT ?2
                  FOR UPDATE OF o SKIP LOCKED
@@ -94,6 +90,13 @@ pub(super) fn claim(
              FROM orphans WHERE o.room_no = orphans.room_no
              RETURNING o.room_no, o.epoch",
             args![&**node, limit as i64],
+        )?;
+        // Dead nodes that own nothing more are forgotten.
+        conn.exec(
+            "DELETE FROM nodes n
+             WHERE (n.expires_at < clock_timestamp() OR n.draining) AND n.id <> ?1
+               AND NOT EXISTS (SELECT 1 FROM room_owners o WHERE o.node = n.id)",
+            args![&**node],
         )?;
         let mut epochs = std::collections::HashMap::with_capacity(rows.len());
         for mut row in rows {

@@ -278,6 +278,17 @@ impl WriteOp {
         }
     }
 
+    /// The op under `lease`, when there is one (see [`WriteOp::Fenced`]).
+    pub fn fenced(self, lease: Option<&Lease>) -> WriteOp {
+        match lease {
+            Some(lease) => WriteOp::Fenced {
+                lease: lease.clone(),
+                op: Box::new(self),
+            },
+            None => self,
+        }
+    }
+
     /// The op that appends `event` to a room's log.
     pub fn event(room: &str, event: &Event, at_ms: u64) -> Result<WriteOp, StoreError> {
         Ok(WriteOp::Event {
@@ -1258,6 +1269,11 @@ fn apply_op<'a, C: Sql>(
         } => {
             let json = encode(room, "result", result)?;
             let finished_at_ms = signed(room, "finished_at_ms", *finished_at_ms)?;
+            // A finished room needs no owner: its last fenced write lets it go.
+            if events.fence.is_some() {
+                let no = nos.get(conn, room)?;
+                conn.exec("DELETE FROM room_owners WHERE room_no = ?1", args![no])?;
+            }
             let changed = conn.exec(
                 "UPDATE rooms SET result = ?2, finished_at_ms = ?3
                  WHERE id = ?1 AND result IS NULL",

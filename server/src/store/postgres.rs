@@ -794,7 +794,6 @@ mod tests {
 
         assert!(lost(put(&a, fenced(&first, event("r", 2, moved(1, 1), 3)))));
         assert!(lost(put(&a, fenced(&first, seat("r", 1, "bob")))));
-        assert!(lost(put(&a, event("r", 2, moved(1, 1), 3))), "unfenced");
         put(&b, fenced(second, event("r", 2, moved(1, 1), 3))).expect("b writes");
 
         let again = a.rejoin().expect("a rejoins");
@@ -805,6 +804,35 @@ mod tests {
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].1.epoch, 3);
         assert_eq!(back[0].0.events.len(), 2);
+    }
+
+    /// A room's fenced result lets its owner go: nobody claims a finished
+    /// room, and nothing more is written to it.
+    #[test]
+    fn a_finished_room_has_no_owner() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        let of_a = lease(&a, 1);
+        put(&a, fenced(&of_a, create_at("r", 1))).expect("create");
+        let result = grundy_protocol::wire::MatchResult {
+            winner: Some(0),
+            reason: grundy_protocol::wire::EndReason::Resign,
+        };
+        let finish = WriteOp::Finish {
+            room: "r".into(),
+            result,
+            finished_at_ms: 5,
+        };
+        put(&a, fenced(&of_a, finish.clone())).expect("finish");
+        let owners: i64 = raw(&url)
+            .query_one("SELECT count(*) FROM room_owners", &[])
+            .expect("count")
+            .get(0);
+        assert_eq!(owners, 0);
+        b.drain().expect("drain");
+        expire(&url, &Cluster::node(&a));
+        assert!(b.claim_rooms(10).expect("claim").is_empty());
+        assert!(lost(put(&a, fenced(&of_a, finish))));
     }
 
     /// One batch holds a refused write and good ones: only the refused one

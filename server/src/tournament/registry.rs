@@ -38,6 +38,8 @@ pub struct Restored {
     tournament: Tournament,
     commands: mpsc::Receiver<TournamentCmd>,
     results: mpsc::UnboundedReceiver<GameEnd>,
+    /// Its entry's generation in the directory.
+    generation: u64,
 }
 
 /// What `create` answers: the id, the code, the owner token and the state.
@@ -152,7 +154,7 @@ impl Tournaments {
         let (id, code) = (core.id.clone(), core.code.clone());
         let tournament =
             Tournament::new(core, owner_token, results_tx.clone(), self.services.clone());
-        self.map().insert(
+        let generation = self.map().insert(
             id,
             code,
             Entry {
@@ -167,6 +169,7 @@ impl Tournaments {
                 tournament,
                 commands,
                 results,
+                generation,
             },
         )
     }
@@ -177,9 +180,10 @@ impl Tournaments {
             tournament,
             commands,
             results,
+            generation,
         } = restored;
         let id = tournament.id().to_string();
-        let (on_finish, on_exit) = directory::hooks(self, id);
+        let (on_finish, on_exit) = directory::hooks(self, id, generation);
         self.tracker
             .spawn(tournament.run(commands, results, on_finish, on_exit));
     }

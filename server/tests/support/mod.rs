@@ -1,0 +1,228 @@
+//! What the tests of the real binary share: a `grundy-server` process, and
+//! a small protocol v1 client.
+
+#![allow(dead_code)] // each test file uses its own part
+
+use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, ChildStdout, Command};
+use tokio::time::timeout;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A `grundy-server` process.
+pub struct Process {
+    pub child: Child,
+    pub url: String,
+    pub stdout: BufReader<ChildStdout>,
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl Process {
+    /// Starts the binary on port 0 over `db` (a file or a `postgres://` URL)
+    /// and reads the address it prints.
+    pub async fn start(db: impl AsRef<std::ffi::OsStr>) -> Process {
+        Process::start_with(db, &[]).await
+    }
+
+    /// [`Process::start`] with more arguments.
+    pub async fn start_with(db: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Process {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--db")
+            .arg(db)
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut pipe) = child.stderr.take() {
+            let sink = stderr.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut buf).await {
+                    let text = String::from_utf8_lossy(&buf[..n]);
+                    sink.lock().unwrap().push_str(&text);
+                }
+            });
+        }
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        let read = timeout(PATIENCE, stdout.read_line(&mut line)).await;
+        assert!(
+            matches!(read, Ok(Ok(1..))),
+            "no address printed; stderr: {}",
+            stderr.lock().unwrap()
+        );
+        let url = line
+            .trim_end()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first stdout line: {line:?}"))
+            .to_string();
+        assert!(url.starts_with("ws://127.0.0.1:"), "{line:?}");
+        Process {
+            child,
+            url,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// SIGKILL, as a crash or the OOM killer would.
+    pub async fn kill_hard(&mut self) {
+        self.child.kill().await.expect("kill -9");
+        let status = self.child.wait().await.expect("wait");
+        assert_eq!(signal_of(status), Some(9), "{status:?}");
+    }
+
+    /// SIGTERM, as a service manager would; returns the exit status.
+    pub async fn terminate(&mut self) -> ExitStatus {
+        let pid = self.child.id().expect("running").to_string();
+        let sent = Command::new("kill")
+            .arg("-TERM")
+            .arg(&pid)
+            .status()
+            .await
+            .expect("kill -TERM");
+        assert!(sent.success());
+        match timeout(Duration::from_secs(5), self.child.wait()).await {
+            Ok(status) => status.expect("wait"),
+            Err(_) => panic!(
+                "still running 5 s after SIGTERM; stderr: {}",
+                self.stderr.lock().unwrap()
+            ),
+        }
+    }
+}
+
+#[cfg(unix)]
+pub fn signal_of(status: ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
+}
+
+#[cfg(not(unix))]
+pub fn signal_of(_: ExitStatus) -> Option<i32> {
+    Some(9)
+}
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A protocol v1 client, as little of one as these tests need.
+pub struct Peer {
+    pub ws: Ws,
+    next_id: u64,
+    pending: VecDeque<Value>,
+}
+
+impl Peer {
+    pub async fn connect(url: &str, name: &str) -> Peer {
+        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
+            .await
+            .expect("connect in time")
+            .expect("connect");
+        let mut peer = Peer {
+            ws,
+            next_id: 1,
+            pending: VecDeque::new(),
+        };
+        let welcome = peer
+            .request(json!({"type": "hello", "version": 1, "name": name}))
+            .await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        peer
+    }
+
+    pub async fn send(&mut self, v: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut v = v;
+        v["id"] = json!(id);
+        self.ws
+            .send(Message::text(v.to_string()))
+            .await
+            .expect("send");
+        id
+    }
+
+    /// The next JSON message from the socket; None once it is closed.
+    pub async fn read(&mut self) -> Option<Value> {
+        loop {
+            match timeout(PATIENCE, self.ws.next()).await {
+                Err(_) => panic!("no message within {PATIENCE:?}"),
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    return Some(serde_json::from_str(&t).expect("JSON"))
+                }
+                Ok(Some(Ok(Message::Close(_)))) | Ok(Some(Err(_))) | Ok(None) => return None,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+
+    pub async fn request(&mut self, v: Value) -> Value {
+        let id = self.send(v).await;
+        loop {
+            let m = self.read().await.expect("answer before the close");
+            if m["id"] == json!(id) {
+                return m;
+            }
+            self.pending.push_back(m);
+        }
+    }
+
+    /// Skips messages up to the next event of `kind`.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let m = match self.pending.pop_front() {
+                Some(m) => m,
+                None => self.read().await.expect("event before the close"),
+            };
+            if m["type"] == "event" && m["event"]["kind"] == kind {
+                return m["event"].clone();
+            }
+        }
+    }
+}
+
+/// Two players seated in a new nim room: (room, code, token 0, token 1, a, b).
+pub async fn two_players(url: &str, heaps: Value) -> (String, String, String, String, Peer, Peer) {
+    let mut a = Peer::connect(url, "alice").await;
+    let seated = a
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps}}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].as_str().expect("room").to_string();
+    let code = seated["snapshot"]["code"]
+        .as_str()
+        .expect("code")
+        .to_string();
+    let t0 = seated["token"].as_str().expect("token").to_string();
+    let mut b = Peer::connect(url, "bob").await;
+    let seated = b.request(json!({"type": "join", "room": code})).await;
+    assert_eq!(seated["seat"], 1, "{seated}");
+    let t1 = seated["token"].as_str().expect("token").to_string();
+    a.until("started").await;
+    (room, code, t0, t1, a, b)
+}
+
+pub fn heaps_of(snapshot: &Value) -> Vec<u64> {
+    snapshot["position"]["heaps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no heaps in {snapshot}"))
+        .iter()
+        .map(|h| h.as_u64().expect("heap"))
+        .collect()
+}
