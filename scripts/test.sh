@@ -2,7 +2,8 @@
 # The tests, every crate's: `cargo test --workspace`. The browser tests
 # (tests/tests/browser.rs) drive Debian's Chromium through chromedriver, the
 # line editor's test (client-cli/tests/editor.rs) runs `grundy` in tmux, and
-# the PostgreSQL store's tests start Debian's PostgreSQL server (testkit/);
+# the PostgreSQL store's and the cluster's tests start Debian's PostgreSQL and
+# NATS servers (testkit/);
 # they are installed here when missing (as root, with apt-get), else named.
 #
 #   scripts/test.sh                     # everything
@@ -21,14 +22,18 @@ command -v tmux >/dev/null || missing+=(tmux)
 if [ -z "${PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     missing+=(postgresql)
 fi
+# testkit/src/nats.rs looks there (or at $NATS_SERVER).
+if [ -z "${NATS_SERVER:-}" ] && [ ! -x /usr/sbin/nats-server ] && [ ! -x /usr/bin/nats-server ]; then
+    missing+=(nats-server)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "installing ${missing[*]} for the browser, terminal and PostgreSQL tests" >&2
+        echo "installing ${missing[*]} for the browser, terminal, PostgreSQL and cluster tests" >&2
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -qq "${missing[@]}" >/dev/null ||
             { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }
     else
-        echo "the browser, terminal and PostgreSQL tests need: ${missing[*]}" >&2
+        echo "the browser, terminal, PostgreSQL and cluster tests need: ${missing[*]}" >&2
         echo "  sudo apt-get install -y ${missing[*]}" >&2
         echo "(or set CHROMIUM and CHROMEDRIVER to where Chromium and its driver are)" >&2
         exit 1

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::bus::Bus;
 use crate::house::{self, House, HouseSeat};
 use crate::lobby::Lobby;
 use crate::room::EndHook;
@@ -82,6 +83,7 @@ pub async fn run(
     store: Arc<dyn MatchStore>,
     lobby: Arc<Lobby>,
     house: Arc<House>,
+    bus: Option<Arc<Bus>>,
     tournament_hook: TournamentHook,
     shutdown: CancellationToken,
 ) {
@@ -99,7 +101,7 @@ pub async fn run(
         }
         if renewed.elapsed() >= renewal {
             renewed = tokio::time::Instant::now();
-            if !renew(&store, &lobby).await {
+            if !renew(&store, &lobby, bus.as_ref()).await {
                 continue;
             }
         }
@@ -112,7 +114,7 @@ pub async fn run(
 
 /// Renews the node's lease; when it had run out, lets every room go and
 /// joins again. Whether the node may claim rooms now.
-async fn renew(store: &Arc<dyn MatchStore>, lobby: &Arc<Lobby>) -> bool {
+async fn renew(store: &Arc<dyn MatchStore>, lobby: &Arc<Lobby>, bus: Option<&Arc<Bus>>) -> bool {
     let renewer = store.clone();
     match blocking(move || cluster_of(&renewer)?.renew()).await {
         Ok(()) => true,
@@ -123,6 +125,13 @@ async fn renew(store: &Arc<dyn MatchStore>, lobby: &Arc<Lobby>) -> bool {
             match blocking(move || cluster_of(&joiner)?.rejoin()).await {
                 Ok(node) => {
                     tracing::info!(%node, "joined the cluster again");
+                    if let Some(bus) = bus {
+                        if let Err(e) = bus.serve(node).await {
+                            tracing::error!(
+                                "cannot take commands on the bus under the new id: {e}"
+                            );
+                        }
+                    }
                     true
                 }
                 Err(e) => {

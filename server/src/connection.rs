@@ -4,6 +4,7 @@
 //! a slow reader, an idle peer or abuse closes the connection, with a close
 //! code and a reason.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +24,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::{names, Accounts, Session};
+use crate::bus::Bus;
 use crate::config::Config;
 use crate::drain::drain;
 use crate::house::{House, HouseSeat};
@@ -40,10 +42,13 @@ use crate::work::Pool;
 
 mod account;
 mod read;
+mod remote;
+mod room_request;
 mod socket;
 mod tournament;
 
 use read::{Malformed, Unread};
+pub(crate) use room_request::{deliver, RoomRequest};
 use socket::{Io, Socket};
 
 /// What every connection shares.
@@ -66,6 +71,8 @@ pub struct Shared {
     /// answered every command they took: a connection, which stopped reading
     /// when the shutdown began, then sends its notice and closes.
     pub answered: CancellationToken,
+    /// A cluster's bus (`--bus`): rooms other nodes own are served through it.
+    pub bus: Option<Arc<Bus>>,
 }
 
 /// What `create_room` asks for.
@@ -145,6 +152,11 @@ struct Conn {
     refused_in_a_row: u32,
     /// When the message being handled was read: a move's clock stops there.
     received: Instant,
+    /// In a cluster: the node that owns each room this connection reached
+    /// through the bus (by the key it gave), so it is looked up once. Boxed:
+    /// 8 bytes in every connection's task, not a map's 48.
+    #[allow(clippy::box_collection)]
+    owners: Option<Box<HashMap<String, Arc<str>>>>,
 }
 
 /// Serves one connection: its HTTP requests with `router`, and the protocol
@@ -187,6 +199,7 @@ pub async fn serve(
         bucket: Bucket::new(config.limits.messages_per_second, config.limits.burst),
         refused_in_a_row: 0,
         received: Instant::now(),
+        owners: None,
     };
     let hello_deadline = Instant::now() + hello_timeout;
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
@@ -284,6 +297,97 @@ pub async fn serve(
     Box::pin(finish(&shared, outbox, socket, closing, linger)).await;
 }
 
+/// The room a room command names (id or code).
+fn room_key(msg: &ClientMsg) -> Option<&str> {
+    match msg {
+        ClientMsg::Join { room, .. }
+        | ClientMsg::Watch { room, .. }
+        | ClientMsg::Resume { room, .. }
+        | ClientMsg::Move { room, .. }
+        | ClientMsg::Resign { room, .. }
+        | ClientMsg::Abort { room, .. }
+        | ClientMsg::Leave { room, .. } => Some(room),
+        _ => None,
+    }
+}
+
+/// Sends a command to a room of this node found by id or code, for the
+/// connection (or the remote connection, `bus.rs`) whose outbox is
+/// `outbox`. `joins`: the command makes it a member of the room (counted
+/// against the limit).
+pub(crate) fn to_room(
+    shared: &Shared,
+    outbox: &Outbox,
+    id: Option<RequestId>,
+    key: &str,
+    joins: bool,
+    make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
+) {
+    let Some((room_id, tx)) = shared.lobby.find(key) else {
+        outbox.send(&ServerMsg::error(
+            id,
+            ErrorCode::UnknownRoom,
+            format!("no room {key:?}"),
+        ));
+        return;
+    };
+    let entered = joins && !outbox.rooms.contains(&room_id);
+    if entered {
+        if over_seat_limit(
+            shared,
+            outbox,
+            &id,
+            &outbox.rooms,
+            "be in at most {limit} rooms with unfinished matches",
+        ) {
+            return;
+        }
+        // A member from now on, so that a `Gone` follows this command even if
+        // the connection closes before the room has answered; the room
+        // takes it back if it refuses.
+        outbox.rooms.enter(&room_id);
+    }
+    // Never waits for room in the room's queue: a connection blocked on
+    // one busy room would stop reading, answering pings and serving its
+    // other rooms.
+    let refusal = match tx.try_send(make(outbox.clone(), id.clone())) {
+        Ok(()) => return,
+        Err(mpsc::error::TrySendError::Full(_)) => room_busy(id),
+        Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
+            id,
+            ErrorCode::UnknownRoom,
+            format!("room {key:?} has closed"),
+        ),
+    };
+    if entered {
+        outbox.rooms.exit(&room_id);
+    }
+    outbox.send(&refusal);
+}
+
+/// See [`Conn::over_seat_limit`].
+fn over_seat_limit(
+    shared: &Shared,
+    outbox: &Outbox,
+    id: &Option<RequestId>,
+    members: &Memberships,
+    what: &str,
+) -> bool {
+    let limit = shared.config.limits.seats_per_connection;
+    if members.count() < limit {
+        return false;
+    }
+    let what = what.replace("{limit}", &limit.to_string());
+    outbox.send(&ServerMsg::Error {
+        id: id.clone(),
+        code: ErrorCode::LimitReached,
+        message: format!("one connection may {what} at once (seats_per_connection)"),
+        retry_after_ms: None,
+        limit: Some("seats_per_connection".into()),
+    });
+    true
+}
+
 /// Tells the connection's rooms and tournaments it is gone, then closes the
 /// socket politely: what is queued, then the close frame, then (`linger`)
 /// waits for the peer to close too.
@@ -297,6 +401,9 @@ async fn finish(
     let id = outbox.conn;
     for tx in shared.lobby.senders(&outbox.rooms.ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
+    }
+    if let Some(bus) = &shared.bus {
+        bus.gone(id).await;
     }
     for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
@@ -333,6 +440,7 @@ pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
         bucket: Bucket::new(1, 1),
         refused_in_a_row: 0,
         received: Instant::now(),
+        owners: None,
     };
     Box::pin(conn.dispatch(msg)).await;
     drop(conn);
@@ -430,6 +538,17 @@ impl Conn {
     /// commands: each is one message to the room's queue); gives back any
     /// other.
     fn dispatch_now(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
+        if room_key(&msg).is_some() {
+            // A room another node holds: its command goes there, which waits.
+            if self.is_remote(&msg) {
+                return Some(msg);
+            }
+            match self.room_request(msg) {
+                Ok(request) => deliver(&self.shared, &self.outbox, request, self.received),
+                Err(refusal) => self.reply(*refusal),
+            }
+            return None;
+        }
         match msg {
             ClientMsg::Hello {
                 id,
@@ -467,86 +586,23 @@ impl Conn {
                 });
             }
             ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
-            ClientMsg::Join { id, room, seat } => {
-                if let Err(refused) = self.may(Scope::Play, "join") {
-                    self.reply(refused.answer(id));
-                    return None;
-                }
-                let player = (*self.player).clone();
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Join {
-                    outbox,
-                    id,
-                    player,
-                    seat,
-                })
-            }
-            ClientMsg::Watch { id, room, since } => {
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Watch {
-                    outbox,
-                    id,
-                    since,
-                })
-            }
-            ClientMsg::Resume {
-                id,
-                room,
-                token,
-                since,
-            } => {
-                let (token, account) = match self.resume_as(token) {
-                    Ok(found) => found,
-                    Err(refused) => {
-                        self.reply(refused.answer(id));
-                        return None;
-                    }
-                };
-                self.send_to_room(id, &room, true, |outbox, id| RoomCmd::Resume {
-                    outbox,
-                    id,
-                    token,
-                    account,
-                    since,
-                })
-            }
-            ClientMsg::Move {
-                id,
-                room,
-                token,
-                mv,
-            } => {
-                let received = self.received;
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Move {
-                    outbox,
-                    id,
-                    token,
-                    mv,
-                    received,
-                })
-            }
-            ClientMsg::Resign { id, room, token } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Resign {
-                    outbox,
-                    id,
-                    token,
-                })
-            }
-            ClientMsg::Abort { id, room, token } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Abort {
-                    outbox,
-                    id,
-                    token,
-                })
-            }
-            ClientMsg::Leave { id, room } => {
-                self.send_to_room(id, &room, false, |outbox, id| RoomCmd::Leave { outbox, id })
-            }
             other => return Some(other),
         }
         None
     }
 
+    /// Whether `msg` is a command for a room this node does not hold, with a
+    /// bus to reach the node that does.
+    fn is_remote(&self, msg: &ClientMsg) -> bool {
+        self.shared.bus.is_some()
+            && room_key(msg).is_some_and(|key| self.shared.lobby.find(key).is_none())
+    }
+
     /// Handles any command, those that wait for something among them.
     async fn dispatch(&mut self, msg: ClientMsg) {
+        if self.is_remote(&msg) {
+            return self.forward(msg).await;
+        }
         match msg {
             ClientMsg::CreateAccount { .. }
             | ClientMsg::Login { .. }
@@ -626,46 +682,6 @@ impl Conn {
         }
     }
 
-    /// Sends a command to a room found by id or code. `joins`: the command makes
-    /// this connection a member of the room (counted against the limit).
-    fn send_to_room(
-        &mut self,
-        id: Option<RequestId>,
-        key: &str,
-        joins: bool,
-        make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
-    ) {
-        let Some((room_id, tx)) = self.shared.lobby.find(key) else {
-            return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"));
-        };
-        let entered = joins && !self.outbox.rooms.contains(&room_id);
-        if entered {
-            if self.over_room_limit(&id) {
-                return;
-            }
-            // A member from now on, so that a `Gone` follows this command even if
-            // the connection closes before the room has answered; the room
-            // takes it back if it refuses.
-            self.outbox.rooms.enter(&room_id);
-        }
-        // Never waits for room in the room's queue: a connection blocked on
-        // one busy room would stop reading, answering pings and serving its
-        // other rooms.
-        let refusal = match tx.try_send(make(self.outbox.clone(), id.clone())) {
-            Ok(()) => return,
-            Err(mpsc::error::TrySendError::Full(_)) => room_busy(id),
-            Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
-                id,
-                ErrorCode::UnknownRoom,
-                format!("room {key:?} has closed"),
-            ),
-        };
-        if entered {
-            self.outbox.rooms.exit(&room_id);
-        }
-        self.reply(refusal);
-    }
-
     /// Refuses a new room membership past `seats_per_connection`: answers the
     /// request and returns true when over the limit.
     fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
@@ -680,19 +696,7 @@ impl Conn {
     /// (`what` says what is limited, with `{limit}` for the number): answers
     /// the request and returns true when over the limit.
     fn over_seat_limit(&self, id: &Option<RequestId>, members: &Memberships, what: &str) -> bool {
-        let limit = self.shared.config.limits.seats_per_connection;
-        if members.count() < limit {
-            return false;
-        }
-        let what = what.replace("{limit}", &limit.to_string());
-        self.reply(ServerMsg::Error {
-            id: id.clone(),
-            code: ErrorCode::LimitReached,
-            message: format!("one connection may {what} at once (seats_per_connection)"),
-            retry_after_ms: None,
-            limit: Some("seats_per_connection".into()),
-        });
-        true
+        over_seat_limit(&self.shared, &self.outbox, id, members, what)
     }
 
     async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {
@@ -864,6 +868,7 @@ pub fn shared(
     accounts: Arc<Accounts>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
+    bus: Option<Arc<Bus>>,
 ) -> Arc<Shared> {
     Arc::new(Shared {
         house,
@@ -877,5 +882,6 @@ pub fn shared(
         store_reads: Pool::new("store_reads", config.store_reads, config.store_reads_queued),
         config,
         answered: CancellationToken::new(),
+        bus,
     })
 }

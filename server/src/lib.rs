@@ -3,6 +3,7 @@
 //!
 //! - [`server`]: the listener and graceful shutdown;
 //! - [`caps`]: the connection caps, in all and per client address;
+//! - [`bus`]: the bus between a cluster's nodes (NATS): forwarded commands, answers;
 //! - [`cluster`]: a cluster's node: its lease, taking over rooms of nodes gone;
 //! - [`http`]: HTTP beside the WebSocket on one port: the web page, the
 //!   JSON API, `/healthz`, `/metrics`; a WebSocket upgrade becomes a
@@ -25,6 +26,7 @@
 //! - [`work`]: bounded pools for work kept off the reactor (spec builds, store reads).
 
 pub mod accounts;
+pub mod bus;
 pub mod caps;
 pub mod cluster;
 pub mod config;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
+use grundy_server::bus::Bus;
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
 use grundy_server::{Config, Server};
 
@@ -41,6 +42,11 @@ struct Args {
     #[arg(long, default_value_t = 5000,
           value_parser = clap::value_parser!(u64).range(200..=600_000))]
     lease_ms: u64,
+    /// With `--cluster`: the nodes' bus, `nats://host:port` (NATS). Through
+    /// it a client of any node plays in rooms other nodes own; without it a
+    /// room is served by its owner only.
+    #[arg(long, env = "GRUNDY_BUS", requires = "cluster")]
+    bus: Option<String>,
     /// Override the `messages_per_second` limit (per connection), e.g. for load tests.
     #[arg(long)]
     messages_per_second: Option<u32>,
@@ -110,7 +116,21 @@ async fn main() -> anyhow::Result<ExitCode> {
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
     }
-    let server = Server::start_on(listener, Arc::from(store), config).await?;
+    let store: Arc<dyn MatchStore> = Arc::from(store);
+    let bus = match (&args.bus, store.cluster()) {
+        (Some(url), Some(cluster)) => {
+            let (name, secret) = cluster.identity();
+            match Bus::connect(url, &name, secret, cluster.node()).await {
+                Ok(bus) => Some(bus),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        _ => None,
+    };
+    let server = Server::start_node(listener, store, config, bus).await?;
     // The handlers are in place before the address is said: whoever stops
     // the server as soon as it says where it listens stops it gracefully.
     let signalled = shutdown_signal();

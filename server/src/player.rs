@@ -10,7 +10,7 @@ pub type AccountId = u64;
 
 /// A seat's or a registration's holder. A connection always has a name and
 /// a kind; records made before accounts have a name at most.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Player {
     pub name: Option<String>,
     pub kind: Option<PlayerKind>,

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
+use crate::bus::Bus;
 use crate::caps::Caps;
 use crate::cluster;
 use crate::config::Config;
@@ -56,6 +57,17 @@ impl Server {
         listener: TcpListener,
         store: Arc<dyn MatchStore>,
         config: Config,
+    ) -> anyhow::Result<Server> {
+        Server::start_node(listener, store, config, None).await
+    }
+
+    /// [`Server::start_on`] as a cluster's node with its bus (`store` is
+    /// then a node's store: `PgStore::open_node`).
+    pub async fn start_node(
+        listener: TcpListener,
+        store: Arc<dyn MatchStore>,
+        config: Config,
+        bus: Option<Arc<Bus>>,
     ) -> anyhow::Result<Server> {
         let addr = listener.local_addr()?;
         let config = Arc::new(config);
@@ -133,7 +145,11 @@ impl Server {
             accounts,
             store.clone(),
             config,
+            bus.clone(),
         );
+        if let Some(bus) = &bus {
+            bus.attach(&shared);
+        }
         let router = http::api::router(http::api::Api::new(shared.clone(), shutdown.clone()));
         let connections = TaskTracker::new();
         {
@@ -154,6 +170,7 @@ impl Server {
                 store.clone(),
                 lobby.clone(),
                 house.clone(),
+                bus.clone(),
                 tournament_hook,
                 shutdown.clone(),
             ));
@@ -229,6 +246,9 @@ impl Server {
             .is_err()
         {
             tracing::warn!("some connections did not stop within 10 s");
+        }
+        if let Some(bus) = &self.shared.bus {
+            bus.close();
         }
         let store = self.store.clone();
         // Bounded: a database that stopped answering cannot hold the exit.

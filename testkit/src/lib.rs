@@ -2,4 +2,6 @@
 //! `grundy-server`, the end-to-end tests in `grundy-tests`): real services,
 //! started for a test run from the machine's packages and stopped by PID.
 
+pub mod nats;
 pub mod postgres;
+mod process;

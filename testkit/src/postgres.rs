@@ -5,10 +5,12 @@
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
+
+use crate::process;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const INSTALL: &str =
@@ -98,28 +100,8 @@ impl TestPostgres {
 
     /// Fast shutdown (SIGINT), SIGKILL after 5 s, then remove the files.
     fn stop(&self) {
-        let pid = self.pid as libc::pid_t;
-        unsafe { libc::kill(pid, libc::SIGINT) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !gone(pid) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        if !gone(pid) {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            let mut status = 0;
-            unsafe { libc::waitpid(pid, &mut status, 0) };
-        }
+        process::stop(self.pid, libc::SIGINT);
         let _ = std::fs::remove_dir_all(self.dir.path());
-    }
-}
-
-/// Whether `pid` has exited (reaping it if it is our child).
-fn gone(pid: libc::pid_t) -> bool {
-    let mut status = 0;
-    match unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } {
-        0 => false,
-        -1 => (unsafe { libc::kill(pid, 0) }) != 0, // not our child: just probe it
-        _ => true,
     }
 }
 
@@ -129,23 +111,8 @@ extern "C" fn stop_at_exit() {
     }
 }
 
-/// PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, and
-/// each test runs on its own short-lived thread: so postgres is spawned from a
-/// thread that parks forever, and dies only with the whole process.
 fn start_on_own_thread() -> Result<TestPostgres, String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("test-postgres".into())
-        .spawn(move || {
-            let _ = tx.send(start());
-            loop {
-                std::thread::park();
-            }
-        })
-        .map_err(|e| format!("cannot spawn the PostgreSQL thread: {e}"))?;
-    let pg = rx
-        .recv()
-        .map_err(|_| "the PostgreSQL thread panicked".to_string())??;
+    let pg = process::on_parked_thread("test-postgres", start)?;
     // std::process::exit (what the test harness ends with) runs atexit handlers.
     unsafe { libc::atexit(stop_at_exit) };
     Ok(pg)
@@ -225,17 +192,7 @@ fn launch(
     ] {
         cmd.args(["-c", setting]);
     }
-    let parent = std::process::id() as libc::pid_t;
-    unsafe {
-        // Killed with us if we crash; if we already died, don't start at all.
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != parent
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    process::die_with_us(&mut cmd);
     let mut child = cmd
         .stdout(Stdio::null())
         .stderr(log)

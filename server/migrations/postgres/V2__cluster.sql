@@ -2,6 +2,14 @@
 -- alive, which node owns each room, and the fence that keeps a node that lost
 -- a room from writing to it. A database of one server leaves these empty.
 
+-- The cluster this database is: its name on the bus, and the secret its
+-- nodes sign what they send each other with (written by the first node).
+CREATE TABLE cluster (
+    id     SMALLINT PRIMARY KEY CHECK (id = 1),
+    name   TEXT     NOT NULL,
+    secret BYTEA    NOT NULL
+);
+
 -- A node is alive while it renews its lease (the database's clock decides).
 CREATE TABLE nodes (
     id         TEXT        PRIMARY KEY,

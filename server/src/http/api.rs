@@ -235,11 +235,14 @@ async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
     )
 }
 
-/// 200 while the server accepts connections and its store commits a write;
-/// 503 otherwise.
+/// 200 while the server accepts connections, its store commits a write, and
+/// (a cluster's node with a bus) its bus is connected; 503 otherwise.
 async fn healthz(State(api): State<Api>) -> Response {
     if api.shutdown.is_cancelled() {
         return health(false, "shutting down");
+    }
+    if api.shared.bus.as_ref().is_some_and(|bus| !bus.connected()) {
+        return health(false, "the bus is not connected");
     }
     let mut last = api.health.lock().await;
     let ok = match *last {

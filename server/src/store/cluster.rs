@@ -46,6 +46,49 @@ pub(super) fn register(conn: &mut PgConn, node: &str, lease: Duration) -> Result
     finish(conn, done)
 }
 
+/// The cluster's name and secret, made by the first node to ask.
+pub(super) fn identity(conn: &mut PgConn) -> Result<(String, Vec<u8>), StoreError> {
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| {
+        StoreError::Postgres(format!("no randomness for the cluster's secret: {e}"))
+    })?;
+    let name = uuid::Uuid::new_v4().simple().to_string();
+    conn.exec(
+        "INSERT INTO cluster (id, name, secret) VALUES (1, ?1, ?2) ON CONFLICT (id) DO NOTHING",
+        args![name.as_str(), &secret[..]],
+    )?;
+    let mut row = conn
+        .query_one("SELECT name, secret FROM cluster WHERE id = 1", args![])?
+        .ok_or_else(|| StoreError::Postgres("the cluster's row is missing".into()))?;
+    let name = row.text(0).map_err(StoreError::Postgres)?;
+    let secret = row.blob(1).map_err(StoreError::Postgres)?;
+    Ok((name, secret))
+}
+
+/// The room `key` names (its id or its code, any case) and the live node
+/// that owns it; None when no live node does (unknown, finished, or being
+/// taken over).
+pub(super) fn owner_of(
+    conn: &mut PgConn,
+    key: &str,
+) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    let row = conn.query_one(
+        "SELECT r.id, o.node FROM rooms r
+         JOIN room_owners o ON o.room_no = r.no
+         JOIN nodes n ON n.id = o.node
+         WHERE (r.id = ?1 OR r.code = ?2) AND r.result IS NULL
+           AND n.expires_at > clock_timestamp() AND NOT n.draining
+         LIMIT 1",
+        args![key, key.to_ascii_uppercase().as_str()],
+    )?;
+    let Some(mut row) = row else {
+        return Ok(None);
+    };
+    let room = row.text(0).map_err(StoreError::Postgres)?;
+    let node = row.text(1).map_err(StoreError::Postgres)?;
+    Ok(Some((room, node.into())))
+}
+
 /// Renews the node's lease for `lease` from now; [`StoreError::LeaseLost`]
 /// when it had expired already (its rooms may be another node's by now).
 pub(super) fn renew(conn: &mut PgConn, node: &str, lease: Duration) -> Result<(), StoreError> {

@@ -505,6 +505,10 @@ pub trait Cluster: Send + Sync {
     /// The node is shutting down and has stopped its rooms: they are for the
     /// taking at once.
     fn drain(&self) -> Result<(), StoreError>;
+    /// The cluster's name and the secret its nodes sign their messages with.
+    fn identity(&self) -> (String, Vec<u8>);
+    /// The room `key` (id or code) names, and the live node that owns it.
+    fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).

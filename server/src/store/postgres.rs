@@ -44,6 +44,9 @@ mod embedded {
 /// The advisory lock's key: one grundy-server per database ("grundy" in ASCII).
 const LOCK_KEY: i64 = 0x6772_756e_6479;
 
+/// The advisory lock that makes nodes starting together migrate one at a time.
+const MIGRATION_KEY: i64 = LOCK_KEY + 1;
+
 /// How long opening waits for a lock another session holds.
 const LOCK_PATIENCE: Duration = Duration::from_secs(2);
 
@@ -62,6 +65,8 @@ pub struct PgStore {
 /// What a cluster's node keeps (see `cluster.rs`).
 struct Node {
     worker: Worker,
+    /// The cluster's name and secret (`Cluster::identity`).
+    identity: (String, Vec<u8>),
     /// This node's id: a new one after its lease was lost.
     id: Mutex<Arc<str>>,
     lease: Duration,
@@ -111,7 +116,7 @@ impl PgStore {
         let writer = Writer::spawn(move |queue, transactions| {
             let conn = connect(&writer_config, &writer_shown).and_then(|mut conn| {
                 take_lock(&mut conn, &writer_shown, shared)?;
-                migrate(&mut conn, &writer_shown)?;
+                migrate_alone(&mut conn, &writer_shown)?;
                 if let Some(holder) = &holder {
                     mark_holder(&mut conn, holder)?;
                 }
@@ -163,8 +168,10 @@ impl PgStore {
                 let id = new_node_id();
                 let registered = id.clone();
                 worker.run(move |conn| cluster::register(conn, &registered, lease))?;
+                let identity = worker.run(cluster::identity)?;
                 Some(Node {
                     worker,
+                    identity,
                     id: Mutex::new(id),
                     lease,
                 })
@@ -311,6 +318,17 @@ impl Cluster for PgStore {
         let node = self.node()?;
         let id = lock(&node.id).clone();
         node.worker.run(move |conn| cluster::drain(conn, &id))
+    }
+
+    fn identity(&self) -> (String, Vec<u8>) {
+        self.node
+            .as_ref()
+            .map_or_else(Default::default, |node| node.identity.clone())
+    }
+
+    fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError> {
+        let key = key.to_owned();
+        self.read(move |conn| cluster::owner_of(conn, &key))
     }
 }
 
@@ -553,6 +571,19 @@ fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
         .run(&mut conn.client)
         .map_err(|e| open_error(format!("migrating the schema: {}", chain(&e))))?;
     Ok(())
+}
+
+/// [`migrate`], one node at a time: a cluster's nodes may start together.
+fn migrate_alone(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
+    let pg = |e| StoreError::from(super::sql::pg_error(e));
+    conn.client
+        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_KEY])
+        .map_err(pg)?;
+    let migrated = migrate(conn, shown);
+    conn.client
+        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_KEY])
+        .map_err(pg)?;
+    migrated
 }
 
 #[cfg(test)]
@@ -804,6 +835,21 @@ mod tests {
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].1.epoch, 3);
         assert_eq!(back[0].0.events.len(), 2);
+    }
+
+    /// Nodes started together on a new database migrate it one at a time.
+    #[test]
+    fn nodes_starting_together_all_open() {
+        let Some(url) = database() else { return };
+        let opened: Vec<_> = (0..4)
+            .map(|_| {
+                let url = url.clone();
+                std::thread::spawn(move || PgStore::open_node(&url, Duration::from_secs(30)))
+            })
+            .collect();
+        for node in opened {
+            node.join().expect("joins").expect("each node opens");
+        }
     }
 
     /// A room's fenced result lets its owner go: nobody claims a finished

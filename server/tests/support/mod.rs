@@ -172,6 +172,41 @@ impl Peer {
         }
     }
 
+    /// Connects, or None when the server is not there.
+    pub async fn try_connect(url: &str, name: &str) -> Option<Peer> {
+        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
+            .await
+            .ok()?
+            .ok()?;
+        let mut peer = Peer {
+            ws,
+            next_id: 1,
+            pending: VecDeque::new(),
+        };
+        let welcome = peer
+            .try_request(json!({"type": "hello", "version": 1, "name": name}))
+            .await?;
+        (welcome["type"] == "welcome").then_some(peer)
+    }
+
+    /// The answer, or None when the connection closed first.
+    pub async fn try_request(&mut self, mut v: Value) -> Option<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        v["id"] = json!(id);
+        self.ws.send(Message::text(v.to_string())).await.ok()?;
+        loop {
+            let m = self.read().await?;
+            if m["id"] == json!(id) {
+                return Some(m);
+            }
+            // Events are not kept: a long match would pile them up.
+            if m["type"] != "event" {
+                self.pending.push_back(m);
+            }
+        }
+    }
+
     pub async fn request(&mut self, v: Value) -> Value {
         let id = self.send(v).await;
         loop {

@@ -1,0 +1,604 @@
+//! The bus between a cluster's nodes (NATS, `--bus nats://...`): a client
+//! connected to one node plays in rooms another node owns.
+//!
+//! - **Commands.** A room command for a room this node does not hold goes,
+//!   as a request, to the node that owns it (`grundy.CLUSTER.cmd.NODE`); the
+//!   owner takes it into a *remote connection* of its own that stands for
+//!   the client's (an outbox, a member of rooms like any connection) and
+//!   replies at once. No reply within [`REQUEST_TIMEOUT`] is a coded error
+//!   to the client.
+//! - **Answers and events.** What the remote connection's outbox receives
+//!   (answers, acks, events, in order) goes back to the client's node
+//!   (`grundy.CLUSTER.out.BUS_ID`), numbered: the client's node hands each
+//!   batch to the client's own outbox, and a gap in the numbers (a message
+//!   the bus dropped) closes the client's connection, which resumes with
+//!   `since`, rather than letting it miss an event.
+//! - **Liveness.** Every node says it is alive each second
+//!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
+//!   [`SILENCE`] are ended (their seats show as disconnected, as when a
+//!   client drops), and a client whose commands went to a node that fell
+//!   silent is disconnected, to resume where its rooms are now.
+//! - **Trust.** Every message is signed with the cluster's secret (HMAC-SHA256,
+//!   from the shared database) and numbered by its sender: a message from
+//!   another cluster, forged, or replayed is refused and logged.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use grundy_protocol::wire::ErrorCode;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_util::sync::CancellationToken;
+
+use crate::connection::{self, RoomRequest, Shared};
+use crate::outbox::{ConnId, Frames, Outbox};
+use crate::room::RoomCmd;
+
+/// How long a node waits for the owner to take a forwarded command.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a node may stay silent before the others count it gone.
+pub const SILENCE: Duration = Duration::from_secs(5);
+
+/// How often a node says it is alive.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// How far back a sender's message numbers are remembered (for replays).
+const REPLAY_WINDOW: u64 = 4096;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// What travels, signed.
+#[derive(Serialize, Deserialize)]
+struct Envelope<T> {
+    /// The sender's bus id.
+    from: String,
+    /// The sender's message number (each used once).
+    n: u64,
+    body: T,
+}
+
+/// A client connection's room request, or its end (`None`).
+#[derive(Debug, Serialize, Deserialize)]
+struct Command {
+    conn: ConnId,
+    what: Option<RoomRequest>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Out {
+    conn: ConnId,
+    /// Numbered from 1 per remote connection: a gap is a lost message.
+    seq: u64,
+    frames: Vec<String>,
+    /// The remote connection ended (its outbox overflowed).
+    closed: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Alive {
+    /// The node's id in the store (its rooms' owner), now.
+    node: String,
+}
+
+/// A client's connection on this node, as the bus knows it.
+struct Local {
+    outbox: Outbox,
+    /// The nodes its commands went to.
+    nodes: HashSet<Arc<str>>,
+    /// The next batch number expected from each remote connection (by node).
+    next: HashMap<String, u64>,
+}
+
+/// A remote connection: a client of another node, here.
+struct Remote {
+    outbox: Outbox,
+    stop: CancellationToken,
+}
+
+/// Replay protection: per sender, the highest number seen and which of the
+/// ones just below it were seen.
+#[derive(Default)]
+struct Seen {
+    highest: u64,
+    window: HashSet<u64>,
+}
+
+impl Seen {
+    fn fresh(&mut self, n: u64) -> bool {
+        if n + REPLAY_WINDOW <= self.highest || !self.window.insert(n) {
+            return false;
+        }
+        if n > self.highest {
+            self.highest = n;
+            let floor = self.highest.saturating_sub(REPLAY_WINDOW);
+            if self.window.len() as u64 > 2 * REPLAY_WINDOW {
+                self.window.retain(|&k| k > floor);
+            }
+        }
+        true
+    }
+}
+
+/// This node's end of the bus.
+pub struct Bus {
+    client: async_nats::Client,
+    /// `grundy.CLUSTER`
+    prefix: String,
+    /// This process's id on the bus (its `out` subject).
+    me: String,
+    secret: Vec<u8>,
+    numbers: std::sync::atomic::AtomicU64,
+    shared: OnceLock<Weak<Shared>>,
+    locals: Mutex<HashMap<ConnId, Local>>,
+    remotes: Mutex<HashMap<(String, ConnId), Remote>>,
+    seen: Mutex<HashMap<String, Seen>>,
+    /// When each node (by store id) was last heard.
+    heard: Mutex<HashMap<String, Instant>>,
+    /// The node ids this node serves commands under (one, or more after a rejoin).
+    serving: Mutex<HashSet<String>>,
+    /// This node's id in the store, now.
+    node: Mutex<Arc<str>>,
+    stop: CancellationToken,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Bus {
+    /// Connects to the bus at `url` as a node of cluster `cluster` (its name
+    /// and secret, from the store), serving commands for `node`. A bus that
+    /// cannot be reached is an error naming it.
+    pub async fn connect(
+        url: &str,
+        cluster: &str,
+        secret: Vec<u8>,
+        node: Arc<str>,
+    ) -> anyhow::Result<Arc<Bus>> {
+        let me = uuid::Uuid::new_v4().simple().to_string();
+        let client = async_nats::ConnectOptions::new()
+            .name(format!("grundy-server {me}"))
+            .connection_timeout(Duration::from_secs(5))
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            .subscription_capacity(65_536)
+            .connect(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot reach the bus {url}: {e}"))?;
+        let bus = Arc::new(Bus {
+            client,
+            prefix: format!("grundy.{cluster}"),
+            me,
+            secret,
+            numbers: std::sync::atomic::AtomicU64::new(1),
+            shared: OnceLock::new(),
+            locals: Mutex::default(),
+            remotes: Mutex::default(),
+            seen: Mutex::default(),
+            heard: Mutex::default(),
+            serving: Mutex::default(),
+            node: Mutex::new(node.clone()),
+            stop: CancellationToken::new(),
+        });
+        let out = bus
+            .client
+            .subscribe(format!("{}.out.{}", bus.prefix, bus.me))
+            .await?;
+        tokio::spawn(bus.clone().answers(out));
+        let alive = bus
+            .client
+            .subscribe(format!("{}.alive", bus.prefix))
+            .await?;
+        tokio::spawn(bus.clone().liveness(alive));
+        bus.serve(node).await?;
+        bus.client.flush().await?;
+        Ok(bus)
+    }
+
+    /// Gives the bus what it serves remote connections with (once the
+    /// server's shared state exists).
+    pub fn attach(&self, shared: &Arc<Shared>) {
+        let _ = self.shared.set(Arc::downgrade(shared));
+    }
+
+    /// Serves commands sent to `node` (this node's store id; again after a
+    /// rejoin under a new one).
+    pub async fn serve(self: &Arc<Self>, node: Arc<str>) -> anyhow::Result<()> {
+        *lock(&self.node) = node.clone();
+        if !lock(&self.serving).insert(node.to_string()) {
+            return Ok(());
+        }
+        let commands = self
+            .client
+            .subscribe(format!("{}.cmd.{node}", self.prefix))
+            .await?;
+        tokio::spawn(self.clone().commands(commands));
+        Ok(())
+    }
+
+    /// Whether the bus is connected now (`/healthz`).
+    pub fn connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    /// Sends `what`, a command of the client connection `outbox`, to the
+    /// node that owns its room; Ok once that node took it.
+    pub async fn forward(
+        &self,
+        node: &Arc<str>,
+        outbox: &Outbox,
+        what: RoomRequest,
+    ) -> Result<(), String> {
+        // Known before the request: the owner's answers may come first.
+        lock(&self.locals)
+            .entry(outbox.conn)
+            .or_insert_with(|| Local {
+                outbox: outbox.clone(),
+                nodes: HashSet::new(),
+                next: HashMap::new(),
+            });
+        let payload = self.seal(&Command {
+            conn: outbox.conn,
+            what: Some(what),
+        });
+        let subject = format!("{}.cmd.{node}", self.prefix);
+        let taken = match self.client.request(subject, payload).await {
+            Ok(reply) if reply.payload.as_ref() == b"ok" => Ok(()),
+            Ok(reply) => Err(String::from_utf8_lossy(&reply.payload).into_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        // Only a node that took a command holds something of the connection.
+        if taken.is_ok() {
+            if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
+                local.nodes.insert(node.clone());
+            }
+        }
+        taken
+    }
+
+    /// The client connection `conn` closed: its remote connections end.
+    pub async fn gone(&self, conn: ConnId) {
+        let Some(local) = lock(&self.locals).remove(&conn) else {
+            return;
+        };
+        for node in local.nodes {
+            let payload = self.seal(&Command { conn, what: None });
+            let subject = format!("{}.cmd.{node}", self.prefix);
+            if let Err(e) = self.client.publish(subject, payload).await {
+                tracing::warn!(conn, %node, "cannot tell a node a connection closed: {e}");
+            }
+        }
+    }
+
+    /// Stops the heartbeat and the remote connections (shutdown).
+    pub fn close(&self) {
+        self.stop.cancel();
+        for (_, remote) in lock(&self.remotes).drain() {
+            remote.stop.cancel();
+        }
+    }
+
+    fn seal<T: Serialize>(&self, body: &T) -> Bytes {
+        let n = self
+            .numbers
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        seal(&self.secret, &self.me, n, body)
+    }
+
+    /// The message's sender and body, if it is signed with our secret and
+    /// new; a refusal is logged.
+    fn open<T: serde::de::DeserializeOwned>(
+        &self,
+        payload: &[u8],
+        what: &str,
+    ) -> Option<(String, T)> {
+        match open(&self.secret, &mut lock(&self.seen), payload) {
+            Ok(opened) => Some(opened),
+            Err(why) => {
+                tracing::warn!("bus: refused a {what} message: {why}");
+                None
+            }
+        }
+    }
+
+    /// Commands for this node: each is taken into its remote connection.
+    async fn commands(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        while let Some(message) = subscription.next().await {
+            let Some((from, command)) = self.open::<Command>(&message.payload, "command") else {
+                if let Some(reply) = message.reply {
+                    let _ = self
+                        .client
+                        .publish(reply, Bytes::from_static(b"refused"))
+                        .await;
+                }
+                continue;
+            };
+            let answer = self.take(from, command);
+            if let Some(reply) = message.reply {
+                let _ = self.client.publish(reply, Bytes::from(answer)).await;
+            }
+        }
+    }
+
+    /// Takes one forwarded command into the remote connection of its client.
+    fn take(self: &Arc<Self>, from: String, command: Command) -> String {
+        let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+            return "this node is not serving yet".into();
+        };
+        let key = (from.clone(), command.conn);
+        let Some(request) = command.what else {
+            // The client's connection closed.
+            if let Some(remote) = lock(&self.remotes).remove(&key) {
+                remote.stop.cancel();
+                leave_rooms(&shared, &remote.outbox);
+            }
+            return "ok".into();
+        };
+        let outbox = {
+            let mut remotes = lock(&self.remotes);
+            match remotes.get(&key) {
+                Some(remote) => remote.outbox.clone(),
+                None => {
+                    let remote = self.open_remote(&shared, from, command.conn);
+                    let outbox = remote.outbox.clone();
+                    remotes.insert(key, remote);
+                    outbox
+                }
+            }
+        };
+        connection::deliver(&shared, &outbox, request, tokio::time::Instant::now());
+        "ok".into()
+    }
+
+    /// A new remote connection for client connection `conn` of node `from`,
+    /// and the task that sends what its outbox receives back there.
+    fn open_remote(self: &Arc<Self>, shared: &Arc<Shared>, from: String, conn: ConnId) -> Remote {
+        let config = &shared.config;
+        let id = shared
+            .next_conn
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (outbox, mut queue) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
+        let outbox = outbox.with_max_message(config.limits.max_message_bytes);
+        let stop = CancellationToken::new();
+        let bus = self.clone();
+        let kicked = outbox.kick.clone();
+        let ended = stop.clone();
+        let subject = format!("{}.out.{from}", self.prefix);
+        tokio::spawn(async move {
+            let mut seq = 0;
+            loop {
+                let (frames, closed) = tokio::select! {
+                    frames = queue.recv() => match frames {
+                        Some(frames) => (Some(frames), false),
+                        None => (None, true),
+                    },
+                    _ = kicked.cancelled() => (None, true),
+                    _ = ended.cancelled() => return,
+                };
+                seq += 1;
+                let out = Out {
+                    conn,
+                    seq,
+                    frames: frames
+                        .into_iter()
+                        .flatten()
+                        .map(|f| f.as_str().to_owned())
+                        .collect(),
+                    closed,
+                };
+                if let Err(e) = bus.client.publish(subject.clone(), bus.seal(&out)).await {
+                    tracing::warn!(conn, "bus: cannot send a remote connection's messages: {e}");
+                }
+                if closed {
+                    return;
+                }
+            }
+        });
+        Remote { outbox, stop }
+    }
+
+    /// Answers and events for this node's clients, from the nodes that own
+    /// their rooms.
+    async fn answers(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        while let Some(message) = subscription.next().await {
+            let Some((from, out)) = self.open::<Out>(&message.payload, "answer") else {
+                continue;
+            };
+            let mut locals = lock(&self.locals);
+            let Some(local) = locals.get_mut(&out.conn) else {
+                continue; // the connection has closed meanwhile
+            };
+            let expected = local.next.entry(from).or_insert(1);
+            if out.seq != *expected || out.closed {
+                if out.seq != *expected {
+                    tracing::warn!(
+                        conn = out.conn,
+                        expected = *expected,
+                        got = out.seq,
+                        "bus: messages for a connection were lost; it must resume"
+                    );
+                }
+                local.outbox.kick.cancel();
+                continue;
+            }
+            *expected += 1;
+            let mut frames = out.frames.into_iter().map(Utf8Bytes::from);
+            let batch = match (frames.next(), frames.next()) {
+                (Some(a), None) => Frames::One(a),
+                (Some(a), Some(b)) => Frames::Two(Box::new((a, b))),
+                _ => continue,
+            };
+            local.outbox.send_frames(batch);
+        }
+    }
+
+    /// Says this node is alive, and ends what depended on nodes gone silent.
+    async fn liveness(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        let mut beat = tokio::time::interval(HEARTBEAT);
+        loop {
+            tokio::select! {
+                _ = self.stop.cancelled() => return,
+                _ = beat.tick() => {
+                    let alive = Alive { node: lock(&self.node).to_string() };
+                    let _ = self.client.publish(format!("{}.alive", self.prefix), self.seal(&alive)).await;
+                    self.sweep();
+                }
+                message = subscription.next() => {
+                    let Some(message) = message else { return };
+                    if let Some((from, alive)) = self.open::<Alive>(&message.payload, "heartbeat") {
+                        let now = Instant::now();
+                        let mut heard = lock(&self.heard);
+                        heard.insert(from, now);
+                        heard.insert(alive.node, now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the remote connections of silent nodes, and disconnects the
+    /// clients whose commands went to one.
+    fn sweep(&self) {
+        let heard = lock(&self.heard).clone();
+        let silent = |id: &str| heard.get(id).is_none_or(|at| at.elapsed() > SILENCE);
+        let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        let gone: Vec<Remote> = {
+            let mut remotes = lock(&self.remotes);
+            let keys: Vec<_> = remotes
+                .keys()
+                .filter(|(from, _)| silent(from))
+                .cloned()
+                .collect();
+            keys.iter().filter_map(|k| remotes.remove(k)).collect()
+        };
+        for remote in gone {
+            remote.stop.cancel();
+            leave_rooms(&shared, &remote.outbox);
+        }
+        for local in lock(&self.locals).values() {
+            if local.nodes.iter().any(|node| silent(node)) {
+                local.outbox.kick.cancel();
+            }
+        }
+    }
+}
+
+/// `body` from `from` as message number `n`, signed with `secret`: the
+/// HMAC-SHA256 of the JSON, then the JSON.
+fn seal<T: Serialize>(secret: &[u8], from: &str, n: u64, body: &T) -> Bytes {
+    let envelope = Envelope {
+        from: from.to_owned(),
+        n,
+        body,
+    };
+    let json = serde_json::to_vec(&envelope).expect("bus messages encode");
+    let mut mac = HmacSha256::new_from_slice(secret).expect("any key length");
+    mac.update(&json);
+    let mut out = mac.finalize().into_bytes().to_vec();
+    out.extend_from_slice(&json);
+    Bytes::from(out)
+}
+
+/// What [`seal`] made, if `secret` signed it and `seen` has not had its
+/// number from its sender; else why not.
+fn open<T: serde::de::DeserializeOwned>(
+    secret: &[u8],
+    seen: &mut HashMap<String, Seen>,
+    payload: &[u8],
+) -> Result<(String, T), String> {
+    if payload.len() < 32 {
+        return Err("too short to be signed".into());
+    }
+    let (tag, json) = payload.split_at(32);
+    let mut mac = HmacSha256::new_from_slice(secret).expect("any key length");
+    mac.update(json);
+    if mac.verify_slice(tag).is_err() {
+        return Err("not signed with this cluster's secret (another cluster's, or forged)".into());
+    }
+    let envelope: Envelope<T> =
+        serde_json::from_slice(json).map_err(|e| format!("unreadable: {e}"))?;
+    if !seen
+        .entry(envelope.from.clone())
+        .or_default()
+        .fresh(envelope.n)
+    {
+        return Err(format!(
+            "replayed (number {} from {})",
+            envelope.n, envelope.from
+        ));
+    }
+    Ok((envelope.from, envelope.body))
+}
+
+/// A remote connection ended: its rooms hear it is gone, as from a client
+/// that dropped.
+fn leave_rooms(shared: &Shared, outbox: &Outbox) {
+    let conn = outbox.conn;
+    for tx in shared.lobby.senders(&outbox.rooms.ids()) {
+        let _ = tx.try_send(RoomCmd::Gone { conn });
+    }
+    outbox.kick.cancel();
+}
+
+/// The refusal a client gets when its room's node did not take a command.
+pub fn not_taken(node: &str, why: &str) -> (ErrorCode, String) {
+    (
+        ErrorCode::Internal,
+        format!(
+            "the node that holds this room ({node}) did not take the command ({why}); try again"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(room: &str) -> Command {
+        Command {
+            conn: 7,
+            what: Some(RoomRequest::Leave {
+                id: None,
+                room: room.into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_message_opens_once_with_its_clusters_secret_only() {
+        let mut seen = HashMap::new();
+        let sealed = seal(b"ours", "node-a", 1, &command("r"));
+        let (from, opened): (String, Command) = open(b"ours", &mut seen, &sealed).expect("opens");
+        assert_eq!((from.as_str(), opened.conn), ("node-a", 7));
+        let again = open::<Command>(b"ours", &mut seen, &sealed).expect_err("a replay");
+        assert!(again.contains("replayed"), "{again}");
+        let theirs = seal(b"theirs", "node-b", 1, &command("r"));
+        let refused = open::<Command>(b"ours", &mut seen, &theirs).expect_err("another cluster");
+        assert!(refused.contains("secret"), "{refused}");
+        let mut forged = seal(b"ours", "node-a", 2, &command("r")).to_vec();
+        let at = forged.len() - 3;
+        forged[at] ^= 1;
+        assert!(
+            open::<Command>(b"ours", &mut seen, &forged).is_err(),
+            "a changed byte"
+        );
+        assert!(open::<Command>(b"ours", &mut seen, b"short").is_err());
+    }
+
+    #[test]
+    fn numbers_may_come_out_of_order_but_never_twice_nor_too_late() {
+        let mut seen = Seen::default();
+        assert!(seen.fresh(5) && seen.fresh(3) && seen.fresh(4));
+        assert!(!seen.fresh(3), "a number seen before");
+        assert!(seen.fresh(5 + REPLAY_WINDOW));
+        assert!(!seen.fresh(4), "older than the window");
+        assert!(seen.fresh(6));
+    }
+}
