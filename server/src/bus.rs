@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use grundy_protocol::wire::ErrorCode;
+use grundy_protocol::wire::{ErrorCode, RoomSummary};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -47,6 +47,12 @@ pub const SILENCE: Duration = Duration::from_secs(5);
 
 /// How often a node says it is alive.
 const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// How long a lobby list waits for the other nodes' rooms.
+const LOBBY_WAIT: Duration = Duration::from_millis(300);
+
+/// Rooms per message of a node's lobby (well under NATS's 1 MB messages).
+const LOBBY_PART: usize = 500;
 
 /// How far back a sender's message numbers are remembered (for replays).
 const REPLAY_WINDOW: u64 = 4096;
@@ -78,6 +84,20 @@ struct Out {
     frames: Vec<String>,
     /// The remote connection ended (its outbox overflowed).
     closed: bool,
+}
+
+/// A node asks the others for their listed rooms.
+#[derive(Serialize, Deserialize)]
+struct LobbyAsk {
+    /// The asker's store id (a node does not answer itself).
+    node: String,
+}
+
+/// Some of a node's listed rooms; `last` on its last part.
+#[derive(Serialize, Deserialize)]
+struct LobbyPart {
+    rooms: Vec<RoomSummary>,
+    last: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -138,8 +158,10 @@ pub struct Bus {
     locals: Mutex<HashMap<ConnId, Local>>,
     remotes: Mutex<HashMap<(String, ConnId), Remote>>,
     seen: Mutex<HashMap<String, Seen>>,
-    /// When each node (by store id) was last heard.
+    /// When each node (by bus id and by store id) was last heard.
     heard: Mutex<HashMap<String, Instant>>,
+    /// The store ids nodes have said they run under.
+    alive_nodes: Mutex<HashSet<String>>,
     /// The node ids this node serves commands under (one, or more after a rejoin).
     serving: Mutex<HashSet<String>>,
     /// This node's id in the store, now.
@@ -181,6 +203,7 @@ impl Bus {
             remotes: Mutex::default(),
             seen: Mutex::default(),
             heard: Mutex::default(),
+            alive_nodes: Mutex::default(),
             serving: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
@@ -195,15 +218,108 @@ impl Bus {
             .subscribe(format!("{}.alive", bus.prefix))
             .await?;
         tokio::spawn(bus.clone().liveness(alive));
+        let lobby = bus
+            .client
+            .subscribe(format!("{}.lobby", bus.prefix))
+            .await?;
+        tokio::spawn(bus.clone().lobby_asked(lobby));
         bus.serve(node).await?;
         bus.client.flush().await?;
         Ok(bus)
     }
 
     /// Gives the bus what it serves remote connections with (once the
-    /// server's shared state exists).
-    pub fn attach(&self, shared: &Arc<Shared>) {
+    /// server's shared state exists), and the lobby the other nodes' rooms.
+    pub fn attach(self: &Arc<Self>, shared: &Arc<Shared>) {
         let _ = self.shared.set(Arc::downgrade(shared));
+        let bus = Arc::downgrade(self);
+        shared.lobby.list_others(Box::new(move || {
+            let bus = bus.clone();
+            Box::pin(async move {
+                match bus.upgrade() {
+                    Some(bus) => bus.other_lobbies().await,
+                    None => Vec::new(),
+                }
+            })
+        }));
+    }
+
+    /// The listed rooms of every other node that answers within
+    /// [`LOBBY_WAIT`] (all the nodes heard from lately, or fewer).
+    async fn other_lobbies(&self) -> Vec<RoomSummary> {
+        let me = lock(&self.node).to_string();
+        let expected = {
+            let heard = lock(&self.heard);
+            // Heartbeats name each node twice (its bus id and its store id):
+            // count the store ids, which are the lease ids in `Alive`.
+            lock(&self.alive_nodes)
+                .iter()
+                .filter(|node| {
+                    **node != me && heard.get(*node).is_some_and(|at| at.elapsed() < SILENCE)
+                })
+                .count()
+        };
+        if expected == 0 {
+            return Vec::new();
+        }
+        let inbox = self.client.new_inbox();
+        let Ok(mut answers) = self.client.subscribe(inbox.clone()).await else {
+            return Vec::new();
+        };
+        let ask = self.seal(&LobbyAsk { node: me });
+        if self
+            .client
+            .publish_with_reply(format!("{}.lobby", self.prefix), inbox, ask)
+            .await
+            .is_err()
+        {
+            return Vec::new();
+        }
+        let mut rooms = Vec::new();
+        let mut complete = 0;
+        let deadline = tokio::time::Instant::now() + LOBBY_WAIT;
+        while complete < expected {
+            let Ok(Some(message)) = tokio::time::timeout_at(deadline, answers.next()).await else {
+                break;
+            };
+            if let Some((_, part)) = self.open::<LobbyPart>(&message.payload, "lobby") {
+                rooms.extend(part.rooms);
+                if part.last {
+                    complete += 1;
+                }
+            }
+        }
+        rooms
+    }
+
+    /// Another node asks for the lobby: this node's listed rooms, in parts.
+    async fn lobby_asked(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        while let Some(message) = subscription.next().await {
+            let Some(reply) = message.reply else { continue };
+            let Some((_, ask)) = self.open::<LobbyAsk>(&message.payload, "lobby question") else {
+                continue;
+            };
+            if *ask.node == **lock(&self.node) {
+                continue; // our own question
+            }
+            let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+                continue;
+            };
+            let own = shared.lobby.own_listing().await;
+            let parts: Vec<&[RoomSummary]> = if own.is_empty() {
+                vec![&[]]
+            } else {
+                own.chunks(LOBBY_PART).collect()
+            };
+            let count = parts.len();
+            for (i, rooms) in parts.into_iter().enumerate() {
+                let part = LobbyPart {
+                    rooms: rooms.to_vec(),
+                    last: i + 1 == count,
+                };
+                let _ = self.client.publish(reply.clone(), self.seal(&part)).await;
+            }
+        }
     }
 
     /// Serves commands sent to `node` (this node's store id; again after a
@@ -454,7 +570,8 @@ impl Bus {
                         let now = Instant::now();
                         let mut heard = lock(&self.heard);
                         heard.insert(from, now);
-                        heard.insert(alive.node, now);
+                        heard.insert(alive.node.clone(), now);
+                        lock(&self.alive_nodes).insert(alive.node);
                     }
                 }
             }
@@ -464,7 +581,10 @@ impl Bus {
     /// Ends the remote connections of silent nodes, and disconnects the
     /// clients whose commands went to one.
     fn sweep(&self) {
+        // Nodes gone for long are forgotten.
+        lock(&self.heard).retain(|_, at| at.elapsed() < 12 * SILENCE);
         let heard = lock(&self.heard).clone();
+        lock(&self.alive_nodes).retain(|node| heard.contains_key(node));
         let silent = |id: &str| heard.get(id).is_none_or(|at| at.elapsed() > SILENCE);
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;

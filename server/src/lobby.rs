@@ -51,9 +51,15 @@ struct Rooms {
     closed: bool,
 }
 
+/// The listed rooms of a cluster's other nodes (the bus asks them).
+pub type OtherNodes =
+    Box<dyn Fn() -> futures_util::future::BoxFuture<'static, Vec<RoomSummary>> + Send + Sync>;
+
 pub struct Lobby {
     rooms: Mutex<Rooms>,
     listing: Listing,
+    /// In a cluster with a bus: the other nodes' rooms join the list.
+    others: std::sync::OnceLock<OtherNodes>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
     ratings: Arc<Ratings>,
@@ -98,6 +104,7 @@ impl Lobby {
         Arc::new(Lobby {
             rooms: Mutex::new(Rooms::default()),
             listing: Listing::default(),
+            others: std::sync::OnceLock::new(),
             store,
             config,
             ratings,
@@ -315,11 +322,12 @@ impl Lobby {
             match &*cached {
                 Some((made, list)) if made.elapsed() < LISTING_MAX_AGE => list.clone(),
                 _ => {
-                    let lobby = self.clone();
-                    let list =
-                        tokio::task::spawn_blocking(move || Arc::new(lobby.sorted_listing()))
-                            .await
-                            .unwrap_or_default();
+                    let mut list = self.own_listing().await;
+                    if let Some(others) = self.others.get() {
+                        list.extend(others().await);
+                        sort_listing(&mut list);
+                    }
+                    let list = Arc::new(list);
                     *cached = Some((Instant::now(), list.clone()));
                     list
                 }
@@ -330,6 +338,20 @@ impl Lobby {
             .min(sorted.len());
         let page = sorted[start..].iter().take(limit).cloned().collect();
         (page, sorted.len() as u64)
+    }
+
+    /// This node's listed rooms that are open or playing, in the lobby's
+    /// order (made on a blocking thread).
+    pub async fn own_listing(self: &Arc<Self>) -> Vec<RoomSummary> {
+        let lobby = self.clone();
+        tokio::task::spawn_blocking(move || lobby.sorted_listing())
+            .await
+            .unwrap_or_default()
+    }
+
+    /// Adds the other nodes' rooms to the list (a cluster with a bus).
+    pub fn list_others(&self, others: OtherNodes) {
+        let _ = self.others.set(others);
     }
 
     /// Every listed room that is open or playing, in the lobby's order.
@@ -350,8 +372,7 @@ impl Lobby {
             // A room may have finished meanwhile.
             .filter(|s| s.state != "finished")
             .collect();
-        // "open" sorts before "playing".
-        out.sort_unstable_by(|a, b| (&a.state, &a.code).cmp(&(&b.state, &b.code)));
+        sort_listing(&mut out);
         out
     }
 
@@ -450,6 +471,12 @@ impl Lobby {
         rooms.closed = true;
         rooms.directory.clear();
     }
+}
+
+/// The lobby's order: open rooms first ("open" sorts before "playing"), then
+/// by code.
+fn sort_listing(list: &mut [RoomSummary]) {
+    list.sort_unstable_by(|a, b| (&a.state, &a.code).cmp(&(&b.state, &b.code)));
 }
 
 /// Locks a mutex whose data stays whole even if a holder panicked (every
