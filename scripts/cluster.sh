@@ -5,12 +5,16 @@
 #
 #   scripts/cluster.sh                 # nodes on ports 7881, 7882, 7883
 #   NODES=5 FIRST_PORT=9001 scripts/cluster.sh
+#   NODE_ARGS="--max-connections 18000" scripts/cluster.sh   # more for every node
 #
 # Play on any node (`grundy play --server ws://127.0.0.1:7882`, or the web
 # page at http://127.0.0.1:7881/); kill one (its pid is printed) and its
 # rooms move to the others (docs/deploy.md, "Several nodes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# As many open files as allowed: a node may hold many connections.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 NODES=${NODES:-3}
 FIRST_PORT=${FIRST_PORT:-7881}
@@ -77,7 +81,7 @@ echo "NATS:       $BUS"
 for i in $(seq 0 $((NODES - 1))); do
     port=$((FIRST_PORT + i))
     "$SERVER" --listen "127.0.0.1:$port" --db "$DB" --cluster --bus "$BUS" \
-        --lease-ms "$LEASE_MS" >"$DIR/node$port.out" 2>"$DIR/node$port.log" &
+        --lease-ms "$LEASE_MS" ${NODE_ARGS:-} >"$DIR/node$port.out" 2>"$DIR/node$port.log" &
     pids+=($!)
     started=""
     for _ in $(seq 100); do

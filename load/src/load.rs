@@ -101,35 +101,45 @@ pub fn parse_source_ips(text: &str) -> Result<Vec<IpAddr>, LoadError> {
 /// Where and how to connect.
 #[derive(Clone, Debug)]
 pub struct Target {
-    url: String,
-    addr: SocketAddr,
+    /// The servers (a cluster's nodes), each by its URL and address:
+    /// connection `n` goes to server `n` modulo their number, so the two
+    /// players of a pair (connections `2p` and `2p + 1`) are on different
+    /// nodes whenever there are several.
+    servers: Arc<Vec<(String, SocketAddr)>>,
     /// Local addresses to bind, round robin; empty: let the system choose.
     sources: Arc<Vec<IpAddr>>,
 }
 
 impl Target {
-    pub async fn new(url: &str, sources: Vec<IpAddr>) -> Result<Target, LoadError> {
-        let bad = |why: String| LoadError::Url(url.to_string(), why);
-        let request = url.into_client_request().map_err(|e| bad(e.to_string()))?;
-        let uri = request.uri();
-        let host = uri.host().ok_or_else(|| bad("no host".into()))?;
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        let port = uri.port_u16().unwrap_or(80);
-        let addr = tokio::net::lookup_host((host, port))
-            .await?
-            .next()
-            .ok_or_else(|| bad("the host has no address".into()))?;
+    /// `urls`: one server's WebSocket address, or several separated by commas.
+    pub async fn new(urls: &str, sources: Vec<IpAddr>) -> Result<Target, LoadError> {
+        let mut servers = Vec::new();
+        for url in urls.split(',').map(str::trim) {
+            let bad = |why: String| LoadError::Url(url.to_string(), why);
+            let request = url.into_client_request().map_err(|e| bad(e.to_string()))?;
+            let uri = request.uri();
+            let host = uri.host().ok_or_else(|| bad("no host".into()))?;
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            let port = uri.port_u16().unwrap_or(80);
+            let addr = tokio::net::lookup_host((host, port))
+                .await?
+                .next()
+                .ok_or_else(|| bad("the host has no address".into()))?;
+            servers.push((url.to_string(), addr));
+        }
         Ok(Target {
-            url: url.to_string(),
-            addr,
+            servers: Arc::new(servers),
             sources: Arc::new(sources),
         })
     }
 
-    /// Opens WebSocket number `n` (its source address is chosen by `n`).
+    /// Opens WebSocket number `n` (its server and its source address are
+    /// chosen by `n`).
     async fn connect(&self, n: usize) -> Result<Ws, String> {
+        let (url, addr) = &self.servers[n % self.servers.len()];
+        let addr = *addr;
         let tcp = if self.sources.is_empty() {
-            TcpStream::connect(self.addr).await
+            TcpStream::connect(addr).await
         } else {
             let local = SocketAddr::new(self.sources[n % self.sources.len()], 0);
             let socket = if local.is_ipv4() {
@@ -141,12 +151,12 @@ impl Target {
             socket
                 .bind(local)
                 .map_err(|e| format!("bind {local}: {e}"))?;
-            socket.connect(self.addr).await
+            socket.connect(addr).await
         }
-        .map_err(|e| format!("connect {}: {e}", self.addr))?;
+        .map_err(|e| format!("connect {addr}: {e}"))?;
         let _ = tcp.set_nodelay(true);
         let (ws, _) =
-            tokio_tungstenite::client_async_with_config(self.url.as_str(), tcp, Some(ws_config()))
+            tokio_tungstenite::client_async_with_config(url.as_str(), tcp, Some(ws_config()))
                 .await
                 .map_err(|e| format!("handshake: {e}"))?;
         Ok(Ws { ws, next_id: 1 })

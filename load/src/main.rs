@@ -14,7 +14,9 @@ use serde_json::json;
 #[derive(Parser)]
 #[command(name = "grundy-load", version)]
 struct Cli {
-    /// The server's WebSocket address.
+    /// The server's WebSocket address; or a cluster's nodes, separated by
+    /// commas (connection n goes to node n modulo their number: the two
+    /// players of a match are on different nodes).
     #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
     server: String,
     #[command(subcommand)]
