@@ -46,6 +46,12 @@ pub struct Config {
     /// spec build.)
     pub store_reads: usize,
     pub store_reads_queued: usize,
+    /// A cluster's node: lookups of the node that owns a room (one per room
+    /// and connection, on `join`, `watch`, `resume` of another node's room),
+    /// at once and queued. Apart from `store_reads`: a burst of joins must
+    /// not refuse a player's `get_match`, nor the reverse.
+    pub owner_lookups: usize,
+    pub owner_lookups_queued: usize,
     /// Password hashes and checks (Argon2id: tens of milliseconds and 19
     /// MiB each) at once, and how many may wait.
     pub password_checks: usize,
@@ -126,6 +132,8 @@ impl Default for Config {
             spec_builds_queued: 64,
             store_reads: 2,
             store_reads_queued: 256,
+            owner_lookups: 4,
+            owner_lookups_queued: 8192,
             password_checks: 1,
             password_checks_queued: 32,
             exempt_this_host: true,

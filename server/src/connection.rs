@@ -67,6 +67,8 @@ pub struct Shared {
     pub spec_builds: Pool,
     /// Store reads a client asks for (`get_match`, `get_tournament`).
     pub store_reads: Pool,
+    /// A cluster's node: which node owns a room (`connection/remote.rs`).
+    pub owner_lookups: Pool,
     /// Cancelled during a shutdown once the rooms and tournaments have
     /// answered every command they took: a connection, which stopped reading
     /// when the shutdown began, then sends its notice and closes.
@@ -880,6 +882,11 @@ pub fn shared(
         next_conn: AtomicU64::new(1),
         spec_builds: Pool::new("spec_builds", config.spec_builds, config.spec_builds_queued),
         store_reads: Pool::new("store_reads", config.store_reads, config.store_reads_queued),
+        owner_lookups: Pool::new(
+            "owner_lookups",
+            config.owner_lookups,
+            config.owner_lookups_queued,
+        ),
         config,
         answered: CancellationToken::new(),
         bus,

@@ -51,7 +51,7 @@ impl Conn {
         }
         let store = self.shared.store.clone();
         let asked = key.to_owned();
-        let read = self.shared.store_reads.run(move || match store.cluster() {
+        let read = self.shared.owner_lookups.run(move || match store.cluster() {
             Some(cluster) => cluster
                 .owner_of(&asked)
                 .map(|found| (found, cluster.node())),
