@@ -69,6 +69,21 @@ async fn play_all(players: [(&mut Peer, &str); 2], room: &str, moves: &[(usize, 
     }
 }
 
+/// Three nodes on a fresh database and the bus; None (the reason printed)
+/// when PostgreSQL or NATS cannot run here.
+async fn three_nodes() -> Option<[Process; 3]> {
+    let postgres = grundy_testkit::postgres::or_skip()?;
+    let nats = grundy_testkit::nats::or_skip()?;
+    let db = postgres.fresh_database();
+    let bus = nats.url();
+    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
+    Some([
+        Process::start_with(&db, &args).await,
+        Process::start_with(&db, &args).await,
+        Process::start_with(&db, &args).await,
+    ])
+}
+
 async fn signal(process: &Process, name: &str) {
     let pid = process.child.id().expect("running").to_string();
     let sent = Command::new("kill")
@@ -234,18 +249,9 @@ async fn events_until_end(peer: &mut Peer) -> Vec<(u64, String)> {
 
 #[tokio::test]
 async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
-    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+    let Some([one, two, three]) = three_nodes().await else {
         return;
     };
-    let Some(nats) = grundy_testkit::nats::or_skip() else {
-        return;
-    };
-    let db = postgres.fresh_database();
-    let bus = nats.url();
-    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
-    let one = Process::start_with(&db, &args).await;
-    let two = Process::start_with(&db, &args).await;
-    let three = Process::start_with(&db, &args).await;
 
     let mut alice = Peer::connect(&one.url, "alice").await;
     let seated = alice
@@ -313,18 +319,9 @@ async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
 
 #[tokio::test]
 async fn a_match_across_nodes_survives_the_loss_of_its_owner() {
-    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+    let Some([mut owner, two, three]) = three_nodes().await else {
         return;
     };
-    let Some(nats) = grundy_testkit::nats::or_skip() else {
-        return;
-    };
-    let db = postgres.fresh_database();
-    let bus = nats.url();
-    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
-    let mut owner = Process::start_with(&db, &args).await;
-    let two = Process::start_with(&db, &args).await;
-    let three = Process::start_with(&db, &args).await;
 
     let mut alice = Peer::connect(&owner.url, "alice").await;
     let seated = alice
@@ -415,18 +412,9 @@ async fn come_back(player: &mut Player, urls: &[String], room: &str, name: &str)
 #[tokio::test]
 async fn the_owner_of_many_live_matches_is_killed_and_every_match_finishes() {
     const MATCHES: usize = 200;
-    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+    let Some([mut owner, two, three]) = three_nodes().await else {
         return;
     };
-    let Some(nats) = grundy_testkit::nats::or_skip() else {
-        return;
-    };
-    let db = postgres.fresh_database();
-    let bus = nats.url();
-    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
-    let mut owner = Process::start_with(&db, &args).await;
-    let two = Process::start_with(&db, &args).await;
-    let three = Process::start_with(&db, &args).await;
     let survivors = vec![two.url.clone(), three.url.clone()];
 
     // Matches that have made their first two moves.

@@ -51,12 +51,15 @@ impl Conn {
         }
         let store = self.shared.store.clone();
         let asked = key.to_owned();
-        let read = self.shared.owner_lookups.run(move || match store.cluster() {
-            Some(cluster) => cluster
-                .owner_of(&asked)
-                .map(|found| (found, cluster.node())),
-            None => Ok((None, Arc::from(""))),
-        });
+        let read = self
+            .shared
+            .owner_lookups
+            .run(move || match store.cluster() {
+                Some(cluster) => cluster
+                    .owner_of(&asked)
+                    .map(|found| (found, cluster.node())),
+                None => Ok((None, Arc::from(""))),
+            });
         let found = match read.await {
             Ok(Ok(found)) => found,
             Ok(Err(e)) => {
