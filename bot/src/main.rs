@@ -28,7 +28,9 @@ use serde_json::{json, Value};
 #[derive(Parser)]
 #[command(name = "grundy-bot", version)]
 struct Cli {
-    /// The server's WebSocket address.
+    /// The server's WebSocket address; or a cluster's nodes, separated by
+    /// commas (the first that answers is used, and a bot that loses its
+    /// node comes back through the next).
     #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
     server: String,
     /// Play as the account of this personal API token (create, join), not as

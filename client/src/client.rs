@@ -77,15 +77,26 @@ impl Client {
         Client::connect_as(url, &Hello::guest(name)).await
     }
 
-    /// Connects and says hello as `hello` says.
+    /// Connects and says hello as `hello` says. `url` may list a cluster's
+    /// nodes, separated by commas: the first that accepts the connection is
+    /// taken.
     pub async fn connect_as(url: &str, hello: &Hello) -> Result<Client, ClientError> {
-        let (ws, _) =
-            tokio_tungstenite::connect_async(url)
-                .await
-                .map_err(|e| ClientError::Connect {
-                    url: url.to_string(),
-                    message: e.to_string(),
-                })?;
+        let mut addresses = url.split(',').map(str::trim);
+        let mut refused = None;
+        let ws = loop {
+            let Some(address) = addresses.next() else {
+                return Err(refused.expect("at least one address"));
+            };
+            match tokio_tungstenite::connect_async(address).await {
+                Ok((ws, _)) => break ws,
+                Err(e) => {
+                    refused = Some(ClientError::Connect {
+                        url: address.to_string(),
+                        message: e.to_string(),
+                    })
+                }
+            }
+        };
         let mut client = Client {
             ws,
             next_id: 1,

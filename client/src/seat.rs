@@ -16,6 +16,8 @@ use crate::client::{Client, ClientError, Hello};
 /// Everything a bot needs to act for a seat.
 #[derive(Debug, Clone)]
 pub struct SeatPlan {
+    /// The server's address; or a cluster's nodes, separated by commas:
+    /// each reconnection tries the next one.
     pub url: String,
     /// Who its connections say they are.
     pub hello: Hello,
@@ -82,6 +84,20 @@ pub enum PlayError {
     Desync(String),
     #[error("gave up reconnecting after {0} attempts")]
     GaveUp(u32),
+}
+
+/// `url`'s addresses from the `n`-th on, counting round (`url`: addresses
+/// separated by commas, or one): a reconnection starts with the next node.
+fn address(url: &str, n: usize) -> String {
+    let addresses: Vec<&str> = url.split(',').map(str::trim).collect();
+    let start = n % addresses.len();
+    let (before, after) = addresses.split_at(start);
+    after
+        .iter()
+        .chain(before)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// How many times in a row the bot tries to reconnect.
@@ -237,7 +253,10 @@ enum Reconnected {
 async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconnected, PlayError> {
     let mut delay = Duration::from_millis(100);
     for attempt in 1..=RECONNECT_ATTEMPTS {
-        let why = match resume(plan, follow.as_ref().map(|f| f.seq)).await {
+        // Each attempt starts with the next address: a node that went away
+        // is left.
+        let url = address(&plan.url, attempt as usize);
+        let why = match resume(plan, &url, follow.as_ref().map(|f| f.seq)).await {
             Ok((c, answer)) => {
                 let f = match (answer, follow) {
                     (
@@ -264,11 +283,15 @@ async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconn
             Err(ClientError::Refused {
                 code: ErrorCode::UnknownRoom,
                 message,
-            }) => match recorded_result(plan).await {
+            }) => match recorded_result(plan, &url).await {
                 Some(result) => return Ok(Reconnected::Over(result)),
                 None => message,
             },
-            Err(ClientError::Refused { code, message }) if code != ErrorCode::ShuttingDown => {
+            // `internal` says try again (a cluster's node may be taking the
+            // room over); `shutting_down`, try elsewhere or later.
+            Err(ClientError::Refused { code, message })
+                if !matches!(code, ErrorCode::ShuttingDown | ErrorCode::Internal) =>
+            {
                 return Err(ClientError::Refused { code, message }.into());
             }
             Err(e) => e.to_string(),
@@ -281,8 +304,8 @@ async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconn
 }
 
 /// The result in the room's stored record, if the match is over.
-async fn recorded_result(plan: &SeatPlan) -> Option<MatchResult> {
-    let mut c = Client::connect_as(&plan.url, &plan.hello).await.ok()?;
+async fn recorded_result(plan: &SeatPlan, url: &str) -> Option<MatchResult> {
+    let mut c = Client::connect_as(url, &plan.hello).await.ok()?;
     let answer = c
         .request(|id| ClientMsg::GetMatch {
             id,
@@ -296,8 +319,12 @@ async fn recorded_result(plan: &SeatPlan) -> Option<MatchResult> {
     }
 }
 
-async fn resume(plan: &SeatPlan, since: Option<u64>) -> Result<(Client, ServerMsg), ClientError> {
-    let mut c = Client::connect_as(&plan.url, &plan.hello).await?;
+async fn resume(
+    plan: &SeatPlan,
+    url: &str,
+    since: Option<u64>,
+) -> Result<(Client, ServerMsg), ClientError> {
+    let mut c = Client::connect_as(url, &plan.hello).await?;
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,
@@ -307,4 +334,25 @@ async fn resume(plan: &SeatPlan, since: Option<u64>) -> Result<(Client, ServerMs
         })
         .await?;
     Ok((c, answer))
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::address;
+
+    #[test]
+    fn addresses_are_taken_in_turn() {
+        assert_eq!(address("ws://a", 3), "ws://a");
+        let nodes = "ws://a:1, ws://b:2,ws://c:3";
+        let turn: Vec<String> = (0..4).map(|n| address(nodes, n)).collect();
+        assert_eq!(
+            turn,
+            [
+                "ws://a:1,ws://b:2,ws://c:3",
+                "ws://b:2,ws://c:3,ws://a:1",
+                "ws://c:3,ws://a:1,ws://b:2",
+                "ws://a:1,ws://b:2,ws://c:3"
+            ]
+        );
+    }
 }
