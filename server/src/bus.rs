@@ -363,16 +363,29 @@ impl Bus {
             what: Some(what),
         });
         let subject = format!("{}.cmd.{node}", self.prefix);
-        let taken = match self.client.request(subject, payload).await {
-            Ok(reply) if reply.payload.as_ref() == b"ok" => Ok(()),
-            Ok(reply) => Err(String::from_utf8_lossy(&reply.payload).into_owned()),
-            Err(e) => Err(e.to_string()),
+        let (taken, maybe) = match self.client.request(subject, payload).await {
+            Ok(reply) if reply.payload.as_ref() == b"ok" => (Ok(()), true),
+            Ok(reply) => (
+                Err(String::from_utf8_lossy(&reply.payload).into_owned()),
+                false,
+            ),
+            // No reply in time: the owner may have taken it all the same.
+            Err(e) if e.kind() == async_nats::RequestErrorKind::TimedOut => {
+                (Err(e.to_string()), true)
+            }
+            Err(e) => (Err(e.to_string()), false),
         };
-        // Only a node that took a command holds something of the connection.
-        if taken.is_ok() {
+        // Only a node that took (or may have taken) a command holds
+        // something of the connection.
+        if maybe {
             if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
                 local.nodes.insert(node.clone());
             }
+        }
+        if taken.is_err() && maybe {
+            // Its answer may still come, after our refusal: the client
+            // resumes instead, and learns what happened from the room.
+            outbox.kick.cancel();
         }
         taken
     }
@@ -391,12 +404,23 @@ impl Bus {
         }
     }
 
-    /// Stops the heartbeat and the remote connections (shutdown).
-    pub fn close(&self) {
+    /// Stops the heartbeat, and ends the remote connections (shutdown): their
+    /// clients' nodes are told at once, so the clients resume elsewhere.
+    pub async fn close(&self) {
         self.stop.cancel();
-        for (_, remote) in lock(&self.remotes).drain() {
+        let remotes: Vec<_> = lock(&self.remotes).drain().collect();
+        for ((from, conn), remote) in remotes {
             remote.stop.cancel();
+            let end = Out {
+                conn,
+                seq: u64::MAX,
+                frames: Vec::new(),
+                closed: true,
+            };
+            let subject = format!("{}.out.{from}", self.prefix);
+            let _ = self.client.publish(subject, self.seal(&end)).await;
         }
+        let _ = self.client.flush().await;
     }
 
     fn seal<T: Serialize>(&self, body: &T) -> Bytes {
@@ -413,7 +437,7 @@ impl Bus {
         payload: &[u8],
         what: &str,
     ) -> Option<(String, T)> {
-        match open(&self.secret, &mut lock(&self.seen), payload) {
+        match open(&self.secret, &mut lock(&self.seen), what, payload) {
             Ok(opened) => Some(opened),
             Err(why) => {
                 tracing::warn!("bus: refused a {what} message: {why}");
@@ -485,16 +509,20 @@ impl Bus {
         let kicked = outbox.kick.clone();
         let ended = stop.clone();
         let subject = format!("{}.out.{from}", self.prefix);
+        let key = (from, conn);
         tokio::spawn(async move {
             let mut seq = 0;
             loop {
+                // Ended (its client's node said so, or this node shuts down),
+                // overflowed, or its rooms dropped it: the client's node is
+                // told `closed`, and its client resumes.
                 let (frames, closed) = tokio::select! {
                     frames = queue.recv() => match frames {
                         Some(frames) => (Some(frames), false),
                         None => (None, true),
                     },
                     _ = kicked.cancelled() => (None, true),
-                    _ = ended.cancelled() => return,
+                    _ = ended.cancelled() => (None, true),
                 };
                 seq += 1;
                 let out = Out {
@@ -507,10 +535,33 @@ impl Bus {
                         .collect(),
                     closed,
                 };
-                if let Err(e) = bus.client.publish(subject.clone(), bus.seal(&out)).await {
-                    tracing::warn!(conn, "bus: cannot send a remote connection's messages: {e}");
-                }
+                let sent = bus.client.publish(subject.clone(), bus.seal(&out)).await;
+                let closed = match sent {
+                    Ok(()) => closed,
+                    Err(e) => {
+                        // Too large for the bus, or the bus is gone: the
+                        // client must not miss it unknowingly.
+                        tracing::warn!(
+                            conn,
+                            "bus: cannot send a remote connection's messages: {e}"
+                        );
+                        let end = Out {
+                            conn,
+                            seq: seq + 1,
+                            frames: Vec::new(),
+                            closed: true,
+                        };
+                        let _ = bus.client.publish(subject.clone(), bus.seal(&end)).await;
+                        true
+                    }
+                };
                 if closed {
+                    // Its rooms hear it is gone, and the entry goes.
+                    let removed = lock(&bus.remotes).remove(&key);
+                    let shared = bus.shared.get().and_then(Weak::upgrade);
+                    if let (Some(remote), Some(shared)) = (removed, shared) {
+                        leave_rooms(&shared, &remote.outbox);
+                    }
                     return;
                 }
             }
@@ -585,6 +636,11 @@ impl Bus {
         lock(&self.heard).retain(|_, at| at.elapsed() < 12 * SILENCE);
         let heard = lock(&self.heard).clone();
         lock(&self.alive_nodes).retain(|node| heard.contains_key(node));
+        lock(&self.seen).retain(|key, _| {
+            key.split('/')
+                .next()
+                .is_some_and(|from| heard.contains_key(from))
+        });
         let silent = |id: &str| heard.get(id).is_none_or(|at| at.elapsed() > SILENCE);
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;
@@ -627,10 +683,12 @@ fn seal<T: Serialize>(secret: &[u8], from: &str, n: u64, body: &T) -> Bytes {
 }
 
 /// What [`seal`] made, if `secret` signed it and `seen` has not had its
-/// number from its sender; else why not.
+/// number from its sender on this kind of message (`what`: each kind has
+/// its own task, which may lag behind the others); else why not.
 fn open<T: serde::de::DeserializeOwned>(
     secret: &[u8],
     seen: &mut HashMap<String, Seen>,
+    what: &str,
     payload: &[u8],
 ) -> Result<(String, T), String> {
     if payload.len() < 32 {
@@ -645,7 +703,7 @@ fn open<T: serde::de::DeserializeOwned>(
     let envelope: Envelope<T> =
         serde_json::from_slice(json).map_err(|e| format!("unreadable: {e}"))?;
     if !seen
-        .entry(envelope.from.clone())
+        .entry(format!("{}/{what}", envelope.from))
         .or_default()
         .fresh(envelope.n)
     {
@@ -695,21 +753,23 @@ mod tests {
     fn a_message_opens_once_with_its_clusters_secret_only() {
         let mut seen = HashMap::new();
         let sealed = seal(b"ours", "node-a", 1, &command("r"));
-        let (from, opened): (String, Command) = open(b"ours", &mut seen, &sealed).expect("opens");
+        let (from, opened): (String, Command) =
+            open(b"ours", &mut seen, "command", &sealed).expect("opens");
         assert_eq!((from.as_str(), opened.conn), ("node-a", 7));
-        let again = open::<Command>(b"ours", &mut seen, &sealed).expect_err("a replay");
+        let again = open::<Command>(b"ours", &mut seen, "command", &sealed).expect_err("a replay");
         assert!(again.contains("replayed"), "{again}");
         let theirs = seal(b"theirs", "node-b", 1, &command("r"));
-        let refused = open::<Command>(b"ours", &mut seen, &theirs).expect_err("another cluster");
+        let refused =
+            open::<Command>(b"ours", &mut seen, "command", &theirs).expect_err("another cluster");
         assert!(refused.contains("secret"), "{refused}");
         let mut forged = seal(b"ours", "node-a", 2, &command("r")).to_vec();
         let at = forged.len() - 3;
         forged[at] ^= 1;
         assert!(
-            open::<Command>(b"ours", &mut seen, &forged).is_err(),
+            open::<Command>(b"ours", &mut seen, "command", &forged).is_err(),
             "a changed byte"
         );
-        assert!(open::<Command>(b"ours", &mut seen, b"short").is_err());
+        assert!(open::<Command>(b"ours", &mut seen, "command", b"short").is_err());
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub async fn take_over(
 ) -> Result<(usize, Vec<HouseSeat>), StoreError> {
     let mut total = 0;
     let mut house_seats = Vec::new();
+    // Claims stop well within the lease: the node must renew it meanwhile.
+    let budget = store.cluster().map_or(Duration::ZERO, |c| c.lease() / 2);
+    let started = std::time::Instant::now();
     loop {
         let claimer = store.clone();
         let claimed = blocking(move || match claimer.cluster() {
@@ -72,7 +75,7 @@ pub async fn take_over(
         tracing::info!("took over {count} rooms of nodes that are gone");
         total += count;
         house_seats.extend(seats);
-        if !full {
+        if !full || started.elapsed() >= budget {
             return Ok((total, house_seats));
         }
     }

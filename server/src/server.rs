@@ -239,6 +239,9 @@ impl Server {
         if self.store.cluster().is_some() {
             cluster::drain(&self.store).await;
         }
+        if let Some(bus) = &self.shared.bus {
+            bus.close().await;
+        }
         self.shared.answered.cancel();
         self.connections.close();
         if tokio::time::timeout(Duration::from_secs(10), self.connections.wait())
@@ -246,9 +249,6 @@ impl Server {
             .is_err()
         {
             tracing::warn!("some connections did not stop within 10 s");
-        }
-        if let Some(bus) = &self.shared.bus {
-            bus.close();
         }
         let store = self.store.clone();
         // Bounded: a database that stopped answering cannot hold the exit.

@@ -338,9 +338,16 @@ impl Room {
                 }
                 _ = sleep_until(linger) => ending.close(&mut commands),
             }
-            if self.moved {
+            if self.moved && !commands.is_closed() {
                 // What is queued still gets its answer: the same refusal.
                 commands.close();
+                // Everyone here (players, watchers, on this node or through
+                // the bus) is disconnected once answered: they resume where
+                // the room is now, rather than wait for events that will
+                // not come.
+                for outbox in self.subscribers.outboxes() {
+                    outbox.kick.cancel();
+                }
             }
         }
     }

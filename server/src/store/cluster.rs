@@ -8,8 +8,9 @@
 //!   node creating a room owns it at epoch 1 (a fenced `CreateRoom`); its
 //!   fenced result deletes the row. The rooms of a node that expired or
 //!   drains are orphans: any node takes them ([`claim`]), raising their
-//!   epoch, and restores them from their logs. A dead node that owns
-//!   nothing more is forgotten.
+//!   epoch, and restores them from their logs. A node dead for a day that
+//!   owns nothing is forgotten (not sooner: one that has not noticed its
+//!   lease ran out may still make a room under its id).
 //! - Every write of a room carries the writer's epoch and is refused by the
 //!   database (`grundy_fence`, `StoreError::LeaseLost`) once the room's epoch
 //!   moved on. The fence takes a share lock on the owner's row and a claim
@@ -39,6 +40,15 @@ pub(super) fn register(conn: &mut PgConn, node: &str, lease: Duration) -> Result
             "INSERT INTO room_owners (room_no, node, epoch)
              SELECT no, '', 0 FROM rooms WHERE result IS NULL
              ON CONFLICT (room_no) DO NOTHING",
+            args![],
+        )?;
+        // Nodes gone for a day that own nothing are forgotten. Not sooner: a
+        // node that has not yet noticed its lease ran out may still create a
+        // room under its id, and that room must stay an orphan to claim.
+        conn.exec(
+            "DELETE FROM nodes n
+             WHERE n.expires_at < clock_timestamp() - INTERVAL '1 day'
+               AND NOT EXISTS (SELECT 1 FROM room_owners o WHERE o.node = n.id)",
             args![],
         )?;
         Ok::<_, StoreError>(())
@@ -116,6 +126,28 @@ pub(super) fn claim(
     conn.batch("BEGIN")?;
     let done = (|| {
         // Rows a write of the old owner holds are skipped: taken next time.
+        // A node whose own lease ran out claims nothing: it must rejoin.
+        let alive = conn.query_one(
+            "SELECT 1 FROM nodes
+             WHERE id = ?1 AND expires_at > clock_timestamp() AND NOT draining",
+            args![&**node],
+        )?;
+        if alive.is_none() {
+            return Err(StoreError::LeaseLost(format!(
+                "node {node}: its lease ran out; it claims nothing until it rejoins"
+            )));
+        }
+        // Rows of dead nodes' rooms that finished without a fenced result
+        // (a result written by a single server, or before the row was
+        // made) own nothing: they go.
+        conn.exec(
+            "DELETE FROM room_owners o USING rooms r
+             WHERE o.room_no = r.no AND r.result IS NOT NULL
+               AND (o.node = ''
+                    OR o.node IN (SELECT id FROM nodes
+                                  WHERE expires_at < clock_timestamp() OR draining))",
+            args![],
+        )?;
         // Only unfinished rooms have owners (a fenced result deletes its
         // room's), and orphans are found through the dead nodes' index.
         let rows = conn.query(
@@ -133,13 +165,6 @@ pub(super) fn claim(
              FROM orphans WHERE o.room_no = orphans.room_no
              RETURNING o.room_no, o.epoch",
             args![&**node, limit as i64],
-        )?;
-        // Dead nodes that own nothing more are forgotten.
-        conn.exec(
-            "DELETE FROM nodes n
-             WHERE (n.expires_at < clock_timestamp() OR n.draining) AND n.id <> ?1
-               AND NOT EXISTS (SELECT 1 FROM room_owners o WHERE o.node = n.id)",
-            args![&**node],
         )?;
         let mut epochs = std::collections::HashMap::with_capacity(rows.len());
         for mut row in rows {

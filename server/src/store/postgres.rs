@@ -852,6 +852,22 @@ mod tests {
         }
     }
 
+    /// A node whose own lease ran out, or that drains, claims nothing.
+    #[test]
+    fn a_node_without_a_lease_claims_nothing() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        put(&a, fenced(&lease(&a, 1), create_at("r", 1))).expect("create");
+        a.drain().expect("drain");
+        b.drain().expect("drain");
+        assert!(matches!(b.claim_rooms(10), Err(StoreError::LeaseLost(_))));
+        let c = node(&url);
+        expire(&url, &Cluster::node(&c));
+        assert!(matches!(c.claim_rooms(10), Err(StoreError::LeaseLost(_))));
+        c.rejoin().expect("rejoin");
+        assert_eq!(c.claim_rooms(10).expect("claim").len(), 1);
+    }
+
     /// A room's fenced result lets its owner go: nobody claims a finished
     /// room, and nothing more is written to it.
     #[test]
@@ -875,8 +891,7 @@ mod tests {
             .expect("count")
             .get(0);
         assert_eq!(owners, 0);
-        b.drain().expect("drain");
-        expire(&url, &Cluster::node(&a));
+        a.drain().expect("drain");
         assert!(b.claim_rooms(10).expect("claim").is_empty());
         assert!(lost(put(&a, fenced(&of_a, finish))));
     }
