@@ -335,13 +335,7 @@ pub(crate) fn to_room(
     };
     let entered = joins && !outbox.rooms.contains(&room_id);
     if entered {
-        if over_seat_limit(
-            shared,
-            outbox,
-            &id,
-            &outbox.rooms,
-            "be in at most {limit} rooms with unfinished matches",
-        ) {
+        if over_room_limit(shared, outbox, &id) {
             return;
         }
         // A member from now on, so that a `Gone` follows this command even if
@@ -365,6 +359,18 @@ pub(crate) fn to_room(
         outbox.rooms.exit(&room_id);
     }
     outbox.send(&refusal);
+}
+
+/// Refuses a new room membership past `seats_per_connection`: answers the
+/// request and returns true when over the limit.
+fn over_room_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> bool {
+    over_seat_limit(
+        shared,
+        outbox,
+        id,
+        &outbox.rooms,
+        "be in at most {limit} rooms with unfinished matches",
+    )
 }
 
 /// See [`Conn::over_seat_limit`].
@@ -684,14 +690,9 @@ impl Conn {
         }
     }
 
-    /// Refuses a new room membership past `seats_per_connection`: answers the
-    /// request and returns true when over the limit.
+    /// See [`over_room_limit`].
     fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
-        self.over_seat_limit(
-            id,
-            &self.outbox.rooms,
-            "be in at most {limit} rooms with unfinished matches",
-        )
+        over_room_limit(&self.shared, &self.outbox, id)
     }
 
     /// Refuses one membership more in `members` past `seats_per_connection`

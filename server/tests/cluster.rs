@@ -511,3 +511,45 @@ async fn the_owner_of_many_live_matches_is_killed_and_every_match_finishes() {
         waits[waits.len() - 1]
     );
 }
+
+/// A node that cannot reach its bus, or is asked to join a cluster on an
+/// SQLite file, stops at once and says why.
+#[tokio::test]
+async fn a_node_without_its_bus_or_on_sqlite_refuses_to_start() {
+    let run = |args: Vec<String>| async move {
+        let out = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .await
+            .expect("runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("g.db").display().to_string();
+    let (ok, said) = run(vec!["--db".into(), file, "--cluster".into()]).await;
+    assert!(
+        !ok && said.contains("--cluster needs a PostgreSQL --db"),
+        "{said}"
+    );
+    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+        return;
+    };
+    let db = postgres.fresh_database();
+    let args = vec![
+        "--db".into(),
+        db,
+        "--cluster".into(),
+        "--bus".into(),
+        "nats://127.0.0.1:1".into(),
+    ];
+    let (ok, said) = run(args).await;
+    assert!(
+        !ok && said.contains("cannot reach the bus nats://127.0.0.1:1"),
+        "{said}"
+    );
+}
