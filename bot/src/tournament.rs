@@ -164,9 +164,12 @@ impl Entrant {
 
 fn retryable(e: &ClientError) -> bool {
     match e {
-        ClientError::Refused { code, .. } => {
-            matches!(code, ErrorCode::ShuttingDown | ErrorCode::UnknownTournament)
-        }
+        // `internal`: in a cluster, the tournament's node did not take the
+        // command (it is being taken over); asked again, another node has it.
+        ClientError::Refused { code, .. } => matches!(
+            code,
+            ErrorCode::ShuttingDown | ErrorCode::UnknownTournament | ErrorCode::Internal
+        ),
         _ => true,
     }
 }

@@ -28,16 +28,17 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use grundy_protocol::wire::{ErrorCode, RoomSummary};
+use grundy_protocol::wire::{ErrorCode, RoomSummary, TournamentSummary};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::{self, RoomRequest, Shared};
+use crate::connection::{self, Request, Shared};
 use crate::outbox::{ConnId, Frames, Outbox};
 use crate::room::RoomCmd;
+use crate::tournament::actor::TournamentCmd;
 
 /// How long a node waits for the owner to take a forwarded command.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
@@ -69,11 +70,11 @@ struct Envelope<T> {
     body: T,
 }
 
-/// A client connection's room request, or its end (`None`).
+/// A client connection's room or tournament request, or its end (`None`).
 #[derive(Debug, Serialize, Deserialize)]
 struct Command {
     conn: ConnId,
-    what: Option<RoomRequest>,
+    what: Option<Request>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,17 +87,23 @@ struct Out {
     closed: bool,
 }
 
-/// A node asks the others for their listed rooms.
+/// A node asks the others for their listed rooms, or their tournaments.
 #[derive(Serialize, Deserialize)]
 struct LobbyAsk {
     /// The asker's store id (a node does not answer itself).
     node: String,
+    /// Tournaments rather than rooms.
+    #[serde(default)]
+    tournaments: bool,
 }
 
-/// Some of a node's listed rooms; `last` on its last part.
+/// Some of a node's listed rooms (or its tournaments, all in one part);
+/// `last` on its last part.
 #[derive(Serialize, Deserialize)]
 struct LobbyPart {
     rooms: Vec<RoomSummary>,
+    #[serde(default)]
+    tournaments: Vec<TournamentSummary>,
     last: bool,
 }
 
@@ -247,6 +254,18 @@ impl Bus {
     /// The listed rooms of every other node that answers within
     /// [`LOBBY_WAIT`] (all the nodes heard from lately, or fewer).
     async fn other_lobbies(&self) -> Vec<RoomSummary> {
+        self.ask_others(false).await.0
+    }
+
+    /// The tournaments every other node runs, of those that answer within
+    /// [`LOBBY_WAIT`].
+    pub async fn other_tournaments(&self) -> Vec<TournamentSummary> {
+        self.ask_others(true).await.1
+    }
+
+    /// Asks every other node for its rooms (or its tournaments), and gathers
+    /// the answers that come within [`LOBBY_WAIT`].
+    async fn ask_others(&self, tournaments: bool) -> (Vec<RoomSummary>, Vec<TournamentSummary>) {
         let me = lock(&self.node).to_string();
         let expected = {
             let heard = lock(&self.heard);
@@ -259,23 +278,27 @@ impl Bus {
                 })
                 .count()
         };
+        let mut rooms = Vec::new();
+        let mut listed = Vec::new();
         if expected == 0 {
-            return Vec::new();
+            return (rooms, listed);
         }
         let inbox = self.client.new_inbox();
         let Ok(mut answers) = self.client.subscribe(inbox.clone()).await else {
-            return Vec::new();
+            return (rooms, listed);
         };
-        let ask = self.seal(&LobbyAsk { node: me });
+        let ask = self.seal(&LobbyAsk {
+            node: me,
+            tournaments,
+        });
         if self
             .client
             .publish_with_reply(format!("{}.lobby", self.prefix), inbox, ask)
             .await
             .is_err()
         {
-            return Vec::new();
+            return (rooms, listed);
         }
-        let mut rooms = Vec::new();
         let mut complete = 0;
         let deadline = tokio::time::Instant::now() + LOBBY_WAIT;
         while complete < expected {
@@ -284,12 +307,13 @@ impl Bus {
             };
             if let Some((_, part)) = self.open::<LobbyPart>(&message.payload, "lobby") {
                 rooms.extend(part.rooms);
+                listed.extend(part.tournaments);
                 if part.last {
                     complete += 1;
                 }
             }
         }
-        rooms
+        (rooms, listed)
     }
 
     /// Another node asks for the lobby: this node's listed rooms, in parts.
@@ -305,6 +329,15 @@ impl Bus {
             let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
                 continue;
             };
+            if ask.tournaments {
+                let part = LobbyPart {
+                    rooms: Vec::new(),
+                    tournaments: shared.tournaments.list(),
+                    last: true,
+                };
+                let _ = self.client.publish(reply.clone(), self.seal(&part)).await;
+                continue;
+            }
             let own = shared.lobby.own_listing().await;
             let parts: Vec<&[RoomSummary]> = if own.is_empty() {
                 vec![&[]]
@@ -315,6 +348,7 @@ impl Bus {
             for (i, rooms) in parts.into_iter().enumerate() {
                 let part = LobbyPart {
                     rooms: rooms.to_vec(),
+                    tournaments: Vec::new(),
                     last: i + 1 == count,
                 };
                 let _ = self.client.publish(reply.clone(), self.seal(&part)).await;
@@ -348,7 +382,7 @@ impl Bus {
         &self,
         node: &Arc<str>,
         outbox: &Outbox,
-        what: RoomRequest,
+        what: Request,
     ) -> Result<(), String> {
         // Known before the request: the owner's answers may come first.
         lock(&self.locals)
@@ -715,12 +749,15 @@ fn open<T: serde::de::DeserializeOwned>(
     Ok((envelope.from, envelope.body))
 }
 
-/// A remote connection ended: its rooms hear it is gone, as from a client
-/// that dropped.
+/// A remote connection ended: its rooms and tournaments hear it is gone,
+/// as from a client that dropped.
 fn leave_rooms(shared: &Shared, outbox: &Outbox) {
     let conn = outbox.conn;
     for tx in shared.lobby.senders(&outbox.rooms.ids()) {
         let _ = tx.try_send(RoomCmd::Gone { conn });
+    }
+    for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
+        let _ = tx.try_send(TournamentCmd::Gone { conn });
     }
     outbox.kick.cancel();
 }
@@ -738,14 +775,15 @@ pub fn not_taken(node: &str, why: &str) -> (ErrorCode, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::connection::RoomRequest;
 
     fn command(room: &str) -> Command {
         Command {
             conn: 7,
-            what: Some(RoomRequest::Leave {
+            what: Some(Request::Room(RoomRequest::Leave {
                 id: None,
                 room: room.into(),
-            }),
+            })),
         }
     }
 

@@ -1,16 +1,19 @@
 //! A node of a cluster (`--cluster`: several servers on one PostgreSQL
 //! database). The store keeps the leases (`store/cluster.rs`); this task
-//! keeps the node's own lease alive and takes over the rooms of nodes that
-//! died or drain:
+//! keeps the node's own lease alive and takes over the rooms and tournaments
+//! of nodes that died or drain:
 //!
 //! - every quarter of the lease it renews the node's lease, then claims the
-//!   orphaned rooms, rebuilds each one from its log (as a restart does:
-//!   clocks go on from the banks of the turn's start, so the time the
-//!   takeover took is charged to nobody) and puts their house bots back;
+//!   orphaned tournaments and rooms, rebuilds each one from its log (as a
+//!   restart does: clocks go on from the banks of the turn's start, so the
+//!   time the takeover took is charged to nobody) and puts the rooms' house
+//!   bots back. A tournament whose game rooms another node took reads their
+//!   results from the store;
 //! - a renewal that finds the lease run out (the node was paused, or cut off
-//!   from the database, for longer than the lease) lets every room go, since
-//!   other nodes may own them by now, and joins again under a new id: the
-//!   rooms nobody took come back through the next claim, under a new epoch;
+//!   from the database, for longer than the lease) lets every room and
+//!   tournament go, since other nodes may own them by now, and joins again
+//!   under a new id: what nobody took comes back through the next claim,
+//!   under a new epoch;
 //! - a database that cannot be reached is logged and asked again at the next
 //!   round; meanwhile the rooms' writes fail, so no move is acknowledged.
 
@@ -22,13 +25,10 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::Bus;
 use crate::house::{self, House, HouseSeat};
 use crate::lobby::Lobby;
-use crate::room::EndHook;
-use crate::store::{MatchStore, StoreError};
+use crate::store::{Claimed, MatchStore, StoreError};
+use crate::tournament::registry::Tournaments;
 
-/// Gives a tournament's game room the way to report its result.
-pub type TournamentHook = Arc<dyn Fn(&str) -> Option<EndHook> + Send + Sync>;
-
-/// Rooms taken in one claim (the rest at the next round, or at once while
+/// Rooms (and tournaments) taken in one claim (the rest at the next round, or at once while
 /// claims come back full).
 const CLAIM_BATCH: usize = 500;
 
@@ -42,12 +42,14 @@ fn rounds(lease: Duration) -> (Duration, Duration) {
     (renew, renew.min(CLAIM_ROUND))
 }
 
-/// Claims orphaned rooms until none is left (or a claim fails) and brings
-/// them back in `lobby`; returns how many, and the house seats to put bots on.
+/// Claims orphaned tournaments and rooms until none is left (or a claim
+/// fails) and brings them back (the tournaments first, so that their game
+/// rooms report to them); returns how many rooms, and the house seats to put
+/// bots on.
 pub async fn take_over(
     store: &Arc<dyn MatchStore>,
     lobby: &Arc<Lobby>,
-    tournament_hook: &(dyn Fn(&str) -> Option<EndHook> + Sync),
+    tournaments: &Arc<Tournaments>,
 ) -> Result<(usize, Vec<HouseSeat>), StoreError> {
     let mut total = 0;
     let mut house_seats = Vec::new();
@@ -57,21 +59,25 @@ pub async fn take_over(
     loop {
         let claimer = store.clone();
         let claimed = blocking(move || match claimer.cluster() {
-            Some(cluster) => cluster.claim_rooms(CLAIM_BATCH),
-            None => Ok(Vec::new()),
+            Some(cluster) => cluster.claim(CLAIM_BATCH),
+            None => Ok(Claimed::default()),
         })
         .await?;
-        let full = claimed.len() == CLAIM_BATCH;
+        let full = claimed.rooms.len() == CLAIM_BATCH || claimed.tournaments.len() == CLAIM_BATCH;
         if claimed.is_empty() {
             return Ok((total, house_seats));
         }
+        if !claimed.tournaments.is_empty() {
+            let count = tournaments.bring_back(claimed.tournaments);
+            tracing::info!("took over {count} tournaments of nodes that are gone");
+        }
         let stored = claimed
+            .rooms
             .into_iter()
             .map(|(room, lease)| (room, Some(lease)))
             .collect();
-        let (count, seats) = lobby
-            .bring_back(stored, tournament_hook, house::house_seats)
-            .await;
+        let hook = |t: &str| tournaments.hook(t);
+        let (count, seats) = lobby.bring_back(stored, hook, house::house_seats).await;
         tracing::info!("took over {count} rooms of nodes that are gone");
         total += count;
         house_seats.extend(seats);
@@ -87,7 +93,7 @@ pub async fn run(
     lobby: Arc<Lobby>,
     house: Arc<House>,
     bus: Option<Arc<Bus>>,
-    tournament_hook: TournamentHook,
+    tournaments: Arc<Tournaments>,
     shutdown: CancellationToken,
 ) {
     let Some(lease) = store.cluster().map(|c| c.lease()) else {
@@ -104,26 +110,32 @@ pub async fn run(
         }
         if renewed.elapsed() >= renewal {
             renewed = tokio::time::Instant::now();
-            if !renew(&store, &lobby, bus.as_ref()).await {
+            if !renew(&store, &lobby, &tournaments, bus.as_ref()).await {
                 continue;
             }
         }
-        match take_over(&store, &lobby, &*tournament_hook).await {
+        match take_over(&store, &lobby, &tournaments).await {
             Ok((_, seats)) => seats.into_iter().for_each(|seat| house.spawn(seat)),
             Err(e) => tracing::warn!("cannot take over rooms: {e}"),
         }
     }
 }
 
-/// Renews the node's lease; when it had run out, lets every room go and
-/// joins again. Whether the node may claim rooms now.
-async fn renew(store: &Arc<dyn MatchStore>, lobby: &Arc<Lobby>, bus: Option<&Arc<Bus>>) -> bool {
+/// Renews the node's lease; when it had run out, lets every room and
+/// tournament go and joins again. Whether the node may claim now.
+async fn renew(
+    store: &Arc<dyn MatchStore>,
+    lobby: &Arc<Lobby>,
+    tournaments: &Tournaments,
+    bus: Option<&Arc<Bus>>,
+) -> bool {
     let renewer = store.clone();
     match blocking(move || cluster_of(&renewer)?.renew()).await {
         Ok(()) => true,
         Err(StoreError::LeaseLost(why)) => {
-            tracing::error!("{why}: letting every room go and joining again");
+            tracing::error!("{why}: letting every room and tournament go and joining again");
             lobby.let_go();
+            tournaments.close();
             let joiner = store.clone();
             match blocking(move || cluster_of(&joiner)?.rejoin()).await {
                 Ok(node) => {

@@ -43,12 +43,14 @@ use crate::work::Pool;
 mod account;
 mod read;
 mod remote;
-mod room_request;
+mod request;
 mod socket;
 mod tournament;
 
 use read::{Malformed, Unread};
-pub(crate) use room_request::{deliver, RoomRequest};
+#[cfg(test)]
+pub(crate) use request::RoomRequest;
+pub(crate) use request::{deliver, Request};
 use socket::{Io, Socket};
 
 /// What every connection shares.
@@ -313,6 +315,20 @@ fn room_key(msg: &ClientMsg) -> Option<&str> {
     }
 }
 
+/// The tournament a tournament command names (id or code), for the commands
+/// its owner's node carries out (`create_tournament`, the lists and reads
+/// are answered where the client is).
+fn tournament_key(msg: &ClientMsg) -> Option<&str> {
+    match msg {
+        ClientMsg::Register { tournament, .. }
+        | ClientMsg::Rejoin { tournament, .. }
+        | ClientMsg::Withdraw { tournament, .. }
+        | ClientMsg::StartTournament { tournament, .. }
+        | ClientMsg::WatchTournament { tournament, .. } => Some(tournament),
+        _ => None,
+    }
+}
+
 /// Sends a command to a room of this node found by id or code, for the
 /// connection (or the remote connection, `bus.rs`) whose outbox is
 /// `outbox`. `joins`: the command makes it a member of the room (counted
@@ -373,7 +389,9 @@ fn over_room_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> 
     )
 }
 
-/// See [`Conn::over_seat_limit`].
+/// Refuses one membership more in `members` past `seats_per_connection`
+/// (`what` says what is limited, with `{limit}` for the number): answers the
+/// request and returns true when over the limit.
 fn over_seat_limit(
     shared: &Shared,
     outbox: &Outbox,
@@ -543,15 +561,15 @@ impl Conn {
     }
 
     /// Handles a command that needs no waiting (moves and the other room
-    /// commands: each is one message to the room's queue); gives back any
-    /// other.
+    /// and tournament commands: each is one message to a queue); gives back
+    /// any other.
     fn dispatch_now(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
-        if room_key(&msg).is_some() {
-            // A room another node holds: its command goes there, which waits.
+        if room_key(&msg).is_some() || tournament_key(&msg).is_some() {
+            // One another node holds: its command goes there, which waits.
             if self.is_remote(&msg) {
                 return Some(msg);
             }
-            match self.room_request(msg) {
+            match self.request(msg) {
                 Ok(request) => deliver(&self.shared, &self.outbox, request, self.received),
                 Err(refusal) => self.reply(*refusal),
             }
@@ -599,11 +617,13 @@ impl Conn {
         None
     }
 
-    /// Whether `msg` is a command for a room this node does not hold, with a
-    /// bus to reach the node that does.
+    /// Whether `msg` is a command for a room or tournament this node does
+    /// not hold, with a bus to reach the node that does.
     fn is_remote(&self, msg: &ClientMsg) -> bool {
         self.shared.bus.is_some()
-            && room_key(msg).is_some_and(|key| self.shared.lobby.find(key).is_none())
+            && (room_key(msg).is_some_and(|key| self.shared.lobby.find(key).is_none())
+                || tournament_key(msg)
+                    .is_some_and(|key| self.shared.tournaments.find(key).is_none()))
     }
 
     /// Handles any command, those that wait for something among them.
@@ -676,11 +696,6 @@ impl Conn {
             }
             ClientMsg::CreateTournament { .. }
             | ClientMsg::ListTournaments { .. }
-            | ClientMsg::Register { .. }
-            | ClientMsg::Rejoin { .. }
-            | ClientMsg::Withdraw { .. }
-            | ClientMsg::StartTournament { .. }
-            | ClientMsg::WatchTournament { .. }
             | ClientMsg::GetTournament { .. }
             | ClientMsg::GetRatings { .. } => self.dispatch_tournament(msg).await,
             // The rest never waits.
@@ -693,13 +708,6 @@ impl Conn {
     /// See [`over_room_limit`].
     fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
         over_room_limit(&self.shared, &self.outbox, id)
-    }
-
-    /// Refuses one membership more in `members` past `seats_per_connection`
-    /// (`what` says what is limited, with `{limit}` for the number): answers
-    /// the request and returns true when over the limit.
-    fn over_seat_limit(&self, id: &Option<RequestId>, members: &Memberships, what: &str) -> bool {
-        over_seat_limit(&self.shared, &self.outbox, id, members, what)
     }
 
     async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {

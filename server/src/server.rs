@@ -97,24 +97,20 @@ impl Server {
             },
             rooms.clone(),
         );
-        let tournament_hook: cluster::TournamentHook = {
-            let tournaments = tournaments.clone();
-            Arc::new(move |t| tournaments.hook(t))
-        };
         let clustered = store.cluster().is_some();
         // Tournaments first, so that their games' rooms can report to them;
         // their tasks start once the rooms are back. A cluster's node takes
-        // over the rooms no living node owns, and no tournament (they are not
-        // shared between nodes yet).
+        // over the tournaments and rooms no living node owns.
         let restored_tournaments = if clustered {
             Vec::new()
         } else {
             tournaments.restore()?
         };
         let (restored, house_seats) = if clustered {
-            cluster::take_over(&store, &lobby, &*tournament_hook).await?
+            cluster::take_over(&store, &lobby, &tournaments).await?
         } else {
-            lobby.restore(&*tournament_hook, house::house_seats).await?
+            let hook = |t: &str| tournaments.hook(t);
+            lobby.restore(hook, house::house_seats).await?
         };
         if restored > 0 {
             tracing::info!("restored {restored} unfinished matches");
@@ -171,7 +167,7 @@ impl Server {
                 lobby.clone(),
                 house.clone(),
                 bus.clone(),
-                tournament_hook,
+                tournaments.clone(),
                 shutdown.clone(),
             ));
         }

@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::process::Command;
 
+use grundy_bot::tournament::{run_field, Field};
+use grundy_protocol::wire::{TournamentSettings, TournamentStatus};
+use grundy_protocol::Level;
 use support::{heaps_of, two_players, Peer, Process};
 
 /// Short, so the tests wait little; the takeover follows within a lease and
@@ -552,4 +555,138 @@ async fn a_node_without_its_bus_or_on_sqlite_refuses_to_start() {
         !ok && said.contains("cannot reach the bus nats://127.0.0.1:1"),
         "{said}"
     );
+}
+
+/// A field of bots on one node: joins tournament `code` there and plays it
+/// to the end; `level` keeps its names apart from another field's.
+fn field_on(url: &str, code: &str, level: Level, seed: u64) -> Field {
+    Field {
+        url: url.to_owned(),
+        join: Some(code.to_owned()),
+        // Unused: the field joins.
+        settings: serde_json::from_value::<TournamentSettings>(json!({"format": "round_robin"}))
+            .expect("settings"),
+        players: 2,
+        levels: vec![level],
+        seed,
+        tokens: Vec::new(),
+    }
+}
+
+/// Follows tournament `code` through `url` (watching again after a dropped
+/// connection, with `since`) until an event of `kind`; the last seq seen.
+async fn watch_until(url: &str, code: &str, since: &mut u64, kind: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no {kind} within 60 s");
+        let Some(mut peer) = Peer::try_connect(url, "watcher").await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let watching = peer
+            .try_request(json!({"type": "watch_tournament", "tournament": code, "since": *since}))
+            .await;
+        let Some(watching) = watching.filter(|w| w["type"] == "tournament_watching") else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let mut events: Vec<Value> = watching["events"].as_array().cloned().unwrap_or_default();
+        loop {
+            for event in events.drain(..) {
+                let seq = event["seq"].as_u64().expect("seq");
+                assert_eq!(seq, *since + 1, "no gap, no repeat: {event}");
+                *since = seq;
+                if event["kind"] == kind {
+                    return;
+                }
+            }
+            match peer.read().await {
+                Some(m) if m["type"] == "tournament_event" => events.push(m["event"].clone()),
+                Some(_) => {}
+                None => break, // the node went away: watch again
+            }
+        }
+    }
+}
+
+/// A tournament whose players are on two nodes and whose owner is a third
+/// plays its games across the nodes; its node is killed mid-way, another
+/// takes it (and its games' rooms) over, and every game is played to the
+/// end, with the players only rejoining.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
+    let Some([mut owner, two, three]) = three_nodes().await else {
+        return;
+    };
+    let mut director = Peer::connect(&owner.url, "director").await;
+    let created = director
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [3, 4, 5]},
+            "format": "round_robin", "clock": {"initial_ms": 30000, "increment_ms": 0}}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let code = created["code"].as_str().expect("code").to_owned();
+    let owner_token = created["owner_token"].as_str().expect("token").to_owned();
+
+    // Two bots register through node two, two through node three: each
+    // command goes over the bus to the owner.
+    let perfect = tokio::spawn(run_field(
+        field_on(&two.url, &code, Level::Perfect, 1),
+        |_| {},
+    ));
+    let casual = tokio::spawn(run_field(
+        field_on(&three.url, &code, Level::Casual(5), 2),
+        |_| {},
+    ));
+    let mut registered = 0;
+    while registered < 4 {
+        let m = director.read().await.expect("the director's node is up");
+        if m["type"] == "tournament_event" && m["event"]["kind"] == "registered" {
+            registered += 1;
+        }
+    }
+    // Started through node three, with the owner token.
+    let mut starter = Peer::connect(&three.url, "director").await;
+    let started = starter
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+
+    // The first round's games start (their rooms on the tournament's node,
+    // their players on the others), and the tournament's node dies.
+    let mut seen = 0;
+    watch_until(&two.url, &code, &mut seen, "game_started").await;
+    owner.kill_hard().await;
+    let killed = Instant::now();
+    watch_until(&two.url, &code, &mut seen, "finished").await;
+    eprintln!("finished {:?} after the kill", killed.elapsed());
+
+    let mut states = Vec::new();
+    for field in [perfect, casual] {
+        let outcome = tokio::time::timeout(Duration::from_secs(60), field)
+            .await
+            .expect("each field ends")
+            .expect("no panic")
+            .expect("each field played to the end");
+        states.push(outcome.state);
+    }
+    let state = &states[0];
+    assert_eq!(state.status, TournamentStatus::Finished);
+    assert_eq!(state.players.len(), 4);
+    assert_eq!(state.games.len(), 12, "every pairing of four, both ways");
+    assert!(
+        state.games.iter().all(|g| g.result.is_some()),
+        "every game has its result: {:?}",
+        state.games
+    );
+    let wins: u32 = state.standings.iter().map(|s| s.wins).sum();
+    assert_eq!(wins, 12, "each game was won (none abandoned)");
+    let took_over = [&two, &three].iter().any(|node| {
+        node.stderr
+            .lock()
+            .unwrap()
+            .contains("took over 1 tournaments")
+    });
+    assert!(took_over, "another node took the running tournament over");
 }

@@ -1,14 +1,14 @@
-//! A client's command for a room another node of the cluster owns: checked
-//! here as for a room of this node (scopes, the account an API token stands
-//! for), then forwarded over the bus to the owner (`bus.rs`), whose answers
-//! come back into this connection's outbox.
+//! A client's command for a room or tournament another node of the cluster
+//! owns: checked here as for one of this node (scopes, the account an API
+//! token stands for, who registers), then forwarded over the bus to the
+//! owner (`bus.rs`), whose answers come back into this connection's outbox.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg};
 
-use super::{room_key, Conn};
+use super::{room_key, tournament_key, Conn};
 use crate::bus;
 
 impl Conn {
@@ -17,36 +17,48 @@ impl Conn {
             return;
         };
         let id = msg.id().cloned();
-        let Some(key) = room_key(&msg).map(str::to_owned) else {
-            return;
+        let (key, tournament) = match (room_key(&msg), tournament_key(&msg)) {
+            (Some(room), _) => (room.to_owned(), false),
+            (None, Some(tournament)) => (tournament.to_owned(), true),
+            (None, None) => return,
         };
-        let what = match self.room_request(msg) {
+        let what = match self.request(msg) {
             Ok(request) => request,
             Err(refusal) => return self.reply(*refusal),
         };
-        let owner = match self.owner(&id, &key).await {
+        let owner = match self.owner(&id, &key, tournament).await {
             Ok(Some(owner)) => owner,
+            Ok(None) if tournament => {
+                return self.error(
+                    id,
+                    ErrorCode::UnknownTournament,
+                    format!("no tournament {key:?}"),
+                )
+            }
             Ok(None) => return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}")),
             Err(refusal) => return self.reply(refusal),
         };
         if let Err(why) = bus.forward(&owner, &self.outbox, what).await {
-            // Asked again next time: the room may have moved.
+            // Asked again next time: it may have moved.
             if let Some(owners) = self.owners.as_mut() {
-                owners.remove(&key);
+                owners.remove(&cache_key(&key, tournament));
             }
             let (code, message) = bus::not_taken(&owner, &why);
             self.error(id, code, message);
         }
     }
 
-    /// The node that owns room `key`, looked up once per connection; None
-    /// for a room no live node holds (or one this node is taking over).
+    /// The node that owns room (or tournament) `key`, looked up once per
+    /// connection; None for one no live node holds (or one this node is
+    /// taking over).
     async fn owner(
         &mut self,
         id: &Option<RequestId>,
         key: &str,
+        tournament: bool,
     ) -> Result<Option<Arc<str>>, ServerMsg> {
-        if let Some(owner) = self.owners.as_ref().and_then(|o| o.get(key)) {
+        let cached = cache_key(key, tournament);
+        if let Some(owner) = self.owners.as_ref().and_then(|o| o.get(&cached)) {
             return Ok(Some(owner.clone()));
         }
         let store = self.shared.store.clone();
@@ -55,19 +67,25 @@ impl Conn {
             .shared
             .owner_lookups
             .run(move || match store.cluster() {
-                Some(cluster) => cluster
-                    .owner_of(&asked)
-                    .map(|found| (found, cluster.node())),
+                Some(cluster) => {
+                    let found = if tournament {
+                        cluster.tournament_owner_of(&asked)
+                    } else {
+                        cluster.owner_of(&asked)
+                    };
+                    found.map(|found| (found, cluster.node()))
+                }
                 None => Ok((None, Arc::from(""))),
             });
         let found = match read.await {
             Ok(Ok(found)) => found,
             Ok(Err(e)) => {
-                tracing::error!("looking up a room's node failed: {e}");
+                let what = if tournament { "tournament" } else { "room" };
+                tracing::error!("looking up a {what}'s node failed: {e}");
                 return Err(ServerMsg::error(
                     id.clone(),
                     ErrorCode::Internal,
-                    "could not find the room's node",
+                    format!("could not find the {what}'s node"),
                 ));
             }
             Err(refused) => return Err(refused.answer(id.clone())),
@@ -84,7 +102,17 @@ impl Conn {
         if owners.len() >= 256 {
             owners.clear();
         }
-        owners.insert(key.to_owned(), owner.clone());
+        owners.insert(cached, owner.clone());
         Ok(Some(owner))
+    }
+}
+
+/// Where a connection caches the owner of room or tournament `key` (a room
+/// and a tournament may share a code).
+fn cache_key(key: &str, tournament: bool) -> String {
+    if tournament {
+        format!("t:{key}")
+    } else {
+        key.to_owned()
     }
 }

@@ -7,7 +7,7 @@ use grundy_protocol::wire::{
 
 use tokio::sync::mpsc;
 
-use super::Conn;
+use super::{Conn, Shared};
 use crate::accounts::Refused;
 use crate::outbox::Outbox;
 use crate::player::Player;
@@ -19,90 +19,20 @@ const MAX_RATINGS: u32 = 1000;
 
 impl Conn {
     pub(super) async fn dispatch_tournament(&mut self, msg: ClientMsg) {
-        let acts_as_player = match &msg {
-            ClientMsg::CreateTournament { .. } => Some("create_tournament"),
-            ClientMsg::Register { .. } => Some("register"),
-            ClientMsg::Rejoin { .. } => Some("rejoin"),
-            ClientMsg::Withdraw { .. } => Some("withdraw"),
-            ClientMsg::StartTournament { .. } => Some("start_tournament"),
-            _ => None,
-        };
-        if let Some(what) = acts_as_player {
-            if let Err(refused) = self.may(Scope::Tournaments, what) {
-                return self.reply(refused.answer(msg.id().cloned()));
-            }
-        }
         match msg {
             ClientMsg::CreateTournament { id, settings } => {
+                if let Err(refused) = self.may(Scope::Tournaments, "create_tournament") {
+                    return self.reply(refused.answer(id));
+                }
                 self.create_tournament(id, settings).await
             }
             ClientMsg::ListTournaments { id } => {
-                let tournaments = self.shared.tournaments.list();
+                let mut tournaments = self.shared.tournaments.list();
+                if let Some(bus) = &self.shared.bus {
+                    tournaments.extend(bus.other_tournaments().await);
+                    tournaments.sort_by(|a, b| a.code.cmp(&b.code));
+                }
                 self.reply(ServerMsg::Tournaments { id, tournaments });
-            }
-            ClientMsg::Register {
-                id,
-                tournament,
-                name,
-            } => {
-                let entrant = match self.entrant(name) {
-                    Ok(entrant) => entrant,
-                    Err(refused) => return self.reply(refused.answer(id)),
-                };
-                self.send_to_tournament(id, &tournament, true, |outbox, id| {
-                    TournamentCmd::Register {
-                        outbox,
-                        id,
-                        entrant,
-                    }
-                })
-                .await
-            }
-            ClientMsg::Rejoin {
-                id,
-                tournament,
-                token,
-            } => {
-                self.send_to_tournament(id, &tournament, true, |outbox, id| TournamentCmd::Rejoin {
-                    outbox,
-                    id,
-                    token,
-                })
-                .await
-            }
-            ClientMsg::Withdraw {
-                id,
-                tournament,
-                token,
-            } => {
-                self.send_to_tournament(id, &tournament, false, |outbox, id| {
-                    TournamentCmd::Withdraw { outbox, id, token }
-                })
-                .await
-            }
-            ClientMsg::StartTournament {
-                id,
-                tournament,
-                token,
-            } => {
-                self.send_to_tournament(id, &tournament, false, |outbox, id| TournamentCmd::Start {
-                    outbox,
-                    id,
-                    token,
-                })
-                .await
-            }
-            ClientMsg::WatchTournament {
-                id,
-                tournament,
-                since,
-            } => {
-                self.send_to_tournament(id, &tournament, true, |outbox, id| TournamentCmd::Watch {
-                    outbox,
-                    id,
-                    since,
-                })
-                .await
             }
             ClientMsg::GetTournament {
                 id,
@@ -187,7 +117,7 @@ impl Conn {
 
     /// Who registers: the connection's account (under its username), or a
     /// guest under `name` (default: the connection's).
-    fn entrant(&self, name: Option<String>) -> Result<Player, Refused> {
+    pub(super) fn entrant(&self, name: Option<String>) -> Result<Player, Refused> {
         let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         if self.session.is_some() {
             let username = self.player.name.as_deref().unwrap_or_default();
@@ -203,60 +133,10 @@ impl Conn {
         Ok(Player::guest(name))
     }
 
-    /// Sends a command to a tournament found by id or code. `follows`: this
-    /// connection will hear the tournament's events (counted against the same
-    /// limit as rooms, `seats_per_connection`).
-    async fn send_to_tournament(
-        &mut self,
-        id: Option<RequestId>,
-        key: &str,
-        follows: bool,
-        make: impl FnOnce(Outbox, Option<RequestId>) -> TournamentCmd,
-    ) {
-        let Some((tid, tx)) = self.shared.tournaments.find(key) else {
-            return self.error(
-                id,
-                ErrorCode::UnknownTournament,
-                format!(
-                    "no tournament {key:?} in play (a finished one's state and standings: \
-                     get_tournament)"
-                ),
-            );
-        };
-        let entered = follows && !self.outbox.tournaments.contains(&tid);
-        if entered {
-            if self.over_tournament_limit(&id) {
-                return;
-            }
-            // Counted from now on, so that a `Gone` follows even if the
-            // connection closes before the tournament answers; the tournament
-            // takes it back if it refuses.
-            self.outbox.tournaments.enter(&tid);
-        }
-        // Never waits for room in the queue (see `send_to_room`).
-        let refusal = match tx.try_send(make(self.outbox.clone(), id.clone())) {
-            Ok(()) => return,
-            Err(mpsc::error::TrySendError::Full(_)) => super::room_busy(id),
-            Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
-                id,
-                ErrorCode::UnknownTournament,
-                format!("tournament {key:?} has closed"),
-            ),
-        };
-        if entered {
-            self.outbox.tournaments.exit(&tid);
-        }
-        self.reply(refusal);
-    }
-
     /// Refuses following one more tournament past `seats_per_connection`
     /// (answers the request and returns true when over the limit).
     fn over_tournament_limit(&self, id: &Option<RequestId>) -> bool {
-        self.over_seat_limit(
-            id,
-            &self.outbox.tournaments,
-            "follow at most {limit} unfinished tournaments",
-        )
+        over_tournament_limit(&self.shared, &self.outbox, id)
     }
 
     async fn create_tournament(&mut self, id: Option<RequestId>, asked: TournamentSettings) {
@@ -311,4 +191,64 @@ impl Conn {
             Err((code, message)) => self.error(id, code, message),
         }
     }
+}
+
+/// Sends a command to a tournament of this node found by id or code, for the
+/// connection (or the remote connection, `bus.rs`) whose outbox is `outbox`.
+/// `follows`: this connection will hear the tournament's events (counted
+/// against the same limit as rooms, `seats_per_connection`).
+pub(crate) fn to_tournament(
+    shared: &Shared,
+    outbox: &Outbox,
+    id: Option<RequestId>,
+    key: &str,
+    follows: bool,
+    make: impl FnOnce(Outbox, Option<RequestId>) -> TournamentCmd,
+) {
+    let Some((tid, tx)) = shared.tournaments.find(key) else {
+        outbox.send(&ServerMsg::error(
+            id,
+            ErrorCode::UnknownTournament,
+            format!(
+                "no tournament {key:?} in play (a finished one's state and standings: \
+                 get_tournament)"
+            ),
+        ));
+        return;
+    };
+    let entered = follows && !outbox.tournaments.contains(&tid);
+    if entered {
+        if over_tournament_limit(shared, outbox, &id) {
+            return;
+        }
+        // Counted from now on, so that a `Gone` follows even if the
+        // connection closes before the tournament answers; the tournament
+        // takes it back if it refuses.
+        outbox.tournaments.enter(&tid);
+    }
+    // Never waits for room in the queue (see `to_room`).
+    let refusal = match tx.try_send(make(outbox.clone(), id.clone())) {
+        Ok(()) => return,
+        Err(mpsc::error::TrySendError::Full(_)) => super::room_busy(id),
+        Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
+            id,
+            ErrorCode::UnknownTournament,
+            format!("tournament {key:?} has closed"),
+        ),
+    };
+    if entered {
+        outbox.tournaments.exit(&tid);
+    }
+    outbox.send(&refusal);
+}
+
+/// See [`Conn::over_tournament_limit`].
+fn over_tournament_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> bool {
+    super::over_seat_limit(
+        shared,
+        outbox,
+        id,
+        &outbox.tournaments,
+        "follow at most {limit} unfinished tournaments",
+    )
 }

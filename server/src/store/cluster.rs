@@ -23,7 +23,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::sql::{args, Arg, PgConn, Sql};
-use super::{load_unfinished_rooms_numbered, Lease, StoreError, StoredRoom};
+use super::{
+    load_unfinished_rooms_numbered, tournaments, Claimed, Lease, StoreError, StoredRoom,
+    StoredTournament,
+};
 
 /// Registers a new node alive for `lease`, and gives every unfinished room
 /// that has no owner (one of a single server's, before this database was a
@@ -42,13 +45,20 @@ pub(super) fn register(conn: &mut PgConn, node: &str, lease: Duration) -> Result
              ON CONFLICT (room_no) DO NOTHING",
             args![],
         )?;
+        conn.exec(
+            "INSERT INTO tournament_owners (tournament, node, epoch)
+             SELECT id, '', 0 FROM tournaments WHERE finished_at_ms IS NULL
+             ON CONFLICT (tournament) DO NOTHING",
+            args![],
+        )?;
         // Nodes gone for a day that own nothing are forgotten. Not sooner: a
         // node that has not yet noticed its lease ran out may still create a
         // room under its id, and that room must stay an orphan to claim.
         conn.exec(
             "DELETE FROM nodes n
              WHERE n.expires_at < clock_timestamp() - INTERVAL '1 day'
-               AND NOT EXISTS (SELECT 1 FROM room_owners o WHERE o.node = n.id)",
+               AND NOT EXISTS (SELECT 1 FROM room_owners o WHERE o.node = n.id)
+               AND NOT EXISTS (SELECT 1 FROM tournament_owners o WHERE o.node = n.id)",
             args![],
         )?;
         Ok::<_, StoreError>(())
@@ -115,14 +125,15 @@ pub(super) fn renew(conn: &mut PgConn, node: &str, lease: Duration) -> Result<()
     Ok(())
 }
 
-/// Takes up to `limit` orphaned rooms for `node` (their owner expired or
-/// drains, or never was), raising each one's epoch, and reads them back
-/// with their seats and logs: what the node needs to restore them.
+/// Takes up to `limit` orphaned rooms and up to `limit` orphaned
+/// tournaments for `node` (their owner expired or drains, or never was),
+/// raising each one's epoch, and reads them back with their seats, players
+/// and logs: what the node needs to restore them.
 pub(super) fn claim(
     conn: &mut PgConn,
     node: &Arc<str>,
     limit: usize,
-) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
+) -> Result<Claimed, StoreError> {
     conn.batch("BEGIN")?;
     let done = (|| {
         // Rows a write of the old owner holds are skipped: taken next time.
@@ -137,71 +148,154 @@ pub(super) fn claim(
                 "node {node}: its lease ran out; it claims nothing until it rejoins"
             )));
         }
-        // Rows of dead nodes' rooms that finished without a fenced result
-        // (a result written by a single server, or before the row was
-        // made) own nothing: they go.
-        conn.exec(
-            "DELETE FROM room_owners o USING rooms r
-             WHERE o.room_no = r.no AND r.result IS NOT NULL
-               AND (o.node = ''
-                    OR o.node IN (SELECT id FROM nodes
-                                  WHERE expires_at < clock_timestamp() OR draining))",
-            args![],
-        )?;
-        // Only unfinished rooms have owners (a fenced result deletes its
-        // room's), and orphans are found through the dead nodes' index.
-        let rows = conn.query(
-            "WITH orphans AS (
-                 SELECT o.room_no FROM room_owners o
-                 WHERE o.node = ''
-                    OR o.node IN (SELECT id FROM nodes
-                                  WHERE (expires_at < clock_timestamp() OR draining)
-                                    AND id <> ?1)
-                 ORDER BY o.room_no
-                 LIMIT ?2
-                 FOR UPDATE OF o SKIP LOCKED
-             )
-             UPDATE room_owners o SET node = ?1, epoch = o.epoch + 1
-             FROM orphans WHERE o.room_no = orphans.room_no
-             RETURNING o.room_no, o.epoch",
-            args![&**node, limit as i64],
-        )?;
-        let mut epochs = std::collections::HashMap::with_capacity(rows.len());
-        for mut row in rows {
-            let no = row.int(0).map_err(StoreError::Postgres)?;
-            let epoch = row.int(1).map_err(StoreError::Postgres)?;
-            epochs.insert(no, epoch);
-        }
-        if epochs.is_empty() {
-            return Ok(Vec::new());
-        }
-        // Read after the update (a statement of its own sees every write
-        // committed before the owner's row was ours).
-        let nos: Vec<i64> = epochs.keys().copied().collect();
-        let numbered = conn.query(
-            "SELECT id, no FROM rooms WHERE no = ANY(?1)",
-            &[Arg::Ints(&nos)],
-        )?;
-        let mut by_id = std::collections::HashMap::with_capacity(numbered.len());
-        for mut row in numbered {
-            let id = row.text(0).map_err(StoreError::Postgres)?;
-            let no = row.int(1).map_err(StoreError::Postgres)?;
-            by_id.insert(id, epochs[&no]);
-        }
-        let rooms = load_unfinished_rooms_numbered(conn, &nos)?;
-        Ok(rooms
-            .into_iter()
-            .map(|room| {
-                let epoch = by_id.get(&room.room).copied().unwrap_or(0) as u64;
-                let lease = Lease {
-                    node: node.clone(),
-                    epoch,
-                };
-                (room, lease)
-            })
-            .collect())
+        let tournaments = claim_tournaments(conn, node, limit)?;
+        let rooms = claim_rooms(conn, node, limit)?;
+        Ok(Claimed { tournaments, rooms })
     })();
     finish(conn, done)
+}
+
+/// The rooms part of [`claim`], in its transaction.
+fn claim_rooms(
+    conn: &mut PgConn,
+    node: &Arc<str>,
+    limit: usize,
+) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
+    // Rows of dead nodes' rooms that finished without a fenced result (a
+    // result written by a single server, or before the row was made) own
+    // nothing: they go.
+    conn.exec(
+        "DELETE FROM room_owners o USING rooms r
+         WHERE o.room_no = r.no AND r.result IS NOT NULL
+           AND (o.node = ''
+                OR o.node IN (SELECT id FROM nodes
+                              WHERE expires_at < clock_timestamp() OR draining))",
+        args![],
+    )?;
+    // Only unfinished rooms have owners (a fenced result deletes its
+    // room's), and orphans are found through the dead nodes' index.
+    let rows = conn.query(
+        "WITH orphans AS (
+             SELECT o.room_no FROM room_owners o
+             WHERE o.node = ''
+                OR o.node IN (SELECT id FROM nodes
+                              WHERE (expires_at < clock_timestamp() OR draining)
+                                AND id <> ?1)
+             ORDER BY o.room_no
+             LIMIT ?2
+             FOR UPDATE OF o SKIP LOCKED
+         )
+         UPDATE room_owners o SET node = ?1, epoch = o.epoch + 1
+         FROM orphans WHERE o.room_no = orphans.room_no
+         RETURNING o.room_no, o.epoch",
+        args![&**node, limit as i64],
+    )?;
+    let mut epochs = std::collections::HashMap::with_capacity(rows.len());
+    for mut row in rows {
+        let no = row.int(0).map_err(StoreError::Postgres)?;
+        let epoch = row.int(1).map_err(StoreError::Postgres)?;
+        epochs.insert(no, epoch);
+    }
+    if epochs.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Read after the update (a statement of its own sees every write
+    // committed before the owner's row was ours).
+    let nos: Vec<i64> = epochs.keys().copied().collect();
+    let numbered = conn.query(
+        "SELECT id, no FROM rooms WHERE no = ANY(?1)",
+        &[Arg::Ints(&nos)],
+    )?;
+    let mut by_id = std::collections::HashMap::with_capacity(numbered.len());
+    for mut row in numbered {
+        let id = row.text(0).map_err(StoreError::Postgres)?;
+        let no = row.int(1).map_err(StoreError::Postgres)?;
+        by_id.insert(id, epochs[&no]);
+    }
+    let rooms = load_unfinished_rooms_numbered(conn, &nos)?;
+    Ok(rooms
+        .into_iter()
+        .map(|room| {
+            let epoch = by_id.get(&room.room).copied().unwrap_or(0);
+            (room, lease(node, epoch))
+        })
+        .collect())
+}
+
+/// The tournaments part of [`claim`], in its transaction: as for rooms.
+fn claim_tournaments(
+    conn: &mut PgConn,
+    node: &Arc<str>,
+    limit: usize,
+) -> Result<Vec<(StoredTournament, Lease)>, StoreError> {
+    conn.exec(
+        "DELETE FROM tournament_owners o USING tournaments t
+         WHERE o.tournament = t.id AND t.finished_at_ms IS NOT NULL
+           AND (o.node = ''
+                OR o.node IN (SELECT id FROM nodes
+                              WHERE expires_at < clock_timestamp() OR draining))",
+        args![],
+    )?;
+    let rows = conn.query(
+        "WITH orphans AS (
+             SELECT o.tournament FROM tournament_owners o
+             WHERE o.node = ''
+                OR o.node IN (SELECT id FROM nodes
+                              WHERE (expires_at < clock_timestamp() OR draining)
+                                AND id <> ?1)
+             ORDER BY o.tournament
+             LIMIT ?2
+             FOR UPDATE OF o SKIP LOCKED
+         )
+         UPDATE tournament_owners o SET node = ?1, epoch = o.epoch + 1
+         FROM orphans WHERE o.tournament = orphans.tournament
+         RETURNING o.tournament, o.epoch",
+        args![&**node, limit as i64],
+    )?;
+    let mut claimed = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let id = row.text(0).map_err(StoreError::Postgres)?;
+        let epoch = row.int(1).map_err(StoreError::Postgres)?;
+        claimed.push((id, epoch));
+    }
+    let mut out = Vec::with_capacity(claimed.len());
+    for (id, epoch) in claimed {
+        if let Some(stored) = tournaments::load(conn, &id)? {
+            out.push((stored, lease(node, epoch)));
+        }
+    }
+    Ok(out)
+}
+
+fn lease(node: &Arc<str>, epoch: i64) -> Lease {
+    Lease {
+        node: node.clone(),
+        epoch: epoch as u64,
+    }
+}
+
+/// The tournament `key` names (its id or its code, any case) and the live
+/// node that owns it; None when no live node does (unknown, finished, or
+/// being taken over).
+pub(super) fn tournament_owner_of(
+    conn: &mut PgConn,
+    key: &str,
+) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    let row = conn.query_one(
+        "SELECT t.id, o.node FROM tournaments t
+         JOIN tournament_owners o ON o.tournament = t.id
+         JOIN nodes n ON n.id = o.node
+         WHERE (t.id = ?1 OR t.code = ?2) AND t.finished_at_ms IS NULL
+           AND n.expires_at > clock_timestamp() AND NOT n.draining
+         LIMIT 1",
+        args![key, key.to_ascii_uppercase().as_str()],
+    )?;
+    let Some(mut row) = row else {
+        return Ok(None);
+    };
+    let tournament = row.text(0).map_err(StoreError::Postgres)?;
+    let node = row.text(1).map_err(StoreError::Postgres)?;
+    Ok(Some((tournament, node.into())))
 }
 
 /// Marks the node as draining: its rooms are for the taking at once (it has

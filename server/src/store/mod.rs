@@ -70,6 +70,7 @@ use std::time::{Duration, Instant};
 
 use grundy_protocol::wire::{
     Clock, Event, EventBody, MatchRecord, MatchResult, PlayerKind, RecordedMove, TournamentEvent,
+    TournamentEventBody,
 };
 use rusqlite::{Connection, TransactionBehavior};
 use serde_json::Value;
@@ -266,6 +267,19 @@ pub enum WriteOp {
 pub struct Lease {
     pub node: Arc<str>,
     pub epoch: u64,
+}
+
+/// What a node took over in one claim (see [`Cluster::claim`]).
+#[derive(Debug, Default)]
+pub struct Claimed {
+    pub tournaments: Vec<(StoredTournament, Lease)>,
+    pub rooms: Vec<(StoredRoom, Lease)>,
+}
+
+impl Claimed {
+    pub fn is_empty(&self) -> bool {
+        self.tournaments.is_empty() && self.rooms.is_empty()
+    }
 }
 
 impl WriteOp {
@@ -499,9 +513,10 @@ pub trait Cluster: Send + Sync {
     fn renew(&self) -> Result<(), StoreError>;
     /// Registers the node again under a new id (after a lost lease).
     fn rejoin(&self) -> Result<Arc<str>, StoreError>;
-    /// Takes up to `limit` rooms whose owner expired, drains, or never was:
-    /// each with its seats and log, and this node's lease on it.
-    fn claim_rooms(&self, limit: usize) -> Result<Vec<(StoredRoom, Lease)>, StoreError>;
+    /// Takes up to `limit` rooms and up to `limit` tournaments whose owner
+    /// expired, drains, or never was: each with its seats or players and its
+    /// log, and this node's lease on it.
+    fn claim(&self, limit: usize) -> Result<Claimed, StoreError>;
     /// The node is shutting down and has stopped its rooms: they are for the
     /// taking at once.
     fn drain(&self) -> Result<(), StoreError>;
@@ -509,6 +524,8 @@ pub trait Cluster: Send + Sync {
     fn identity(&self) -> (String, Vec<u8>);
     /// The room `key` (id or code) names, and the live node that owns it.
     fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
+    /// The tournament `key` (id or code) names, and the live node that owns it.
+    fn tournament_owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).
@@ -1119,12 +1136,23 @@ fn apply_op<'a, C: Sql>(
                 )));
             }
             let epoch = signed(room, "epoch", lease.epoch)?;
-            // A new room has no owner to check (its creation makes one);
-            // events are checked row by row by the trigger; anything else
-            // (seats, the result) asks the fence once, in this transaction.
-            let creates = op.ops().any(|op| matches!(op, WriteOp::CreateRoom { .. }));
+            // A new room or tournament has no owner to check (its creation
+            // makes one); a room's events are checked row by row by the
+            // trigger; anything else (seats, the result, a tournament's
+            // events) asks the fence once, in this transaction.
+            let creates = op.ops().any(|op| {
+                matches!(
+                    op,
+                    WriteOp::CreateRoom { .. } | WriteOp::CreateTournament { .. }
+                )
+            });
             let only_events = op.ops().all(|op| matches!(op, WriteOp::Event { .. }));
-            if !creates && !only_events {
+            let tournament = op
+                .ops()
+                .all(|op| matches!(op, WriteOp::TournamentEvent { .. }));
+            if tournament && !creates {
+                conn.exec("SELECT grundy_fence_tournament(?1, ?2)", args![room, epoch])?;
+            } else if !creates && !only_events {
                 let no = nos.get(conn, room)?;
                 conn.exec("SELECT grundy_fence(?1, ?2)", args![no, epoch])?;
             }
@@ -1307,14 +1335,23 @@ fn apply_op<'a, C: Sql>(
             settings,
             owner_token,
             created_at_ms,
-        } => tournaments::create(
-            conn,
-            tournament,
-            code,
-            settings,
-            owner_token,
-            *created_at_ms,
-        )?,
+        } => {
+            tournaments::create(
+                conn,
+                tournament,
+                code,
+                settings,
+                owner_token,
+                *created_at_ms,
+            )?;
+            if let Some(lease) = events.fence {
+                let epoch = signed(tournament, "epoch", lease.epoch)?;
+                conn.exec(
+                    "INSERT INTO tournament_owners (tournament, node, epoch) VALUES (?1, ?2, ?3)",
+                    args![tournament, &*lease.node, epoch],
+                )?;
+            }
+        }
         WriteOp::TournamentEvent {
             tournament,
             event,
@@ -1322,15 +1359,25 @@ fn apply_op<'a, C: Sql>(
             player_token,
             player_account,
             ratings,
-        } => tournaments::event(
-            conn,
-            tournament,
-            event,
-            *at_ms,
-            player_token,
-            *player_account,
-            ratings,
-        )?,
+        } => {
+            tournaments::event(
+                conn,
+                tournament,
+                event,
+                *at_ms,
+                player_token,
+                *player_account,
+                ratings,
+            )?;
+            // Only unfinished tournaments have owners.
+            if events.fence.is_some() && matches!(event.body, TournamentEventBody::Finished { .. })
+            {
+                conn.exec(
+                    "DELETE FROM tournament_owners WHERE tournament = ?1",
+                    args![tournament],
+                )?;
+            }
+        }
     }
     Ok(())
 }

@@ -33,7 +33,7 @@ use tokio::sync::oneshot;
 
 use super::sql::{in_read, PgConn};
 use super::{
-    accounts, cluster, lock, tournaments, AccountRow, Cluster, Lease, MatchStore, RatingRow,
+    accounts, cluster, lock, tournaments, AccountRow, Claimed, Cluster, MatchStore, RatingRow,
     StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
 };
 
@@ -307,7 +307,7 @@ impl Cluster for PgStore {
         Ok(id)
     }
 
-    fn claim_rooms(&self, limit: usize) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
+    fn claim(&self, limit: usize) -> Result<Claimed, StoreError> {
         let node = self.node()?;
         let id = lock(&node.id).clone();
         node.worker
@@ -329,6 +329,11 @@ impl Cluster for PgStore {
     fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError> {
         let key = key.to_owned();
         self.read(move |conn| cluster::owner_of(conn, &key))
+    }
+
+    fn tournament_owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError> {
+        let key = key.to_owned();
+        self.read(move |conn| cluster::tournament_owner_of(conn, &key))
     }
 }
 
@@ -590,6 +595,8 @@ fn migrate_alone(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use crate::store::tests::Place;
+    use crate::store::Lease;
+    use grundy_protocol::wire::{TournamentEvent, TournamentEventBody};
     use serde_json::json;
 
     fn create(room: &str) -> WriteOp {
@@ -811,11 +818,14 @@ mod tests {
         )
         .expect("a creates the room");
         put(&a, fenced(&first, event("r", 1, moved(0, 0), 2))).expect("a writes");
-        assert!(b.claim_rooms(10).expect("claim").is_empty(), "a is alive");
+        assert!(
+            b.claim(10).map(|c| c.rooms).expect("claim").is_empty(),
+            "a is alive"
+        );
 
         expire(&url, &Cluster::node(&a));
         assert!(lost(a.renew()), "a's lease ran out");
-        let claimed = b.claim_rooms(10).expect("claim");
+        let claimed = b.claim(10).map(|c| c.rooms).expect("claim");
         assert_eq!(claimed.len(), 1);
         let (room, second) = &claimed[0];
         assert_eq!((room.room.as_str(), second.epoch), ("r", 2));
@@ -829,9 +839,12 @@ mod tests {
 
         let again = a.rejoin().expect("a rejoins");
         assert_ne!(again, first.node);
-        assert!(a.claim_rooms(10).expect("claim").is_empty(), "b is alive");
+        assert!(
+            a.claim(10).map(|c| c.rooms).expect("claim").is_empty(),
+            "b is alive"
+        );
         b.drain().expect("drain");
-        let back = a.claim_rooms(10).expect("claim");
+        let back = a.claim(10).map(|c| c.rooms).expect("claim");
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].1.epoch, 3);
         assert_eq!(back[0].0.events.len(), 2);
@@ -860,12 +873,18 @@ mod tests {
         put(&a, fenced(&lease(&a, 1), create_at("r", 1))).expect("create");
         a.drain().expect("drain");
         b.drain().expect("drain");
-        assert!(matches!(b.claim_rooms(10), Err(StoreError::LeaseLost(_))));
+        assert!(matches!(
+            b.claim(10).map(|c| c.rooms),
+            Err(StoreError::LeaseLost(_))
+        ));
         let c = node(&url);
         expire(&url, &Cluster::node(&c));
-        assert!(matches!(c.claim_rooms(10), Err(StoreError::LeaseLost(_))));
+        assert!(matches!(
+            c.claim(10).map(|c| c.rooms),
+            Err(StoreError::LeaseLost(_))
+        ));
         c.rejoin().expect("rejoin");
-        assert_eq!(c.claim_rooms(10).expect("claim").len(), 1);
+        assert_eq!(c.claim(10).map(|c| c.rooms).expect("claim").len(), 1);
     }
 
     /// A room's fenced result lets its owner go: nobody claims a finished
@@ -892,7 +911,7 @@ mod tests {
             .get(0);
         assert_eq!(owners, 0);
         a.drain().expect("drain");
-        assert!(b.claim_rooms(10).expect("claim").is_empty());
+        assert!(b.claim(10).map(|c| c.rooms).expect("claim").is_empty());
         assert!(lost(put(&a, fenced(&of_a, finish))));
     }
 
@@ -907,7 +926,7 @@ mod tests {
             put(&a, fenced(&of_a, create_at(room, 1))).expect("create");
         }
         expire(&url, &Cluster::node(&a));
-        let claimed = b.claim_rooms(1).expect("claim one");
+        let claimed = b.claim(1).map(|c| c.rooms).expect("claim one");
         assert_eq!(claimed[0].0.room, "r1");
         let held = a.hold();
         let refused = a.write(fenced(&of_a, event("r1", 1, moved(0, 0), 2)));
@@ -934,18 +953,113 @@ mod tests {
             &[],
         )
         .expect("the old owner's epoch still holds");
-        assert!(b.claim_rooms(10).expect("claim").is_empty(), "skipped");
+        assert!(
+            b.claim(10).map(|c| c.rooms).expect("claim").is_empty(),
+            "skipped"
+        );
         open.commit().expect("commit");
-        assert_eq!(b.claim_rooms(10).expect("claim").len(), 1);
+        assert_eq!(b.claim(10).map(|c| c.rooms).expect("claim").len(), 1);
     }
 
-    /// A single server's rooms become the cluster's when its nodes start; a
-    /// single server and a node never share a database.
+    fn create_tournament(id: &str) -> WriteOp {
+        WriteOp::CreateTournament {
+            tournament: id.into(),
+            code: format!("T{}", id.to_uppercase()),
+            settings: json!({"format": "swiss", "family": "nim", "rounds": 1}),
+            owner_token: "owner".into(),
+            created_at_ms: 1,
+        }
+    }
+
+    fn tournament_event(id: &str, seq: u64, body: TournamentEventBody) -> WriteOp {
+        let registers = matches!(body, TournamentEventBody::Registered { .. });
+        WriteOp::TournamentEvent {
+            tournament: id.into(),
+            event: TournamentEvent { seq, body },
+            at_ms: 1000 + seq,
+            // A registration carries its player's token.
+            player_token: registers.then(|| format!("tok{seq}")),
+            player_account: None,
+            ratings: Vec::new(),
+        }
+    }
+
+    fn owner_rows(url: &str, tournament: &str) -> i64 {
+        raw(url)
+            .query_one(
+                "SELECT count(*) FROM tournament_owners WHERE tournament = $1",
+                &[&tournament],
+            )
+            .expect("count")
+            .get(0)
+    }
+
+    /// A tournament is owned as a room is: made by its creator (found
+    /// through its code on any node), claimed with its whole log when the
+    /// creator's lease runs out, every later write of the old owner refused;
+    /// once finished it has no owner and nobody claims it.
     #[test]
-    fn a_single_servers_rooms_pass_to_the_cluster() {
+    fn a_tournament_passes_to_another_node_and_its_old_owner_writes_no_more() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        let first = lease(&a, 1);
+        put(&a, fenced(&first, create_tournament("t1"))).expect("a creates it");
+        let registered = TournamentEventBody::Registered {
+            player: 0,
+            name: "ada".into(),
+            player_kind: None,
+        };
+        put(&a, fenced(&first, tournament_event("t1", 1, registered))).expect("a writes");
+        assert_eq!(
+            b.tournament_owner_of("tt1").expect("read"),
+            Some(("t1".to_owned(), Cluster::node(&a))),
+            "found by its code, any case"
+        );
+        assert!(b.claim(10).expect("claim").is_empty(), "a is alive");
+
+        expire(&url, &Cluster::node(&a));
+        assert_eq!(
+            b.tournament_owner_of("t1").expect("read"),
+            None,
+            "a is gone"
+        );
+        let claimed = b.claim(10).expect("claim");
+        assert_eq!(claimed.tournaments.len(), 1);
+        let (stored, second) = &claimed.tournaments[0];
+        assert_eq!((stored.tournament.as_str(), second.epoch), ("t1", 2));
+        assert_eq!(stored.events.len(), 1, "the log as a left it");
+        assert_eq!(stored.players.len(), 1);
+        let started = TournamentEventBody::Started { rounds: 1 };
+        assert!(lost(put(
+            &a,
+            fenced(&first, tournament_event("t1", 2, started.clone()))
+        )));
+        put(&b, fenced(second, tournament_event("t1", 2, started))).expect("b writes");
+
+        let finished = TournamentEventBody::Finished {
+            standings: Vec::new(),
+            ended_early: None,
+        };
+        put(&b, fenced(second, tournament_event("t1", 3, finished))).expect("b finishes it");
+        assert_eq!(
+            owner_rows(&url, "t1"),
+            0,
+            "a finished tournament has no owner"
+        );
+        assert_eq!(b.tournament_owner_of("t1").expect("read"), None);
+        b.drain().expect("drain");
+        let c = node(&url);
+        assert!(c.claim(10).expect("claim").is_empty(), "nothing to take");
+    }
+
+    /// A single server's rooms and tournaments become the cluster's when its
+    /// nodes start; a single server and a node never share a database.
+    #[test]
+    fn a_single_servers_rooms_and_tournaments_pass_to_the_cluster() {
         let Some(url) = database() else { return };
         let single = PgStore::open(&url).expect("open");
         put(&single, create_at("old", 1)).expect("create");
+        put(&single, create_tournament("t-old")).expect("create a tournament");
         assert!(matches!(
             PgStore::open_node(&url, Duration::from_secs(30)),
             Err(StoreError::InUse { .. })
@@ -954,9 +1068,20 @@ mod tests {
         drop(single);
         let a = node(&url);
         assert!(matches!(PgStore::open(&url), Err(StoreError::InUse { .. })));
-        let claimed = a.claim_rooms(10).expect("claim");
-        assert_eq!(claimed.len(), 1);
-        assert_eq!(claimed[0].1.epoch, 1);
-        put(&a, fenced(&claimed[0].1, event("old", 1, moved(0, 0), 2))).expect("a writes");
+        let Claimed { tournaments, rooms } = a.claim(10).expect("claim");
+        assert_eq!(rooms.len(), 1);
+        assert_eq!(rooms[0].1.epoch, 1);
+        put(&a, fenced(&rooms[0].1, event("old", 1, moved(0, 0), 2))).expect("a writes");
+        assert_eq!(tournaments.len(), 1);
+        assert_eq!(
+            (tournaments[0].0.tournament.as_str(), tournaments[0].1.epoch),
+            ("t-old", 1)
+        );
+        let started = TournamentEventBody::Started { rounds: 1 };
+        put(
+            &a,
+            fenced(&tournaments[0].1, tournament_event("t-old", 1, started)),
+        )
+        .expect("a writes the tournament");
     }
 }

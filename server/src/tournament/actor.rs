@@ -24,12 +24,16 @@ use crate::player::Player as Entrant;
 use crate::ratings::{Rated, RatedGame, Ratings};
 use crate::refusal::{refuse, Refusal};
 use crate::room::{EndHook, RoomCmd};
-use crate::store::{now_ms, MatchStore, RatingRow, WriteOp};
-use crate::task::{committed, sleep_until, Ending, OnExit, Pending};
+use crate::store::{now_ms, Lease, MatchStore, RatingRow, StoreError, WriteOp};
+use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long to wait before trying again after a failed step (a full server,
 /// a failed write).
 const RETRY: Duration = Duration::from_secs(1);
+
+/// In a cluster, how often a tournament reads the results of its games that
+/// another node's rooms play (after a takeover split them from it).
+const POLL_REMOTE_GAMES: Duration = Duration::from_secs(1);
 
 /// What a connection asks of a tournament. Answers go to `outbox`.
 pub enum TournamentCmd {
@@ -110,6 +114,13 @@ pub struct Tournament {
     /// `abandon` it ends, so forgotten tournaments do not pile up.
     abandoned_since: Option<Instant>,
     finished_at: Option<Instant>,
+    /// This node's lease on the tournament, in a cluster: every write carries it.
+    lease: Option<Lease>,
+    /// A write was refused for the lease: another node owns the tournament
+    /// now, and this task answers what is queued and ends.
+    moved: bool,
+    /// When to read again the results of games another node plays.
+    poll_at: Option<Instant>,
 }
 
 /// Whether a game ended this way was played out (and so is rated): by the
@@ -119,6 +130,15 @@ fn played(reason: EndReason) -> bool {
         reason,
         EndReason::Rules | EndReason::Resign | EndReason::Flag
     )
+}
+
+/// A game whose room is gone without a result cannot be played on: nobody
+/// wins it.
+fn abandoned() -> MatchResult {
+    MatchResult {
+        winner: None,
+        reason: EndReason::Abort,
+    }
 }
 
 /// The hook a game's room calls with its result.
@@ -134,6 +154,7 @@ impl Tournament {
         owner_token: String,
         results: mpsc::UnboundedSender<GameEnd>,
         services: Services,
+        lease: Option<Lease>,
     ) -> Tournament {
         let summary = Arc::new(Mutex::new(core.summary()));
         Tournament {
@@ -151,6 +172,9 @@ impl Tournament {
             reconcile_pending: false,
             abandoned_since: None,
             finished_at: None,
+            lease,
+            moved: false,
+            poll_at: None,
         }
     }
 
@@ -182,7 +206,7 @@ impl Tournament {
             self.finished_at = Some(Instant::now());
         }
         self.note_followers();
-        self.reconcile().await;
+        self.reconcile(true).await;
         self.advance().await;
         loop {
             let linger = ending.linger_until(self.finished_at, self.services.config.linger);
@@ -195,10 +219,14 @@ impl Tournament {
                     None => break,
                 },
                 Some((room, result)) = results.recv() => self.game_ended(&room, result).await,
+                _ = sleep_until(self.poll_at) => {
+                    self.poll_at = None;
+                    self.reconcile(false).await;
+                }
                 _ = sleep_until(self.retry_at) => {
                     self.retry_at = None;
                     if self.reconcile_pending {
-                        self.reconcile().await;
+                        self.reconcile(true).await;
                     }
                     for (room, result, rows) in std::mem::take(&mut self.unsettled) {
                         self.settle(&room, result, rows).await;
@@ -211,6 +239,17 @@ impl Tournament {
             self.note_followers();
             if let Ok(mut s) = self.summary.lock() {
                 *s = self.core.summary();
+            }
+            if self.moved && !commands.is_closed() {
+                // What is queued still gets its answer (the same refusal),
+                // then everyone following is disconnected, to rejoin where
+                // the tournament is now.
+                commands.close();
+                self.retry_at = None;
+                self.poll_at = None;
+                for outbox in self.watchers.values() {
+                    outbox.kick.cancel();
+                }
             }
         }
     }
@@ -247,13 +286,19 @@ impl Tournament {
         }
     }
 
-    /// After a restart: a game whose room finished while this tournament was
-    /// not listening (or whose room could not be brought back) is settled from
-    /// the store; a game of a player who withdrew is resigned for them again
-    /// (the resignation may not have been recorded before the restart). A
-    /// store that cannot be read is tried again later.
-    async fn reconcile(&mut self) {
-        self.reconcile_pending = false;
+    /// After a restart (`restarted`): a game whose room finished while this
+    /// tournament was not listening (or whose room could not be brought back)
+    /// is settled from the store; a game of a player who withdrew is resigned
+    /// for them again (the resignation may not have been recorded before the
+    /// restart). A store that cannot be read is tried again later. In a
+    /// cluster, a game whose room another node plays is read again every
+    /// [`POLL_REMOTE_GAMES`] until it has a result (that node's room cannot
+    /// report to this one).
+    async fn reconcile(&mut self, restarted: bool) {
+        if restarted {
+            self.reconcile_pending = false;
+        }
+        let clustered = self.lease.is_some();
         let running: Vec<TournamentGame> = self
             .core
             .games
@@ -266,37 +311,51 @@ impl Tournament {
                 continue;
             };
             if let Some((_, tx)) = self.services.lobby.find(&room) {
-                for (seat, &player) in game.players.iter().enumerate() {
-                    if self.core.players[player as usize].withdrawn {
-                        let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                if restarted {
+                    for (seat, &player) in game.players.iter().enumerate() {
+                        if self.core.players[player as usize].withdrawn {
+                            let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                        }
                     }
                 }
                 continue;
             }
             let store = self.services.store.clone();
             let key = room.clone();
-            let result = match tokio::task::spawn_blocking(move || store.record(&key)).await {
-                Ok(Ok(Some(record))) => record.result,
-                Ok(Ok(None)) => None,
+            let read = tokio::task::spawn_blocking(move || store.record(&key)).await;
+            let result = match read {
+                Ok(Ok(Some(record))) => match record.result {
+                    Some(result) => result,
+                    // Unfinished, on another node (or about to be taken
+                    // over by one): asked again.
+                    None if clustered => {
+                        self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
+                        continue;
+                    }
+                    None => abandoned(),
+                },
+                Ok(Ok(None)) => abandoned(),
                 Ok(Err(e)) => {
                     tracing::warn!(tournament = %self.core.id, room, "cannot read the game: {e}");
-                    self.reconcile_pending = true;
-                    self.retry_at = Some(Instant::now() + RETRY);
+                    self.poll_again(restarted);
                     continue;
                 }
                 Err(_) => {
-                    self.reconcile_pending = true;
-                    self.retry_at = Some(Instant::now() + RETRY);
+                    self.poll_again(restarted);
                     continue;
                 }
             };
-            // A room that is gone without a result cannot be played on:
-            // nobody wins it.
-            let result = result.unwrap_or(MatchResult {
-                winner: None,
-                reason: EndReason::Abort,
-            });
             self.game_ended(&room, result).await;
+        }
+    }
+
+    /// A read of [`reconcile`](Self::reconcile) failed: tried again later.
+    fn poll_again(&mut self, restarted: bool) {
+        if restarted {
+            self.reconcile_pending = true;
+            self.retry_at = Some(Instant::now() + RETRY);
+        } else {
+            self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
         }
     }
 
@@ -502,7 +561,7 @@ impl Tournament {
             player_kind: entrant.kind,
         };
         let event = self.next_event(body);
-        let done = self.services.store.write(WriteOp::TournamentEvent {
+        let done = self.store(WriteOp::TournamentEvent {
             tournament: self.core.id.clone(),
             event: event.clone(),
             at_ms: now_ms(),
@@ -510,7 +569,7 @@ impl Tournament {
             player_account: entrant.account,
             ratings: Vec::new(),
         });
-        committed(done, &self.core.id).await?;
+        self.committed(done).await?;
         self.core.players.push(Player {
             name,
             token: token.clone(),
@@ -809,7 +868,7 @@ impl Tournament {
             }
             None => self.rate_round(round),
         };
-        match committed(done, &self.core.id).await {
+        match self.committed(done).await {
             Ok(()) => {
                 self.publish(event);
                 Ok(())
@@ -898,7 +957,7 @@ impl Tournament {
         done: Pending,
         rows: Vec<RatingRow>,
     ) {
-        if let Err((_, message)) = committed(done, &self.core.id).await {
+        if let Err((_, message)) = self.committed(done).await {
             // The room is finished and will not report again: keep the
             // result and try again.
             tracing::error!(tournament = %self.core.id, room, "game result not recorded: {message}");
@@ -955,14 +1014,30 @@ impl Tournament {
         let event = self.next_event(body);
         let seq = event.seq;
         let done = self.write(&event, ratings);
-        committed(done, &self.core.id).await?;
+        self.committed(done).await?;
         self.publish(event);
         Ok(seq)
     }
 
+    /// Queues a write of this tournament, under its lease when it has one.
+    fn store(&self, op: WriteOp) -> Pending {
+        self.services.store.write(op.fenced(self.lease.as_ref()))
+    }
+
+    /// Waits for a write; one refused for the lease marks the tournament
+    /// as moved to another node.
+    async fn committed(&mut self, done: Pending) -> Result<(), Refusal> {
+        let answer = done.await;
+        if matches!(answer, Ok(Err(StoreError::LeaseLost(_)))) && !self.moved {
+            tracing::warn!(tournament = %self.core.id, "another node owns the tournament now; this one lets it go");
+            self.moved = true;
+        }
+        outcome(answer, &self.core.id)
+    }
+
     /// Queues an event (and the rating rows it brings) for the store.
     fn write(&self, event: &TournamentEvent, ratings: Vec<RatingRow>) -> Pending {
-        self.services.store.write(WriteOp::TournamentEvent {
+        self.store(WriteOp::TournamentEvent {
             tournament: self.core.id.clone(),
             event: event.clone(),
             at_ms: now_ms(),

@@ -15,7 +15,7 @@ use super::state::{Core, Player};
 use crate::directory::{self, Directory, Registry};
 use crate::refusal::Refusal;
 use crate::room::EndHook;
-use crate::store::{now_ms, StoreError, StoredTournament, WriteOp};
+use crate::store::{now_ms, Lease, StoreError, StoredTournament, WriteOp};
 use crate::task::outcome;
 
 /// Commands queued for one tournament before senders wait.
@@ -89,15 +89,21 @@ impl Tournaments {
         // A code may be a finished tournament's in the store (codes are never
         // reused): try another.
         let mut attempts = 0;
+        // In a cluster, the node that creates a tournament owns it, at epoch 1.
+        let lease = self.services.store.cluster().map(|cluster| Lease {
+            node: cluster.node(),
+            epoch: 1,
+        });
         let (id, code) = loop {
             let (id, code) = self.fresh_ids()?;
-            let done = self.services.store.write(WriteOp::CreateTournament {
+            let create = WriteOp::CreateTournament {
                 tournament: id.clone(),
                 code: code.clone(),
                 settings: settings_json.clone(),
                 owner_token: owner_token.clone(),
                 created_at_ms: now_ms(),
-            });
+            };
+            let done = self.services.store.write(create.fenced(lease.as_ref()));
             match done.await {
                 Ok(Err(StoreError::DuplicateTournamentCode { .. })) if attempts < 5 => {
                     attempts += 1
@@ -110,7 +116,7 @@ impl Tournaments {
         };
         let core = Core::new(id.clone(), code.clone(), settings);
         let state = core.state(|p| self.services.ratings.of(&core.game, p));
-        let (tx, restored) = self.register(core, owner_token.clone());
+        let (tx, restored) = self.register(core, owner_token.clone(), lease);
         self.spawn(restored);
         Ok(Created {
             tournament: id,
@@ -148,12 +154,18 @@ impl Tournaments {
         self: &Arc<Self>,
         core: Core,
         owner_token: String,
+        lease: Option<Lease>,
     ) -> (mpsc::Sender<TournamentCmd>, Restored) {
         let (tx, commands) = mpsc::channel(QUEUE);
         let (results_tx, results) = mpsc::unbounded_channel();
         let (id, code) = (core.id.clone(), core.code.clone());
-        let tournament =
-            Tournament::new(core, owner_token, results_tx.clone(), self.services.clone());
+        let tournament = Tournament::new(
+            core,
+            owner_token,
+            results_tx.clone(),
+            self.services.clone(),
+            lease,
+        );
         let generation = self.map().insert(
             id,
             code,
@@ -241,14 +253,36 @@ impl Tournaments {
         for stored in self.services.store.load_unfinished_tournaments()? {
             let id = stored.tournament.clone();
             match rebuild(stored) {
-                Ok((core, owner_token)) => out.push(self.register(core, owner_token).1),
+                Ok((core, owner_token)) => out.push(self.register(core, owner_token, None).1),
                 Err(e) => tracing::error!(tournament = %id, "not restored: {e}"),
             }
         }
         Ok(out)
     }
 
-    /// Drops every queue so the tasks end (shutdown).
+    /// Brings back tournaments a cluster's node took over, each under its
+    /// lease (their game rooms' results are read from the store, wherever
+    /// the rooms are). Returns how many; the tasks are started.
+    pub fn bring_back(self: &Arc<Self>, claimed: Vec<(StoredTournament, Lease)>) -> usize {
+        let mut count = 0;
+        for (stored, lease) in claimed {
+            let id = stored.tournament.clone();
+            match rebuild(stored) {
+                Ok((core, owner_token)) => {
+                    let (_, restored) = self.register(core, owner_token, Some(lease));
+                    self.spawn(restored);
+                    count += 1;
+                }
+                Err(e) => tracing::error!(tournament = %id, "not taken over: {e}"),
+            }
+        }
+        count
+    }
+
+    /// Drops every queue so the tasks end: at shutdown, or when a cluster's
+    /// node lost its lease (other nodes may own its tournaments by now; each
+    /// answers what is queued and ends, and its writes are refused once
+    /// another node owns it).
     pub fn close(&self) {
         self.map().clear();
     }
