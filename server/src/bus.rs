@@ -35,9 +35,11 @@ use sha2::Sha256;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
+use crate::accounts::cluster::AccountChange;
 use crate::connection::{self, Request, Shared};
 use crate::outbox::{ConnId, Frames, Outbox};
 use crate::room::RoomCmd;
+use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
 
 /// How long a node waits for the owner to take a forwarded command.
@@ -230,6 +232,16 @@ impl Bus {
             .subscribe(format!("{}.lobby", bus.prefix))
             .await?;
         tokio::spawn(bus.clone().lobby_asked(lobby));
+        let accounts = bus
+            .client
+            .subscribe(format!("{}.accounts", bus.prefix))
+            .await?;
+        tokio::spawn(bus.clone().account_changes(accounts));
+        let ratings = bus
+            .client
+            .subscribe(format!("{}.ratings", bus.prefix))
+            .await?;
+        tokio::spawn(bus.clone().ratings_computed(ratings));
         bus.serve(node).await?;
         bus.client.flush().await?;
         Ok(bus)
@@ -239,6 +251,14 @@ impl Bus {
     /// server's shared state exists), and the lobby the other nodes' rooms.
     pub fn attach(self: &Arc<Self>, shared: &Arc<Shared>) {
         let _ = self.shared.set(Arc::downgrade(shared));
+        let bus = Arc::downgrade(self);
+        shared.accounts.announce_with(Box::new(move |change| {
+            tell_others(&bus, "accounts", change)
+        }));
+        let bus = Arc::downgrade(self);
+        shared
+            .ratings
+            .announce_with(Box::new(move |rows| tell_others(&bus, "ratings", rows)));
         let bus = Arc::downgrade(self);
         shared.lobby.list_others(Box::new(move || {
             let bus = bus.clone();
@@ -352,6 +372,41 @@ impl Bus {
                     last: i + 1 == count,
                 };
                 let _ = self.client.publish(reply.clone(), self.seal(&part)).await;
+            }
+        }
+    }
+
+    /// Other nodes' account changes, taken into this node's accounts (its
+    /// own are skipped).
+    async fn account_changes(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        while let Some(message) = subscription.next().await {
+            let Some((from, change)) =
+                self.open::<AccountChange>(&message.payload, "account change")
+            else {
+                continue;
+            };
+            if from == self.me {
+                continue;
+            }
+            let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+                continue;
+            };
+            shared.accounts.changed_elsewhere(change).await;
+        }
+    }
+
+    /// Ratings other nodes computed, taken into this node's table.
+    async fn ratings_computed(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        while let Some(message) = subscription.next().await {
+            let Some((from, rows)) = self.open::<Vec<RatingRow>>(&message.payload, "ratings")
+            else {
+                continue;
+            };
+            if from == self.me {
+                continue;
+            }
+            if let Some(shared) = self.shared.get().and_then(Weak::upgrade) {
+                shared.ratings.absorb(rows);
             }
         }
     }
@@ -747,6 +802,18 @@ fn open<T: serde::de::DeserializeOwned>(
         ));
     }
     Ok((envelope.from, envelope.body))
+}
+
+/// Sends `body` to every other node on `{prefix}.{subject}`, without waiting
+/// (a change this node made).
+fn tell_others<T: Serialize + Send + 'static>(bus: &Weak<Bus>, subject: &'static str, body: T) {
+    let Some(bus) = bus.upgrade() else { return };
+    tokio::spawn(async move {
+        let to = format!("{}.{subject}", bus.prefix);
+        if let Err(e) = bus.client.publish(to, bus.seal(&body)).await {
+            tracing::warn!("bus: cannot tell the other nodes ({subject}): {e}");
+        }
+    });
 }
 
 /// A remote connection ended: its rooms and tournaments hear it is gone,

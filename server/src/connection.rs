@@ -576,45 +576,54 @@ impl Conn {
             return None;
         }
         match msg {
+            // In a cluster, the token is read again first (another node may
+            // have made or revoked it), which waits.
+            ClientMsg::Hello { token: Some(_), .. } if self.shared.accounts.clustered() => {
+                return Some(msg)
+            }
             ClientMsg::Hello {
                 id,
                 version,
                 name,
                 token,
-            } => {
-                if version != PROTOCOL_VERSION {
-                    self.error(
-                        id,
-                        ErrorCode::BadVersion,
-                        format!(
-                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
-                        ),
-                    );
-                    return None;
-                }
-                let (account, token) = match self.hello(name, token) {
-                    Ok(Some((account, token))) => (Some(account), Some(token)),
-                    Ok(None) => (None, None),
-                    Err(refused) => {
-                        self.reply(refused.answer(id));
-                        return None;
-                    }
-                };
-                self.hello = true;
-                self.reply(ServerMsg::Welcome {
-                    id,
-                    version: PROTOCOL_VERSION,
-                    server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
-                    limits: self.shared.config.limits.clone(),
-                    name: self.player.name.clone().unwrap_or_default(),
-                    account,
-                    token,
-                });
-            }
+            } => self.greet(id, version, name, token),
             ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
             other => return Some(other),
         }
         None
+    }
+
+    /// Answers `hello`: `welcome`, or why not.
+    fn greet(
+        &mut self,
+        id: Option<RequestId>,
+        version: u32,
+        name: Option<String>,
+        token: Option<String>,
+    ) {
+        if version != PROTOCOL_VERSION {
+            self.error(
+                id,
+                ErrorCode::BadVersion,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}, not {version}"),
+            );
+            return;
+        }
+        let (account, token) = match self.hello(name, token) {
+            Ok(Some((account, token))) => (Some(account), Some(token)),
+            Ok(None) => (None, None),
+            Err(refused) => return self.reply(refused.answer(id)),
+        };
+        self.hello = true;
+        self.reply(ServerMsg::Welcome {
+            id,
+            version: PROTOCOL_VERSION,
+            server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
+            limits: self.shared.config.limits.clone(),
+            name: self.player.name.clone().unwrap_or_default(),
+            account,
+            token,
+        });
     }
 
     /// Whether `msg` is a command for a room or tournament this node does
@@ -637,6 +646,17 @@ impl Conn {
             | ClientMsg::CreateToken { .. }
             | ClientMsg::ListTokens { .. }
             | ClientMsg::RevokeToken { .. } => self.dispatch_account(msg).await,
+            ClientMsg::Hello {
+                id,
+                version,
+                name,
+                token,
+            } => {
+                if let Some(token) = &token {
+                    self.shared.accounts.recall_token(token).await;
+                }
+                self.greet(id, version, name, token)
+            }
             ClientMsg::ListRooms { id, limit, offset } => {
                 let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
                 if !(1..=MAX_LISTED_ROOMS).contains(&limit) {

@@ -12,10 +12,12 @@
 //! they are kept under [`POOLED_HEAPS`], listed, never moved. The table lives
 //! in memory, loaded from the store at start; every change is computed and
 //! queued for the store under one lock, so concurrent tournaments write a
-//! player's rows in the order they were computed.
+//! player's rows in the order they were computed. A cluster's nodes send
+//! each other the rows they compute (over the bus), so that each rates from
+//! the others' latest figures and lists them.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use grundy_protocol::wire::{PlayerKind, PlayerRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
@@ -80,10 +82,14 @@ pub struct RatedGame<'a> {
 
 type Table = HashMap<String, HashMap<Holder, PlayerRating>>;
 
+/// Where a cluster's node sends the rows it computes.
+pub type Announcer = Box<dyn Fn(Vec<RatingRow>) + Send + Sync>;
+
 #[derive(Default)]
 pub struct Ratings {
     /// game -> holder -> rating.
     table: Mutex<Table>,
+    announcer: OnceLock<Announcer>,
 }
 
 fn fresh(player: &Rated<'_>) -> PlayerRating {
@@ -110,20 +116,28 @@ fn as_glicko(r: &PlayerRating) -> Glicko2Rating {
 impl Ratings {
     pub fn new(rows: Vec<RatingRow>) -> Ratings {
         let ratings = Ratings::default();
-        {
-            let mut table = ratings.table();
-            for row in rows {
-                let holder = match row.account {
-                    Some(id) => Holder::Account(id),
-                    None => Holder::Unclaimed(row.rating.player.clone()),
-                };
-                table
-                    .entry(row.game)
-                    .or_default()
-                    .insert(holder, row.rating);
-            }
-        }
+        ratings.absorb(rows);
         ratings
+    }
+
+    /// Takes `rows` in as they are (loaded, or another node's).
+    pub fn absorb(&self, rows: Vec<RatingRow>) {
+        let mut table = self.table();
+        for row in rows {
+            let holder = match row.account {
+                Some(id) => Holder::Account(id),
+                None => Holder::Unclaimed(row.rating.player.clone()),
+            };
+            table
+                .entry(row.game)
+                .or_default()
+                .insert(holder, row.rating);
+        }
+    }
+
+    /// Sends every row this node computes to `announce` (once).
+    pub fn announce_with(&self, announce: Announcer) {
+        let _ = self.announcer.set(announce);
     }
 
     fn table(&self) -> MutexGuard<'_, Table> {
@@ -234,6 +248,9 @@ impl Ratings {
             if let Some(account) = row.account {
                 known.insert(Holder::Account(account), row.rating.clone());
             }
+        }
+        if let Some(announce) = self.announcer.get() {
+            announce(rows.clone());
         }
         persist(rows)
     }

@@ -690,3 +690,131 @@ async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
     });
     assert!(took_over, "another node took the running tournament over");
 }
+
+/// An account is the cluster's: made on one node, it logs in on another and
+/// its token opens a connection on a third; a name taken on one node is
+/// taken on all; a token revoked on one node stops working on the others,
+/// on connections already open too.
+#[tokio::test]
+async fn an_account_made_on_one_node_works_on_every_node() {
+    let Some([one, two, three]) = three_nodes().await else {
+        return;
+    };
+    let mut ada = Peer::connect(&one.url, "guest").await;
+    let created = ada
+        .request(
+            json!({"type": "create_account", "username": "ada", "password": "analytical engine"}),
+        )
+        .await;
+    assert_eq!(created["type"], "account_created", "{created}");
+    let mut other = Peer::connect(&two.url, "guest").await;
+    let taken = other
+        .request(json!({"type": "create_account", "username": "ADA", "password": "another one"}))
+        .await;
+    assert_eq!(taken["code"], "name_taken", "{taken}");
+
+    // Logged in on node two; the token opens a connection on node three.
+    let login = other
+        .request(json!({"type": "login", "username": "ada", "password": "analytical engine"}))
+        .await;
+    assert_eq!(login["type"], "token", "{login}");
+    let token = login["token"].as_str().expect("token").to_owned();
+    let mut on_three = Peer::try_connect(&three.url, "x").await.expect("connects");
+    let welcome = on_three
+        .request(json!({"type": "hello", "version": 1, "token": token}))
+        .await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    assert_eq!(welcome["account"]["username"], "ada", "{welcome}");
+
+    // Revoked on node two: node three's open connection may no longer play,
+    // and a new one is refused.
+    let mut on_two = Peer::try_connect(&two.url, "x").await.expect("connects");
+    let hello = on_two
+        .request(json!({"type": "hello", "version": 1, "token": token}))
+        .await;
+    assert_eq!(hello["type"], "welcome", "{hello}");
+    let revoked = on_two.request(json!({"type": "revoke_token"})).await;
+    assert_eq!(revoked["type"], "token_revoked", "{revoked}");
+    let asked = Instant::now();
+    loop {
+        let made = on_three
+            .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [1]}}))
+            .await;
+        if made["code"] == "unauthorized" {
+            assert!(
+                made["message"].as_str().unwrap_or("").contains("revoked"),
+                "{made}"
+            );
+            break;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "still works on node three: {made}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut again = Peer::try_connect(&one.url, "x").await.expect("connects");
+    let refused = again
+        .request(json!({"type": "hello", "version": 1, "token": token}))
+        .await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
+}
+
+/// A rated tournament on one node moves ratings that every node lists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ratings_computed_on_one_node_are_listed_on_every_node() {
+    let Some([one, two, three]) = three_nodes().await else {
+        return;
+    };
+    // Two bot accounts, made and logged in on node one.
+    let mut tokens = Vec::new();
+    let mut maker = Peer::connect(&one.url, "guest").await;
+    for name in ["bot-perfect-01", "bot-perfect-02"] {
+        let made = maker
+            .request(json!({"type": "create_account", "username": name, "password": "a long password", "kind": "bot"}))
+            .await;
+        assert_eq!(made["type"], "account_created", "{made}");
+        let login = maker
+            .request(json!({"type": "login", "username": name, "password": "a long password"}))
+            .await;
+        tokens.push(login["token"].as_str().expect("token").to_owned());
+    }
+    // A rated round robin of the two, made and played through node two.
+    let settings = serde_json::from_value::<TournamentSettings>(json!({
+        "format": "round_robin", "spec": {"game": "nim", "heaps": [3, 4, 5]}, "rated": true,
+        "clock": {"initial_ms": 30000, "increment_ms": 0}}))
+    .expect("settings");
+    let outcome = run_field(
+        Field {
+            url: two.url.clone(),
+            join: None,
+            settings,
+            players: 2,
+            levels: vec![Level::Perfect],
+            seed: 3,
+            tokens,
+        },
+        |_| {},
+    )
+    .await
+    .expect("played to the end");
+    assert_eq!(outcome.state.status, TournamentStatus::Finished);
+
+    let mut reader = Peer::connect(&three.url, "reader").await;
+    let asked = Instant::now();
+    loop {
+        let listed = reader
+            .request(json!({"type": "get_ratings", "game": "nim"}))
+            .await;
+        let ratings = listed["ratings"].as_array().cloned().unwrap_or_default();
+        let games: Vec<u64> = ratings.iter().filter_map(|r| r["games"].as_u64()).collect();
+        if games == [2, 2] {
+            break;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "node three lists {listed}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

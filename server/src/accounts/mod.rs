@@ -10,7 +10,9 @@
 //! A connection proves an account with a token in `hello` and gets a
 //! [`Session`]; what it may do is the token's scopes, checked again at each
 //! use (a revoked or expired token stops working on open connections too).
+//! A cluster's nodes share them through the store and the bus ([`cluster`]).
 
+pub mod cluster;
 pub mod names;
 pub mod password;
 pub mod throttle;
@@ -27,8 +29,11 @@ use grundy_protocol::wire::{
 };
 
 use crate::player::{AccountId, Player};
-use crate::store::{now_ms, AccountRow, AccountWrite, MatchStore, TokenRow, WriteOp};
+use crate::store::{
+    now_ms, AccountRow, AccountWrite, AccountsOf, MatchStore, StoreError, TokenRow, WriteOp,
+};
 use crate::work::Pool;
+use cluster::{AccountChange, AnnouncerCell};
 use throttle::{Lockout, PerAddress};
 
 /// Longest token name, in characters.
@@ -210,9 +215,16 @@ pub struct Accounts {
     limits: Limits,
     /// Password hashes and checks: off the reactor, bounded.
     checks: Pool,
+    /// A cluster node's reads of accounts other nodes changed.
+    reads: Pool,
+    /// Where this node's changes go for the others (a cluster's bus).
+    announcer: AnnouncerCell,
     logins: Mutex<PerAddress>,
     creations: Mutex<PerAddress>,
 }
+
+/// A cluster node's reads of other nodes' accounts at once, and waiting.
+const ACCOUNT_READS: (usize, usize) = (2, 256);
 
 /// Removes the names of an account being created, however its creation ends.
 struct Pending<'a> {
@@ -313,6 +325,8 @@ impl Accounts {
             )),
             limits,
             checks: Pool::new("password_checks", checks, queued),
+            reads: Pool::new("account_reads", ACCOUNT_READS.0, ACCOUNT_READS.1),
+            announcer: AnnouncerCell::new(),
         }
     }
 
@@ -322,10 +336,13 @@ impl Accounts {
     }
 
     async fn write(&self, op: AccountWrite, what: &str) -> Result<(), Refused> {
+        self.try_write(op).await.map_err(|e| internal(what, e))
+    }
+
+    async fn try_write(&self, op: AccountWrite) -> Result<(), StoreError> {
         match self.store.write(WriteOp::Account(op)).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(internal(what, e)),
-            Err(e) => Err(internal(what, e)),
+            Ok(done) => done,
+            Err(_) => Err(StoreError::Closed),
         }
     }
 
@@ -412,25 +429,42 @@ impl Accounts {
             .run(move || password::hash(&password))
             .await?
             .map_err(|e| internal("hash the password", e))?;
-        let id = {
-            let mut state = self.state();
-            let id = state.next_id;
-            state.next_id += 1;
-            id
-        };
-        let row = AccountRow {
-            id,
+        let mut row = AccountRow {
+            id: 0,
             username: username.to_string(),
-            username_key: key,
+            username_key: key.clone(),
             kind,
             password_hash: hash,
             created_at_ms: now_ms(),
         };
-        self.write(AccountWrite::Create(row.clone()), "record the account")
-            .await?;
+        // In a cluster another node may give the same id at the same time:
+        // the store refuses the second, which takes the next.
+        let mut attempts = 0;
+        loop {
+            row.id = {
+                let mut state = self.state();
+                let id = state.next_id;
+                state.next_id += 1;
+                id
+            };
+            match self.try_write(AccountWrite::Create(row.clone())).await {
+                Ok(()) => break,
+                Err(StoreError::AccountIdTaken(_)) if attempts < 5 => attempts += 1,
+                // Taken on another node meanwhile.
+                Err(StoreError::NameTaken(_)) => {
+                    self.recall(AccountsOf::Name(key)).await;
+                    return Err(Refused::new(
+                        ErrorCode::NameTaken,
+                        format!("the name {username:?} is taken"),
+                    ));
+                }
+                Err(e) => return Err(internal("record the account", e)),
+            }
+        }
         let account = Account { row };
         let info = account.info();
         self.state().insert(account.row);
+        self.announce(AccountChange::Created { username_key: key });
         tracing::info!(username, ?kind, "account created");
         Ok(info)
     }
@@ -463,6 +497,9 @@ impl Accounts {
                 ),
             ));
         }
+        // In a cluster, the account may be another node's since this one
+        // started (or have new tokens there).
+        self.recall(AccountsOf::Name(names::key(username))).await;
         let (account, hash) = {
             let mut state = self.state();
             let account = state.by_key.get(&names::key(username)).copied();
@@ -660,6 +697,10 @@ impl Accounts {
         if let Some(row) = self.state().tokens.get_mut(&id) {
             row.revoked_at_ms.get_or_insert(at_ms);
         }
+        self.announce(AccountChange::Revoked {
+            token: id.clone(),
+            at_ms,
+        });
         Ok(id)
     }
 }

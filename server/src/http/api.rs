@@ -100,6 +100,7 @@ async fn bearer(
     let Some(token) = token else {
         return unauthorized("Authorization: give `Bearer <token>`");
     };
+    api.shared.accounts.recall_token(token).await;
     match api.shared.accounts.authenticate(token) {
         Ok((session, _, _)) => {
             request.extensions_mut().insert(session);

@@ -77,6 +77,16 @@ pub struct TokenRow {
     pub revoked_at_ms: Option<u64>,
 }
 
+/// The accounts a cluster's node reads again (what another node may have
+/// changed): by name, or by one of its tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountsOf {
+    /// The account whose name reads as this `username_key`.
+    Name(String),
+    /// The account this token id is of.
+    Token(String),
+}
+
 /// An account write.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AccountWrite {
@@ -106,23 +116,30 @@ fn signed(what: &str, value: u64) -> Result<i64, StoreError> {
 pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), StoreError> {
     match op {
         AccountWrite::Create(a) => {
-            conn.exec(
-                "INSERT INTO accounts (id, username, username_key, kind, password_hash,
+            // An id another node gave first is its own error: tried again
+            // with the next (a taken name is the unique key's).
+            let written = conn
+                .exec(
+                    "INSERT INTO accounts (id, username, username_key, kind, password_hash,
                                        created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                args![
-                    signed("account id", a.id)?,
-                    &a.username,
-                    &a.username_key,
-                    kind_text(a.kind),
-                    &a.password_hash,
-                    signed("created_at_ms", a.created_at_ms)?,
-                ],
-            )
-            .map_err(|e| match e.fault {
-                Fault::Unique => fail(format!("the name {:?} is taken", a.username)),
-                _ => e.into(),
-            })?;
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (id) DO NOTHING",
+                    args![
+                        signed("account id", a.id)?,
+                        &a.username,
+                        &a.username_key,
+                        kind_text(a.kind),
+                        &a.password_hash,
+                        signed("created_at_ms", a.created_at_ms)?,
+                    ],
+                )
+                .map_err(|e| match e.fault {
+                    Fault::Unique => StoreError::NameTaken(a.username.clone()),
+                    _ => e.into(),
+                })?;
+            if written == 0 {
+                return Err(StoreError::AccountIdTaken(a.id));
+            }
         }
         AccountWrite::Token(t) => {
             let scopes = serde_json::to_string(&t.scopes).map_err(|e| fail(e.to_string()))?;
@@ -168,11 +185,49 @@ pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), Store
 /// Every account and every token (revoked ones included: a revocation is
 /// kept, so that the token stays refused).
 pub(super) fn load<C: Sql>(conn: &mut C) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+    select(conn, "", "", args![])
+}
+
+/// The account `of` names and its tokens: the live ones, and the one it
+/// names (revoked or not). Nothing when there is no such account.
+pub(super) fn find<C: Sql>(
+    conn: &mut C,
+    of: &AccountsOf,
+) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+    match of {
+        AccountsOf::Name(key) => select(
+            conn,
+            "WHERE username_key = ?1",
+            "WHERE revoked_at_ms IS NULL
+               AND account IN (SELECT id FROM accounts WHERE username_key = ?1)",
+            args![key],
+        ),
+        AccountsOf::Token(id) => select(
+            conn,
+            "WHERE id IN (SELECT account FROM api_tokens WHERE id = ?1)",
+            "WHERE (revoked_at_ms IS NULL OR id = ?1)
+               AND account IN (SELECT account FROM api_tokens WHERE id = ?1)",
+            args![id],
+        ),
+    }
+}
+
+/// The accounts and tokens the two conditions (`WHERE ...`, or empty: all)
+/// keep, both over `args`.
+fn select<C: Sql>(
+    conn: &mut C,
+    accounts_where: &str,
+    tokens_where: &str,
+    args: &[super::sql::Arg<'_>],
+) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
     let corrupt = |what: String| fail(format!("corrupt account data: {what}"));
     let mut accounts = Vec::new();
     let rows = conn.query(
-        "SELECT id, username, username_key, kind, password_hash, created_at_ms FROM accounts",
-        args![],
+        &format!(
+            "SELECT id, username, username_key, kind, password_hash, created_at_ms FROM accounts
+             {accounts_where}"
+        ),
+        args,
     )?;
     for mut row in rows {
         let id = row.int(0).map_err(corrupt)?;
@@ -193,10 +248,12 @@ pub(super) fn load<C: Sql>(conn: &mut C) -> Result<(Vec<AccountRow>, Vec<TokenRo
     }
     let mut tokens = Vec::new();
     let rows = conn.query(
-        "SELECT id, account, name, scopes, secret_sha256, created_at_ms, expires_at_ms,
-                revoked_at_ms
-         FROM api_tokens",
-        args![],
+        &format!(
+            "SELECT id, account, name, scopes, secret_sha256, created_at_ms, expires_at_ms,
+                    revoked_at_ms
+             FROM api_tokens {tokens_where}"
+        ),
+        args,
     )?;
     for mut row in rows {
         let id = row.text(0).map_err(corrupt)?;

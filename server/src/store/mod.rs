@@ -88,7 +88,7 @@ mod db_lock;
 mod postgres;
 mod sql;
 mod tournaments;
-pub use accounts::{AccountRow, AccountWrite, TokenRow};
+pub use accounts::{AccountRow, AccountWrite, AccountsOf, TokenRow};
 pub use db_lock::lock_path;
 pub use postgres::PgStore;
 use sql::{args, in_read, Arg, Dialect, Fault, Sql};
@@ -417,10 +417,15 @@ pub enum StoreError {
         seq: Option<u64>,
         message: String,
     },
-    /// An account write or read failed (a taken name, an unknown token,
-    /// unreadable rows).
+    /// An account write or read failed (an unknown token, unreadable rows).
     #[error("accounts: {0}")]
     Account(String),
+    /// A new account's name is another's (by its key).
+    #[error("accounts: the name {0:?} is taken")]
+    NameTaken(String),
+    /// A new account's id is another's (one a cluster's other node gave).
+    #[error("accounts: the account id {0} is taken")]
+    AccountIdTaken(u64),
     /// A tournament write or read failed (unknown, duplicate, unreadable).
     #[error("tournament {tournament}: {message}")]
     Tournament { tournament: String, message: String },
@@ -526,6 +531,10 @@ pub trait Cluster: Send + Sync {
     fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
     /// The tournament `key` (id or code) names, and the live node that owns it.
     fn tournament_owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
+    /// The account `of` names, as the database has it now (another node may
+    /// have made or changed it), with its live tokens and the one it names.
+    fn find_accounts(&self, of: AccountsOf)
+        -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).

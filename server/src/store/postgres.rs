@@ -33,8 +33,8 @@ use tokio::sync::oneshot;
 
 use super::sql::{in_read, PgConn};
 use super::{
-    accounts, cluster, lock, tournaments, AccountRow, Claimed, Cluster, MatchStore, RatingRow,
-    StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
+    accounts, cluster, lock, tournaments, AccountRow, AccountsOf, Claimed, Cluster, MatchStore,
+    RatingRow, StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
 };
 
 mod embedded {
@@ -335,6 +335,13 @@ impl Cluster for PgStore {
         let key = key.to_owned();
         self.read(move |conn| cluster::tournament_owner_of(conn, &key))
     }
+
+    fn find_accounts(
+        &self,
+        of: AccountsOf,
+    ) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
+        self.read(move |conn| accounts::find(conn, &of))
+    }
 }
 
 impl MatchStore for PgStore {
@@ -595,7 +602,7 @@ fn migrate_alone(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use crate::store::tests::Place;
-    use crate::store::Lease;
+    use crate::store::{AccountWrite, Lease};
     use grundy_protocol::wire::{TournamentEvent, TournamentEventBody};
     use serde_json::json;
 
@@ -1050,6 +1057,81 @@ mod tests {
         b.drain().expect("drain");
         let c = node(&url);
         assert!(c.claim(10).expect("claim").is_empty(), "nothing to take");
+    }
+
+    fn account(id: u64, name: &str) -> WriteOp {
+        WriteOp::Account(AccountWrite::Create(AccountRow {
+            id,
+            username: name.into(),
+            username_key: name.to_lowercase(),
+            kind: grundy_protocol::wire::AccountKind::Person,
+            password_hash: "hash".into(),
+            created_at_ms: 1,
+        }))
+    }
+
+    fn api_token(id: &str, account: u64) -> WriteOp {
+        WriteOp::Account(AccountWrite::Token(TokenRow {
+            id: id.into(),
+            account,
+            name: "login".into(),
+            scopes: Vec::new(),
+            secret_sha256: [7; 32],
+            created_at_ms: 1,
+            expires_at_ms: None,
+            revoked_at_ms: None,
+        }))
+    }
+
+    /// Two nodes giving accounts at once: an id the other gave first is its
+    /// own refusal (the node takes the next), a name is taken whatever the
+    /// node; a node reads another's account by name or by one of its tokens,
+    /// with its live tokens and the one asked for.
+    #[test]
+    fn accounts_of_two_nodes_never_share_an_id_or_a_name() {
+        let Some(url) = database() else { return };
+        let (a, b) = (node(&url), node(&url));
+        put(&a, account(1, "Ada")).expect("a makes ada");
+        assert!(matches!(
+            put(&b, account(1, "bob")),
+            Err(StoreError::AccountIdTaken(1))
+        ));
+        assert!(matches!(
+            put(&b, account(2, "ADA")),
+            Err(StoreError::NameTaken(_))
+        ));
+        put(&b, account(2, "bob")).expect("b makes bob");
+        put(&a, api_token("t1", 1)).expect("a token");
+        put(&a, api_token("t2", 1)).expect("another");
+        let revoke = |token: &str| {
+            WriteOp::Account(AccountWrite::Revoke {
+                token: token.into(),
+                at_ms: 5,
+            })
+        };
+        put(&a, revoke("t1")).expect("revoked");
+
+        let (accounts, tokens) = b
+            .find_accounts(AccountsOf::Name("ada".into()))
+            .expect("read");
+        assert_eq!(accounts.len(), 1);
+        assert_eq!(accounts[0].username, "Ada");
+        let ids: Vec<&str> = tokens.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["t2"], "the live tokens");
+        let (accounts, tokens) = b
+            .find_accounts(AccountsOf::Token("t1".into()))
+            .expect("read");
+        assert_eq!(accounts.len(), 1);
+        let mut ids: Vec<(&str, bool)> = tokens
+            .iter()
+            .map(|t| (t.id.as_str(), t.revoked_at_ms.is_some()))
+            .collect();
+        ids.sort();
+        assert_eq!(ids, [("t1", true), ("t2", false)]);
+        let (accounts, tokens) = b
+            .find_accounts(AccountsOf::Token("nope".into()))
+            .expect("read");
+        assert!(accounts.is_empty() && tokens.is_empty());
     }
 
     /// A single server's rooms and tournaments become the cluster's when its

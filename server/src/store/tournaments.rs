@@ -114,7 +114,7 @@ pub(super) fn pool_old_heap_ratings() -> String {
 
 /// A player's rating in a game, as written: an account's, or (`account`
 /// None) an unclaimed one kept under a plain name.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RatingRow {
     /// The game's id (`kayles`), or [`crate::ratings::POOLED_HEAPS`].
     pub game: String,

@@ -1,0 +1,95 @@
+//! What a cluster's nodes share of accounts. Each node keeps accounts and
+//! tokens in memory, loaded at its start; the others' changes reach it two
+//! ways: over the bus as they happen ([`AccountChange`]: a new account's
+//! name, a revocation; never a password hash or a token's), and by reading
+//! the database again where a stale copy would be wrong (`hello` with a
+//! token reads that token and its account; `login` reads the account).
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use super::{token, Accounts};
+use crate::store::AccountsOf;
+
+/// An account change one node made, for the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum AccountChange {
+    /// A new account: its name is taken (read it from the store).
+    Created { username_key: String },
+    /// The token stops working, on open connections too.
+    Revoked { token: String, at_ms: u64 },
+}
+
+/// Where a node sends its own changes (the bus).
+pub type Announcer = Box<dyn Fn(AccountChange) + Send + Sync>;
+
+impl Accounts {
+    /// Whether these accounts are a cluster node's (shared with others).
+    pub fn clustered(&self) -> bool {
+        self.store.cluster().is_some()
+    }
+
+    /// Sends every change this node makes to `announce` (once).
+    pub fn announce_with(&self, announce: Announcer) {
+        let _ = self.announcer.set(announce);
+    }
+
+    pub(super) fn announce(&self, change: AccountChange) {
+        if let Some(announce) = self.announcer.get() {
+            announce(change);
+        }
+    }
+
+    /// Another node's change.
+    pub async fn changed_elsewhere(&self, change: AccountChange) {
+        match change {
+            AccountChange::Created { username_key } => {
+                self.recall(AccountsOf::Name(username_key)).await
+            }
+            AccountChange::Revoked { token, at_ms } => {
+                if let Some(row) = self.state().tokens.get_mut(&token) {
+                    row.revoked_at_ms.get_or_insert(at_ms);
+                }
+            }
+        }
+    }
+
+    /// In a cluster, reads the token `text` presents and its account again
+    /// (made, or revoked, on another node); then `authenticate` decides.
+    pub async fn recall_token(&self, text: &str) {
+        if let Some((id, _)) = token::parse(text) {
+            self.recall(AccountsOf::Token(id.to_owned())).await;
+        }
+    }
+
+    /// In a cluster, reads what `of` names from the database into memory. A
+    /// failed read leaves memory as it was (and is logged): what it holds
+    /// decides.
+    pub(super) async fn recall(&self, of: AccountsOf) {
+        if !self.clustered() {
+            return;
+        }
+        let store = self.store.clone();
+        let read = self.reads.run(move || match store.cluster() {
+            Some(cluster) => cluster.find_accounts(of),
+            None => Ok((Vec::new(), Vec::new())),
+        });
+        let (accounts, tokens) = match read.await {
+            Ok(Ok(found)) => found,
+            Ok(Err(e)) => return tracing::warn!("accounts: cannot read an account again: {e}"),
+            Err(refused) => return tracing::warn!("accounts: not read again: {refused:?}"),
+        };
+        let mut state = self.state();
+        for row in accounts {
+            state.insert(row);
+        }
+        for row in tokens {
+            state.tokens.insert(row.id.clone(), row);
+        }
+    }
+}
+
+/// The hook type's home, so that `Accounts` can hold it.
+pub(super) type AnnouncerCell = OnceLock<Announcer>;
