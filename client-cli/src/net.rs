@@ -70,9 +70,27 @@ pub fn server_choice(flag: Option<&str>) -> (String, bool) {
     }
 }
 
-/// Reads a server address: `ws://` or `wss://` URLs as given, `http(s)://`
-/// as the WebSocket on the same host, and a bare `host:port` as `ws://`.
+/// Reads a server address, or a cluster's nodes' addresses separated by
+/// commas (a connection takes the first that answers, a reconnection
+/// starts with the next): `ws://` or `wss://` URLs as given, `http(s)://` as
+/// the WebSocket on the same host, and a bare `host:port` as `ws://`.
 pub fn parse_server(text: &str) -> Result<String, String> {
+    if !text.contains(',') {
+        return parse_one_server(text);
+    }
+    let mut nodes = Vec::new();
+    for part in text.split(',') {
+        if part.trim().is_empty() {
+            return Err(format!(
+                "{text:?}: an empty address in the list (separate addresses with one comma)"
+            ));
+        }
+        nodes.push(parse_one_server(part)?);
+    }
+    Ok(nodes.join(","))
+}
+
+fn parse_one_server(text: &str) -> Result<String, String> {
     let text = text.trim().trim_end_matches('/');
     if text.is_empty() {
         return Err("say which server, e.g. ws://127.0.0.1:7878".into());
@@ -157,5 +175,12 @@ mod tests {
         assert!(parse_server("ftp://h").unwrap_err().contains("ws://"));
         assert!(parse_server("").is_err());
         assert!(parse_server("a b").is_err());
+        assert_eq!(
+            parse_server("h:1, ws://g:2/").as_deref(),
+            Ok("ws://h:1,ws://g:2"),
+            "a cluster's nodes"
+        );
+        assert!(parse_server("h:1,,g:2").unwrap_err().contains("empty"));
+        assert!(parse_server("h:1,ftp://g").unwrap_err().contains("ws://"));
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{ClientMsg, Clock, RandomStart, ServerMsg, Snapshot};
+use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RandomStart, ServerMsg, Snapshot};
 use grundy_protocol::{Analysis, Outcome};
 use serde_json::Value;
 
@@ -34,8 +34,9 @@ use crate::seats::{self, KeptSeat, PastGame};
 #[derive(ClapArgs, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The server, e.g. ws://example.org:7878 or example.org:7878 (default:
-    /// $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    /// The server, e.g. ws://example.org:7878 or example.org:7878, or a
+    /// cluster's nodes separated by commas (default: $GRUNDY_SERVER, else
+    /// ws://127.0.0.1:7878).
     #[arg(long, value_parser = net::parse_server)]
     server: Option<String>,
     /// Start a server inside this process and play there (it stops when you
@@ -1099,20 +1100,29 @@ async fn reconnect(
 ) -> Result<Option<Client>> {
     let mut attempt = 1u32;
     loop {
-        match resume(seat, f).await {
+        match resume(seat, f, attempt).await {
             Ok(c) => {
                 console.say("Reconnected: the match goes on.");
                 show(f, seat.seat, console, paint);
                 return Ok(Some(c));
             }
             Err(e) => {
-                if let ClientError::Refused { .. } = e {
-                    bail!("cannot resume the match: {}", net::words(&e));
+                if let ClientError::Refused { code, .. } = &e {
+                    if !passing(*code, attempt) {
+                        bail!("cannot resume the match: {}", net::words(&e));
+                    }
                 }
                 let wait = net::backoff(attempt);
+                let why = match &e {
+                    // A cluster moving the room to another node, or a
+                    // server on its way down.
+                    ClientError::Refused { message, .. } => {
+                        format!("The match cannot be resumed yet ({message})")
+                    }
+                    _ => format!("Cannot reach the server ({})", net::words(&e)),
+                };
                 console.say(&format!(
-                    "Cannot reach the server ({}); retrying in {:.1} s (type `quit` to stop)…",
-                    net::words(&e),
+                    "{why}; retrying in {:.1} s (type `quit` to stop)…",
                     wait.as_secs_f32()
                 ));
                 attempt += 1;
@@ -1135,11 +1145,24 @@ async fn reconnect(
     }
 }
 
-/// One resume, with a fresh snapshot: its clocks are the server's now (the
-/// client's own count would have run on through the time it was away).
-async fn resume(seat: &Seat, f: &mut Follow) -> Result<Client, ClientError> {
-    let mut c =
-        Client::connect_as(&seat.url, &crate::account::hello(&seat.url, &seat.name)).await?;
+/// Whether a refused `resume` is worth asking again: a server shutting down
+/// or a cluster's node that could not reach the room's (another node takes
+/// over a room whose node went away: `unknown_room` until it has, for a
+/// while).
+fn passing(code: ErrorCode, attempt: u32) -> bool {
+    match code {
+        ErrorCode::ShuttingDown | ErrorCode::Internal | ErrorCode::Busy => true,
+        ErrorCode::UnknownRoom => attempt < 10,
+        _ => false,
+    }
+}
+
+/// One resume (attempt `attempt`: a cluster's next node each time), with a
+/// fresh snapshot: its clocks are the server's now (the client's own count
+/// would have run on through the time it was away).
+async fn resume(seat: &Seat, f: &mut Follow, attempt: u32) -> Result<Client, ClientError> {
+    let url = grundy_client::seat::address(&seat.url, attempt as usize - 1);
+    let mut c = Client::connect_as(&url, &crate::account::hello(&seat.url, &seat.name)).await?;
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,

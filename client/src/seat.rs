@@ -88,7 +88,7 @@ pub enum PlayError {
 
 /// `url`'s addresses from the `n`-th on, counting round (`url`: addresses
 /// separated by commas, or one): a reconnection starts with the next node.
-fn address(url: &str, n: usize) -> String {
+pub fn address(url: &str, n: usize) -> String {
     let addresses: Vec<&str> = url.split(',').map(str::trim).collect();
     let start = n % addresses.len();
     let (before, after) = addresses.split_at(start);

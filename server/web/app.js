@@ -36,7 +36,20 @@ async function rejoin(id) {
   playing.add(id);
   return conn.send({ type: "rejoin", tournament: id, token: entry.token });
 }
-conn.onReconnect(async () => { for (const id of playing) await rejoin(id).catch(() => {}); });
+// After a reconnect: asked again for a while while a cluster's node takes the
+// tournament over (its node went away); in the background, so that the
+// views resume meanwhile.
+async function rejoinAgain(id, tries = 0) {
+  try {
+    await rejoin(id);
+  } catch (e) {
+    const passing = ["internal", "busy", "shutting_down", "unknown_tournament"].includes(e.code);
+    if (!passing || tries >= 10) return;
+    await new Promise((resolve) => setTimeout(resolve, 300 * (tries + 1)));
+    return rejoinAgain(id, tries + 1);
+  }
+}
+conn.onReconnect(async () => { for (const id of playing) rejoinAgain(id); });
 const banner = h("p", { class: "banner", id: "banner", hidden: true });
 conn.listen((msg) => {
   if (msg.type !== "your_game") return;
@@ -216,7 +229,13 @@ function room(key) {
   const mine = store.seat(key) || store.seatByCode(key);
   if (mine) { s.seat = mine.seat; s.token = mine.token; s.room = mine.room || key; }
 
-  const subscribe = async (since) => {
+  // Refusals that pass for a room this page already showed: a cluster's
+  // node takes over a room whose node went away (`unknown_room` until it
+  // has; `internal` from a node that could not reach the old one).
+  const passing = (code) => ["internal", "busy", "shutting_down"].includes(code)
+    || (code === "unknown_room" && s.snapshot != null);
+
+  const subscribe = async (since, tries = 0) => {
     const room = s.room || key;
     const msg = s.token
       ? { type: "resume", room, token: s.token }
@@ -231,6 +250,11 @@ function room(key) {
       render();
     } catch (e) {
       if (e.code === "unauthorized" && s.token) { s.token = null; s.seat = null; return subscribe(); }
+      if (passing(e.code) && tries < 10) {
+        problem.show(e);
+        setTimeout(() => subscribe(since, tries + 1), 300 * (tries + 1));
+        return;
+      }
       if (e.code === "unknown_room") return showGone(e);
       problem.show(e);
     }

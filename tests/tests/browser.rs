@@ -7,13 +7,17 @@
 //! (`scripts/test.sh` and `.ci/run` install them when missing). Screenshots
 //! of every family's board land in `target/browser/`.
 
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use grundy_protocol::{Position, Rules, Strategy};
+use grundy_server::bus::Bus;
+use grundy_server::store::{MatchStore, PgStore};
+use grundy_server::{Config, Server};
 use grundy_tests::TestServer;
 use serde_json::{json, Value};
 
@@ -805,4 +809,96 @@ async fn a_sum_is_hinted_part_by_part_and_takes_a_typed_move() {
     click(&b, ".typed button[type=submit]").await;
     wait_text(&b, "#moves", "in part 1 (Kayles): take 2 from heap 0").await;
     b.close().await.expect("close");
+}
+
+// ---- A cluster behind one address ----
+
+/// A load balancer as small as a test needs: every connection to `listen`
+/// goes to whatever node `backend` names when it is made.
+async fn balancer(backend: Arc<Mutex<SocketAddr>>) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let to = *backend.lock().unwrap();
+            tokio::spawn(async move {
+                if let Ok(mut node) = tokio::net::TcpStream::connect(to).await {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut node).await;
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// A cluster's node in this process, on `db` and the bus at `bus`.
+async fn node(db: &str, bus: &str) -> Server {
+    let url = db.to_owned();
+    let store = tokio::task::spawn_blocking(move || {
+        PgStore::open_node(&url, Duration::from_millis(1000)).expect("a node's store")
+    })
+    .await
+    .expect("opened");
+    let store: Arc<dyn MatchStore> = Arc::new(store);
+    let cluster = store.cluster().expect("a node");
+    let (name, secret) = cluster.identity();
+    let bus = Bus::connect(bus, &name, secret, cluster.node())
+        .await
+        .expect("the bus");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    Server::start_node(listener, store, Config::default(), Some(bus))
+        .await
+        .expect("the node starts")
+}
+
+/// A person plays the house bot on a page served through a load balancer;
+/// the node that holds the room shuts down mid-game: the page reconnects
+/// through the same address to the other node, which took the room and its
+/// bot over, and the game goes on to its end with every move kept.
+#[tokio::test]
+async fn a_game_goes_on_in_the_page_when_its_node_shuts_down() {
+    let (Some(postgres), Some(nats)) = (
+        grundy_testkit::postgres::or_skip(),
+        grundy_testkit::nats::or_skip(),
+    ) else {
+        return;
+    };
+    let db = postgres.fresh_database();
+    let first = node(&db, &nats.url()).await;
+    let second = node(&db, &nats.url()).await;
+    let backend = Arc::new(Mutex::new(first.local_addr()));
+    let base = format!("http://{}", balancer(backend.clone()).await);
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+
+    create_room(
+        &b,
+        &base,
+        &json!({"game": "nim", "heaps": [3, 4, 5]}),
+        "perfect",
+        "0",
+        "",
+        false,
+    )
+    .await;
+    wait_text(&b, "#turn", "Your move").await;
+    assert_eq!(play_nim(&b, Some(1)).await, None, "the game goes on");
+    let before = count(&b, "#moves li").await;
+
+    // New connections go to the second node; the first drains.
+    *backend.lock().unwrap() = second.local_addr();
+    first.shutdown().await;
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    wait_text(&b, "#turn", "Your move").await;
+    assert_eq!(count(&b, "#moves li").await, before, "every move kept");
+    screenshot(&b, "cluster-after-handover").await;
+    let result = play_nim(&b, None).await.expect("the game ends");
+    assert!(result.contains("You win by the rules"), "{result}");
+    screenshot(&b, "cluster-won").await;
+    b.close().await.expect("close");
+    second.shutdown().await;
 }
