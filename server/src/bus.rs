@@ -42,6 +42,10 @@ use crate::room::RoomCmd;
 use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
 
+/// A node's answer to a command for a room or tournament it does not hold
+/// (any more): the sender looks its owner up again.
+pub const NOT_HERE: &str = "not held here";
+
 /// How long a node waits for the owner to take a forwarded command.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -568,6 +572,9 @@ impl Bus {
             }
             return "ok".into();
         };
+        if !request.held_by(&shared) {
+            return NOT_HERE.into();
+        }
         let outbox = {
             let mut remotes = lock(&self.remotes);
             match remotes.get(&key) {
@@ -678,6 +685,11 @@ impl Bus {
                         got = out.seq,
                         "bus: messages for a connection were lost; it must resume"
                     );
+                } else {
+                    tracing::info!(
+                        conn = out.conn,
+                        "bus: a node this connection used ended its side; it must resume"
+                    );
                 }
                 local.outbox.kick.cancel();
                 continue;
@@ -747,8 +759,9 @@ impl Bus {
             remote.stop.cancel();
             leave_rooms(&shared, &remote.outbox);
         }
-        for local in lock(&self.locals).values() {
-            if local.nodes.iter().any(|node| silent(node)) {
+        for (conn, local) in lock(&self.locals).iter() {
+            if let Some(node) = local.nodes.iter().find(|node| silent(node)) {
+                tracing::info!(conn, %node, "bus: a node a connection used went silent; it must resume");
                 local.outbox.kick.cancel();
             }
         }

@@ -818,3 +818,65 @@ async fn ratings_computed_on_one_node_are_listed_on_every_node() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A connection that reached a room through its old node (paused past its
+/// lease, then back) asks that node again: told it no longer holds the
+/// room, the connection's node looks the owner up again and the command
+/// reaches the room where it is now.
+#[tokio::test]
+async fn a_command_sent_to_a_rooms_former_node_finds_the_room_where_it_is() {
+    let Some([paused, two, three]) = three_nodes().await else {
+        return;
+    };
+    let (room, _code, _t0, _t1, _a, _b) = two_players(&paused.url, json!([3, 4])).await;
+    // A third person on node three asks for a seat: refused (the room is
+    // full), but node three now knows the room's node.
+    let mut carol = Peer::connect(&three.url, "carol").await;
+    let full = carol.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(full["code"], "room_full", "{full}");
+
+    // The nodes hear each other's heartbeats (once a second) first: a node
+    // never heard from counts as gone.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    signal(&paused, "STOP").await;
+    // Past the lease (a command for the paused node would wait out the bus
+    // timeout), and well within the 5 s after which the other nodes count
+    // the paused one gone and disconnect whoever used it.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let asked = Instant::now();
+    let mut dave = Peer::connect(&two.url, "dave").await;
+    loop {
+        let watched = dave.request(json!({"type": "watch", "room": room})).await;
+        if watched["type"] == "watching" {
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(3), "{watched}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    signal(&paused, "CONT").await;
+    let asked = Instant::now();
+    while !paused
+        .stderr
+        .lock()
+        .unwrap()
+        .contains("letting every room and tournament go")
+    {
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "the paused node lets go"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let watched = carol
+        .try_request(json!({"type": "watch", "room": room}))
+        .await;
+    if watched.is_none() {
+        eprintln!(
+            "TWO\n{}\nTHREE\n{}",
+            two.stderr.lock().unwrap(),
+            three.stderr.lock().unwrap()
+        );
+    }
+    let watched = watched.expect("answered");
+    assert_eq!(watched["type"], "watching", "{watched}");
+}

@@ -26,25 +26,38 @@ impl Conn {
             Ok(request) => request,
             Err(refusal) => return self.reply(*refusal),
         };
-        let owner = match self.owner(&id, &key, tournament).await {
-            Ok(Some(owner)) => owner,
-            Ok(None) if tournament => {
-                return self.error(
+        let unknown = |id| {
+            if tournament {
+                ServerMsg::error(
                     id,
                     ErrorCode::UnknownTournament,
                     format!("no tournament {key:?}"),
                 )
+            } else {
+                ServerMsg::error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"))
             }
-            Ok(None) => return self.error(id, ErrorCode::UnknownRoom, format!("no room {key:?}")),
-            Err(refusal) => return self.reply(refusal),
         };
-        if let Err(why) = bus.forward(&owner, &self.outbox, what).await {
+        // A node that no longer holds it says so: looked up again, once.
+        for last in [false, true] {
+            let owner = match self.owner(&id, &key, tournament).await {
+                Ok(Some(owner)) => owner,
+                Ok(None) => return self.reply(unknown(id)),
+                Err(refusal) => return self.reply(refusal),
+            };
+            let Err(why) = bus.forward(&owner, &self.outbox, what.clone()).await else {
+                return;
+            };
             // Asked again next time: it may have moved.
             if let Some(owners) = self.owners.as_mut() {
                 owners.remove(&cache_key(&key, tournament));
             }
-            let (code, message) = bus::not_taken(&owner, &why);
-            self.error(id, code, message);
+            if why != bus::NOT_HERE {
+                let (code, message) = bus::not_taken(&owner, &why);
+                return self.error(id, code, message);
+            }
+            if last {
+                return self.reply(unknown(id));
+            }
         }
     }
 

@@ -99,6 +99,42 @@ pub enum TournamentRequest {
     },
 }
 
+impl Request {
+    /// Whether this node holds the room or tournament it is for.
+    pub(crate) fn held_by(&self, shared: &Shared) -> bool {
+        match self {
+            Request::Room(request) => shared.lobby.find(request.room()).is_some(),
+            Request::Tournament(request) => shared.tournaments.find(request.tournament()).is_some(),
+        }
+    }
+}
+
+impl RoomRequest {
+    fn room(&self) -> &str {
+        match self {
+            RoomRequest::Join { room, .. }
+            | RoomRequest::Watch { room, .. }
+            | RoomRequest::Resume { room, .. }
+            | RoomRequest::Move { room, .. }
+            | RoomRequest::Resign { room, .. }
+            | RoomRequest::Abort { room, .. }
+            | RoomRequest::Leave { room, .. } => room,
+        }
+    }
+}
+
+impl TournamentRequest {
+    fn tournament(&self) -> &str {
+        match self {
+            TournamentRequest::Register { tournament, .. }
+            | TournamentRequest::Rejoin { tournament, .. }
+            | TournamentRequest::Withdraw { tournament, .. }
+            | TournamentRequest::Start { tournament, .. }
+            | TournamentRequest::Watch { tournament, .. } => tournament,
+        }
+    }
+}
+
 impl Conn {
     /// `msg`, a room or tournament command, checked and resolved for this
     /// connection; or the refusal to answer.
