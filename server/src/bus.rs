@@ -58,6 +58,10 @@ const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How long a lobby list waits for the other nodes' rooms.
 const LOBBY_WAIT: Duration = Duration::from_millis(300);
 
+/// How long the other nodes' tournaments, once asked, answer
+/// `list_tournaments`.
+const LIST_FRESH: Duration = Duration::from_millis(500);
+
 /// Rooms per message of a node's lobby (well under NATS's 1 MB messages).
 const LOBBY_PART: usize = 500;
 
@@ -180,6 +184,8 @@ pub struct Bus {
     /// This node's id in the store, now.
     node: Mutex<Arc<str>>,
     stop: CancellationToken,
+    /// The other nodes' tournaments as last asked, and when.
+    tournament_list: tokio::sync::Mutex<Option<(tokio::time::Instant, Vec<TournamentSummary>)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -220,6 +226,7 @@ impl Bus {
             serving: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
+            tournament_list: tokio::sync::Mutex::new(None),
         });
         let out = bus
             .client
@@ -255,14 +262,33 @@ impl Bus {
     /// server's shared state exists), and the lobby the other nodes' rooms.
     pub fn attach(self: &Arc<Self>, shared: &Arc<Shared>) {
         let _ = self.shared.set(Arc::downgrade(shared));
-        let bus = Arc::downgrade(self);
+        // One task publishes what this node tells the others, in the order
+        // it happened (a later rating after an earlier one).
+        let (told, mut telling) = tokio::sync::mpsc::unbounded_channel::<(&str, Bytes)>();
+        let publisher = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some((subject, payload)) = telling.recv().await {
+                let Some(bus) = publisher.upgrade() else {
+                    return;
+                };
+                let to = format!("{}.{subject}", bus.prefix);
+                if let Err(e) = bus.client.publish(to, payload).await {
+                    tracing::warn!("bus: cannot tell the other nodes ({subject}): {e}");
+                }
+            }
+        });
+        let (bus, tx) = (Arc::downgrade(self), told.clone());
         shared.accounts.announce_with(Box::new(move |change| {
-            tell_others(&bus, "accounts", change)
+            if let Some(bus) = bus.upgrade() {
+                let _ = tx.send(("accounts", bus.seal(&change)));
+            }
         }));
         let bus = Arc::downgrade(self);
-        shared
-            .ratings
-            .announce_with(Box::new(move |rows| tell_others(&bus, "ratings", rows)));
+        shared.ratings.announce_with(Box::new(move |rows| {
+            if let Some(bus) = bus.upgrade() {
+                let _ = told.send(("ratings", bus.seal(&rows)));
+            }
+        }));
         let bus = Arc::downgrade(self);
         shared.lobby.list_others(Box::new(move || {
             let bus = bus.clone();
@@ -282,9 +308,18 @@ impl Bus {
     }
 
     /// The tournaments every other node runs, of those that answer within
-    /// [`LOBBY_WAIT`].
+    /// [`LOBBY_WAIT`]: asked at most twice a second (one asking at a time,
+    /// the others wait for its answer), like the room list.
     pub async fn other_tournaments(&self) -> Vec<TournamentSummary> {
-        self.ask_others(true).await.1
+        let mut kept = self.tournament_list.lock().await;
+        if let Some((at, list)) = &*kept {
+            if at.elapsed() < LIST_FRESH {
+                return list.clone();
+            }
+        }
+        let list = self.ask_others(true).await.1;
+        *kept = Some((tokio::time::Instant::now(), list.clone()));
+        list
     }
 
     /// Asks every other node for its rooms (or its tournaments), and gathers
@@ -815,18 +850,6 @@ fn open<T: serde::de::DeserializeOwned>(
         ));
     }
     Ok((envelope.from, envelope.body))
-}
-
-/// Sends `body` to every other node on `{prefix}.{subject}`, without waiting
-/// (a change this node made).
-fn tell_others<T: Serialize + Send + 'static>(bus: &Weak<Bus>, subject: &'static str, body: T) {
-    let Some(bus) = bus.upgrade() else { return };
-    tokio::spawn(async move {
-        let to = format!("{}.{subject}", bus.prefix);
-        if let Err(e) = bus.client.publish(to, bus.seal(&body)).await {
-            tracing::warn!("bus: cannot tell the other nodes ({subject}): {e}");
-        }
-    });
 }
 
 /// A remote connection ended: its rooms and tournaments hear it is gone,

@@ -135,7 +135,7 @@ async fn renew(
         Err(StoreError::LeaseLost(why)) => {
             tracing::error!("{why}: letting every room and tournament go and joining again");
             lobby.let_go();
-            tournaments.close();
+            tournaments.let_go();
             let joiner = store.clone();
             match blocking(move || cluster_of(&joiner)?.rejoin()).await {
                 Ok(node) => {

@@ -13,8 +13,8 @@
 //! in memory, loaded from the store at start; every change is computed and
 //! queued for the store under one lock, so concurrent tournaments write a
 //! player's rows in the order they were computed. A cluster's nodes send
-//! each other the rows they compute (over the bus), so that each rates from
-//! the others' latest figures and lists them.
+//! each other the rows they have stored (over the bus), so that each rates
+//! from the others' latest figures and lists them.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -120,7 +120,8 @@ impl Ratings {
         ratings
     }
 
-    /// Takes `rows` in as they are (loaded, or another node's).
+    /// Takes `rows` in (loaded, or another node's), but never one that
+    /// counts fewer games than the rating held: messages may come late.
     pub fn absorb(&self, rows: Vec<RatingRow>) {
         let mut table = self.table();
         for row in rows {
@@ -128,16 +129,26 @@ impl Ratings {
                 Some(id) => Holder::Account(id),
                 None => Holder::Unclaimed(row.rating.player.clone()),
             };
-            table
-                .entry(row.game)
-                .or_default()
-                .insert(holder, row.rating);
+            let game = table.entry(row.game).or_default();
+            match game.get(&holder) {
+                Some(held) if held.games > row.rating.games => {}
+                _ => {
+                    game.insert(holder, row.rating);
+                }
+            }
         }
     }
 
-    /// Sends every row this node computes to `announce` (once).
+    /// Sends the rows this node stores to `announce` (once).
     pub fn announce_with(&self, announce: Announcer) {
         let _ = self.announcer.set(announce);
+    }
+
+    /// Tells the other nodes of `rows`, once they are stored.
+    pub fn announce(&self, rows: &[RatingRow]) {
+        if let (Some(announce), false) = (self.announcer.get(), rows.is_empty()) {
+            announce(rows.to_vec());
+        }
     }
 
     fn table(&self) -> MutexGuard<'_, Table> {
@@ -248,9 +259,6 @@ impl Ratings {
             if let Some(account) = row.account {
                 known.insert(Holder::Account(account), row.rating.clone());
             }
-        }
-        if let Some(announce) = self.announcer.get() {
-            announce(rows.clone());
         }
         persist(rows)
     }

@@ -64,6 +64,24 @@ impl Accounts {
         }
     }
 
+    /// In a cluster, the next account id no node has given (after the store
+    /// refused one another node gave first); None when it cannot be read.
+    pub(super) async fn next_free_id(&self) -> Option<u64> {
+        let store = self.store.clone();
+        let read = self.reads.run(move || match store.cluster() {
+            Some(cluster) => cluster.next_account_id().map(Some),
+            None => Ok(None),
+        });
+        match read.await {
+            Ok(Ok(next)) => next,
+            Ok(Err(e)) => {
+                tracing::warn!("accounts: cannot read the next account id: {e}");
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
     /// In a cluster, reads what `of` names from the database into memory. A
     /// failed read leaves memory as it was (and is logged): what it holds
     /// decides.
@@ -85,7 +103,11 @@ impl Accounts {
         for row in accounts {
             state.insert(row);
         }
-        for row in tokens {
+        for mut row in tokens {
+            // A revocation heard while this read was under way stands.
+            if let Some(held) = state.tokens.get(&row.id) {
+                row.revoked_at_ms = row.revoked_at_ms.or(held.revoked_at_ms);
+            }
             state.tokens.insert(row.id.clone(), row);
         }
     }

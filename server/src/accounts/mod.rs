@@ -449,7 +449,13 @@ impl Accounts {
             };
             match self.try_write(AccountWrite::Create(row.clone())).await {
                 Ok(()) => break,
-                Err(StoreError::AccountIdTaken(_)) if attempts < 5 => attempts += 1,
+                Err(StoreError::AccountIdTaken(_)) if attempts < 5 => {
+                    attempts += 1;
+                    if let Some(next) = self.next_free_id().await {
+                        let mut state = self.state();
+                        state.next_id = state.next_id.max(next);
+                    }
+                }
                 // Taken on another node meanwhile.
                 Err(StoreError::NameTaken(_)) => {
                     self.recall(AccountsOf::Name(key)).await;

@@ -188,6 +188,16 @@ pub(super) fn load<C: Sql>(conn: &mut C) -> Result<(Vec<AccountRow>, Vec<TokenRo
     select(conn, "", "", args![])
 }
 
+/// The first account id not given yet.
+pub(super) fn next_id<C: Sql>(conn: &mut C) -> Result<u64, StoreError> {
+    let row = conn.query_one("SELECT COALESCE(MAX(id), 0) + 1 FROM accounts", args![])?;
+    let next = match row {
+        Some(mut row) => row.int(0).map_err(fail)?,
+        None => 1,
+    };
+    Ok(next.max(1) as u64)
+}
+
 /// The account `of` names and its tokens: the live ones, and the one it
 /// names (revoked or not). Nothing when there is no such account.
 pub(super) fn find<C: Sql>(

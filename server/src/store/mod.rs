@@ -535,6 +535,15 @@ pub trait Cluster: Send + Sync {
     /// have made or changed it), with its live tokens and the one it names.
     fn find_accounts(&self, of: AccountsOf)
         -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError>;
+    /// The result of each of `rooms` the database has (None: unfinished),
+    /// in one read: how a tournament learns the results of games another
+    /// node's rooms play.
+    fn results_of(
+        &self,
+        rooms: Vec<String>,
+    ) -> Result<Vec<(String, Option<MatchResult>)>, StoreError>;
+    /// The next account id no node has given.
+    fn next_account_id(&self) -> Result<u64, StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).
@@ -1613,6 +1622,29 @@ fn load_rooms<C: Sql>(
         room.events = load_events(conn, &room.room)?;
     }
     Ok(rooms)
+}
+
+/// The result of each of `rooms` that exists (None: unfinished).
+pub(super) fn read_results<C: Sql>(
+    conn: &mut C,
+    rooms: &[String],
+) -> Result<Vec<(String, Option<MatchResult>)>, StoreError> {
+    let ids: Vec<&str> = rooms.iter().map(String::as_str).collect();
+    let rows = conn.query(
+        "SELECT id, result FROM rooms WHERE id = ANY(?1)",
+        &[Arg::Texts(&ids)],
+    )?;
+    let mut out = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let id = row.text(0).map_err(|e| corrupt("?", None, e))?;
+        let result = row
+            .opt_text(1)
+            .map_err(|e| corrupt(&id, None, e))?
+            .map(|r| parse_json(&id, "result", &r))
+            .transpose()?;
+        out.push((id, result));
+    }
+    Ok(out)
 }
 
 /// A match's record by id or code: see [`MatchStore::record`].

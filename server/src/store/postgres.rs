@@ -28,7 +28,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use grundy_protocol::wire::MatchRecord;
+use grundy_protocol::wire::{MatchRecord, MatchResult};
 use tokio::sync::oneshot;
 
 use super::sql::{in_read, PgConn};
@@ -341,6 +341,17 @@ impl Cluster for PgStore {
         of: AccountsOf,
     ) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
         self.read(move |conn| accounts::find(conn, &of))
+    }
+
+    fn results_of(
+        &self,
+        rooms: Vec<String>,
+    ) -> Result<Vec<(String, Option<MatchResult>)>, StoreError> {
+        self.read(move |conn| super::read_results(conn, &rooms))
+    }
+
+    fn next_account_id(&self) -> Result<u64, StoreError> {
+        self.read(accounts::next_id)
     }
 }
 
@@ -1101,6 +1112,7 @@ mod tests {
             Err(StoreError::NameTaken(_))
         ));
         put(&b, account(2, "bob")).expect("b makes bob");
+        assert_eq!(a.next_account_id().expect("read"), 3, "a learns b's id");
         put(&a, api_token("t1", 1)).expect("a token");
         put(&a, api_token("t2", 1)).expect("another");
         let revoke = |token: &str| {
@@ -1132,6 +1144,33 @@ mod tests {
             .find_accounts(AccountsOf::Token("nope".into()))
             .expect("read");
         assert!(accounts.is_empty() && tokens.is_empty());
+    }
+
+    /// A tournament's node reads its games' results in one read: a finished
+    /// room's result, an unfinished one's None, nothing for a room never made.
+    #[test]
+    fn the_results_of_several_rooms_are_read_at_once() {
+        let Some(url) = database() else { return };
+        let a = node(&url);
+        let of_a = lease(&a, 1);
+        for room in ["r1", "r2"] {
+            put(&a, fenced(&of_a, create_at(room, 1))).expect("create");
+        }
+        let result = MatchResult {
+            winner: Some(1),
+            reason: grundy_protocol::wire::EndReason::Rules,
+        };
+        let finish = WriteOp::Finish {
+            room: "r2".into(),
+            result,
+            finished_at_ms: 9,
+        };
+        put(&a, fenced(&of_a, finish)).expect("finish");
+        let mut found = a
+            .results_of(vec!["r1".into(), "r2".into(), "never".into()])
+            .expect("read");
+        found.sort_by(|x, y| x.0.cmp(&y.0));
+        assert_eq!(found, [("r1".into(), None), ("r2".into(), Some(result))]);
     }
 
     /// A single server's rooms and tournaments become the cluster's when its

@@ -3,7 +3,7 @@
 //! telling players and watchers. Like a room, it makes every event durable
 //! before anyone hears of it, and a restart rebuilds it from its event log.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -74,6 +74,8 @@ pub enum TournamentCmd {
     Follow { outbox: Outbox },
     /// The connection closed.
     Gone { conn: ConnId },
+    /// This node lost its lease: another node may own the tournament now.
+    LetGo,
 }
 
 /// A game's room reporting its result.
@@ -240,6 +242,15 @@ impl Tournament {
             if let Ok(mut s) = self.summary.lock() {
                 *s = self.core.summary();
             }
+            let playing = || {
+                self.core
+                    .games
+                    .iter()
+                    .any(|g| g.result.is_none() && g.room.is_some())
+            };
+            if self.lease.is_some() && self.poll_at.is_none() && !self.moved && playing() {
+                self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
+            }
             if self.moved && !commands.is_closed() {
                 // What is queued still gets its answer (the same refusal),
                 // then everyone following is disconnected, to rejoin where
@@ -291,21 +302,15 @@ impl Tournament {
     /// is settled from the store; a game of a player who withdrew is resigned
     /// for them again (the resignation may not have been recorded before the
     /// restart). A store that cannot be read is tried again later. In a
-    /// cluster, a game whose room another node plays is read again every
-    /// [`POLL_REMOTE_GAMES`] until it has a result (that node's room cannot
-    /// report to this one).
+    /// cluster, see [`poll_results`](Self::poll_results).
     async fn reconcile(&mut self, restarted: bool) {
         if restarted {
             self.reconcile_pending = false;
         }
-        let clustered = self.lease.is_some();
-        let running: Vec<TournamentGame> = self
-            .core
-            .games
-            .iter()
-            .filter(|g| g.result.is_none() && g.room.is_some())
-            .cloned()
-            .collect();
+        let running = self.running_games();
+        if self.lease.is_some() {
+            return self.poll_results(running).await;
+        }
         for game in running {
             let Some(room) = game.room.clone() else {
                 continue;
@@ -324,24 +329,17 @@ impl Tournament {
             let key = room.clone();
             let read = tokio::task::spawn_blocking(move || store.record(&key)).await;
             let result = match read {
-                Ok(Ok(Some(record))) => match record.result {
-                    Some(result) => result,
-                    // Unfinished, on another node (or about to be taken
-                    // over by one): asked again.
-                    None if clustered => {
-                        self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
-                        continue;
-                    }
-                    None => abandoned(),
-                },
+                Ok(Ok(Some(record))) => record.result.unwrap_or_else(abandoned),
                 Ok(Ok(None)) => abandoned(),
                 Ok(Err(e)) => {
                     tracing::warn!(tournament = %self.core.id, room, "cannot read the game: {e}");
-                    self.poll_again(restarted);
+                    self.reconcile_pending = true;
+                    self.retry_at = Some(Instant::now() + RETRY);
                     continue;
                 }
                 Err(_) => {
-                    self.poll_again(restarted);
+                    self.reconcile_pending = true;
+                    self.retry_at = Some(Instant::now() + RETRY);
                     continue;
                 }
             };
@@ -349,13 +347,72 @@ impl Tournament {
         }
     }
 
-    /// A read of [`reconcile`](Self::reconcile) failed: tried again later.
-    fn poll_again(&mut self, restarted: bool) {
-        if restarted {
-            self.reconcile_pending = true;
-            self.retry_at = Some(Instant::now() + RETRY);
-        } else {
-            self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
+    /// The games being played, with their rooms.
+    fn running_games(&self) -> Vec<TournamentGame> {
+        self.core
+            .games
+            .iter()
+            .filter(|g| g.result.is_none() && g.room.is_some())
+            .cloned()
+            .collect()
+    }
+
+    /// In a cluster, every [`POLL_REMOTE_GAMES`] while games are played: the
+    /// results of all of them, in one read of the store. A game's room may be
+    /// on another node (taken over apart from this tournament), or here
+    /// without the way to report to it (brought back before the tournament
+    /// was): either way its result is in the store. The seats of withdrawn
+    /// players in rooms here are resigned (again: a resignation may have
+    /// been lost in a takeover; a room refuses a second one).
+    async fn poll_results(&mut self, running: Vec<TournamentGame>) {
+        self.poll_at = None;
+        if running.is_empty() {
+            return;
+        }
+        for game in &running {
+            let Some((_, tx)) = game
+                .room
+                .as_deref()
+                .and_then(|r| self.services.lobby.find(r))
+            else {
+                continue;
+            };
+            for (seat, &player) in game.players.iter().enumerate() {
+                if self.core.players[player as usize].withdrawn {
+                    let _ = tx.try_send(RoomCmd::ResignSeat { seat: seat as u8 });
+                }
+            }
+        }
+        let rooms: Vec<String> = running.iter().filter_map(|g| g.room.clone()).collect();
+        let store = self.services.store.clone();
+        let asked = rooms.clone();
+        let read = tokio::task::spawn_blocking(move || match store.cluster() {
+            Some(cluster) => cluster.results_of(asked),
+            None => Ok(Vec::new()),
+        })
+        .await;
+        self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
+        let found = match read {
+            Ok(Ok(found)) => found,
+            Ok(Err(e)) => {
+                return tracing::warn!(tournament = %self.core.id, "cannot read its games: {e}")
+            }
+            Err(_) => return,
+        };
+        let stored: HashSet<&str> = found.iter().map(|(room, _)| room.as_str()).collect();
+        // A room the store does not have cannot be played on: nobody wins it.
+        let missing: Vec<(String, MatchResult)> = rooms
+            .iter()
+            .filter(|room| !stored.contains(room.as_str()))
+            .map(|room| (room.clone(), abandoned()))
+            .collect();
+        let ended = found
+            .iter()
+            .filter_map(|(room, result)| Some((room.clone(), (*result)?)))
+            .chain(missing)
+            .collect::<Vec<_>>();
+        for (room, result) in ended {
+            self.game_ended(&room, result).await;
         }
     }
 
@@ -433,6 +490,12 @@ impl Tournament {
                 self.watchers.remove(&conn);
                 for conns in self.player_conns.values_mut() {
                     conns.retain(|o| o.conn != conn);
+                }
+            }
+            TournamentCmd::LetGo => {
+                if !self.moved {
+                    tracing::warn!(tournament = %self.core.id, "this node lost its lease; it lets the tournament go");
+                    self.moved = true;
                 }
             }
         }
@@ -870,6 +933,7 @@ impl Tournament {
         };
         match self.committed(done).await {
             Ok(()) => {
+                self.services.ratings.announce(&rows);
                 self.publish(event);
                 Ok(())
             }
@@ -965,6 +1029,7 @@ impl Tournament {
             self.retry_at = Some(Instant::now() + RETRY);
             return;
         }
+        self.services.ratings.announce(&rows);
         self.publish(event);
         self.seat_tokens.remove(room);
         self.advance().await;

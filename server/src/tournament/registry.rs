@@ -279,12 +279,21 @@ impl Tournaments {
         count
     }
 
-    /// Drops every queue so the tasks end: at shutdown, or when a cluster's
-    /// node lost its lease (other nodes may own its tournaments by now; each
-    /// answers what is queued and ends, and its writes are refused once
-    /// another node owns it).
+    /// Drops every queue so the tasks end (shutdown).
     pub fn close(&self) {
         self.map().clear();
+    }
+
+    /// A cluster's node lost its lease: other nodes may own its tournaments
+    /// by now. Each answers what is queued, disconnects its followers (to
+    /// rejoin where it is now) and ends.
+    pub fn let_go(&self) {
+        let mut map = self.map();
+        for entry in map.unfinished_entries() {
+            // A full queue: the tournament's next write is refused instead.
+            let _ = entry.tx.try_send(TournamentCmd::LetGo);
+        }
+        map.clear();
     }
 }
 
