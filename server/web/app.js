@@ -252,7 +252,8 @@ function room(key) {
       if (e.code === "unauthorized" && s.token) { s.token = null; s.seat = null; return subscribe(); }
       if (passing(e.code) && tries < 10) {
         problem.show(e);
-        setTimeout(() => subscribe(since, tries + 1), 300 * (tries + 1));
+        // Only while the room is still on screen.
+        setTimeout(() => { if (el.isConnected) subscribe(since, tries + 1); }, 300 * (tries + 1));
         return;
       }
       if (e.code === "unknown_room") return showGone(e);

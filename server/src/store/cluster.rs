@@ -92,21 +92,50 @@ pub(super) fn owner_of(
     conn: &mut PgConn,
     key: &str,
 ) -> Result<Option<(String, Arc<str>)>, StoreError> {
-    let row = conn.query_one(
+    live_owner(
+        conn,
         "SELECT r.id, o.node FROM rooms r
          JOIN room_owners o ON o.room_no = r.no
          JOIN nodes n ON n.id = o.node
          WHERE (r.id = ?1 OR r.code = ?2) AND r.result IS NULL
            AND n.expires_at > clock_timestamp() AND NOT n.draining
          LIMIT 1",
-        args![key, key.to_ascii_uppercase().as_str()],
-    )?;
+        key,
+    )
+}
+
+/// The tournament `key` names (its id or its code, any case) and the live
+/// node that owns it; None when no live node does (unknown, finished, or
+/// being taken over).
+pub(super) fn tournament_owner_of(
+    conn: &mut PgConn,
+    key: &str,
+) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    live_owner(
+        conn,
+        "SELECT t.id, o.node FROM tournaments t
+         JOIN tournament_owners o ON o.tournament = t.id
+         JOIN nodes n ON n.id = o.node
+         WHERE (t.id = ?1 OR t.code = ?2) AND t.finished_at_ms IS NULL
+           AND n.expires_at > clock_timestamp() AND NOT n.draining
+         LIMIT 1",
+        key,
+    )
+}
+
+/// The (id, node) `query` finds for `key` as an id (`?1`) or a code (`?2`).
+fn live_owner(
+    conn: &mut PgConn,
+    query: &str,
+    key: &str,
+) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    let row = conn.query_one(query, args![key, key.to_ascii_uppercase().as_str()])?;
     let Some(mut row) = row else {
         return Ok(None);
     };
-    let room = row.text(0).map_err(StoreError::Postgres)?;
+    let id = row.text(0).map_err(StoreError::Postgres)?;
     let node = row.text(1).map_err(StoreError::Postgres)?;
-    Ok(Some((room, node.into())))
+    Ok(Some((id, node.into())))
 }
 
 /// Renews the node's lease for `lease` from now; [`StoreError::LeaseLost`]
@@ -155,41 +184,81 @@ pub(super) fn claim(
     finish(conn, done)
 }
 
+/// An owners table: whose rows it holds and how to tell a finished one.
+struct Owners {
+    table: &'static str,
+    /// Its key column (a room's number, a tournament's id).
+    key: &'static str,
+    /// The joined table and the condition that the row's thing is finished.
+    finished: &'static str,
+}
+
+const ROOM_OWNERS: Owners = Owners {
+    table: "room_owners",
+    key: "room_no",
+    finished: "rooms r WHERE o.room_no = r.no AND r.result IS NOT NULL",
+};
+
+const TOURNAMENT_OWNERS: Owners = Owners {
+    table: "tournament_owners",
+    key: "tournament",
+    finished: "tournaments t WHERE o.tournament = t.id AND t.finished_at_ms IS NOT NULL",
+};
+
+/// Takes up to `limit` orphans of `owners` for `node` (their owner expired,
+/// drains, or never was), raising each one's epoch: rows of (key, epoch).
+/// Rows of dead nodes' finished ones (a result written by a single server,
+/// or before the row was made) own nothing and go first. Only unfinished
+/// ones have owners (a fenced result deletes its row), and orphans are
+/// found through the dead nodes' index; a row a write of the old owner
+/// holds is skipped, taken next time.
+fn take_orphans(
+    conn: &mut PgConn,
+    owners: &Owners,
+    node: &Arc<str>,
+    limit: usize,
+) -> Result<Vec<super::sql::Row>, StoreError> {
+    let Owners {
+        table,
+        key,
+        finished,
+    } = owners;
+    conn.exec(
+        &format!(
+            "DELETE FROM {table} o USING {finished}
+               AND (o.node = ''
+                    OR o.node IN (SELECT id FROM nodes
+                                  WHERE expires_at < clock_timestamp() OR draining))"
+        ),
+        args![],
+    )?;
+    Ok(conn.query(
+        &format!(
+            "WITH orphans AS (
+                 SELECT o.{key} FROM {table} o
+                 WHERE o.node = ''
+                    OR o.node IN (SELECT id FROM nodes
+                                  WHERE (expires_at < clock_timestamp() OR draining)
+                                    AND id <> ?1)
+                 ORDER BY o.{key}
+                 LIMIT ?2
+                 FOR UPDATE OF o SKIP LOCKED
+             )
+             UPDATE {table} o SET node = ?1, epoch = o.epoch + 1
+             FROM orphans WHERE o.{key} = orphans.{key}
+             RETURNING o.{key}, o.epoch"
+        ),
+        args![&**node, limit as i64],
+    )?)
+}
+
 /// The rooms part of [`claim`], in its transaction.
 fn claim_rooms(
     conn: &mut PgConn,
     node: &Arc<str>,
     limit: usize,
 ) -> Result<Vec<(StoredRoom, Lease)>, StoreError> {
-    // Rows of dead nodes' rooms that finished without a fenced result (a
-    // result written by a single server, or before the row was made) own
-    // nothing: they go.
-    conn.exec(
-        "DELETE FROM room_owners o USING rooms r
-         WHERE o.room_no = r.no AND r.result IS NOT NULL
-           AND (o.node = ''
-                OR o.node IN (SELECT id FROM nodes
-                              WHERE expires_at < clock_timestamp() OR draining))",
-        args![],
-    )?;
-    // Only unfinished rooms have owners (a fenced result deletes its
-    // room's), and orphans are found through the dead nodes' index.
-    let rows = conn.query(
-        "WITH orphans AS (
-             SELECT o.room_no FROM room_owners o
-             WHERE o.node = ''
-                OR o.node IN (SELECT id FROM nodes
-                              WHERE (expires_at < clock_timestamp() OR draining)
-                                AND id <> ?1)
-             ORDER BY o.room_no
-             LIMIT ?2
-             FOR UPDATE OF o SKIP LOCKED
-         )
-         UPDATE room_owners o SET node = ?1, epoch = o.epoch + 1
-         FROM orphans WHERE o.room_no = orphans.room_no
-         RETURNING o.room_no, o.epoch",
-        args![&**node, limit as i64],
-    )?;
+    let rows = take_orphans(conn, &ROOM_OWNERS, node, limit)?;
     let mut epochs = std::collections::HashMap::with_capacity(rows.len());
     for mut row in rows {
         let no = row.int(0).map_err(StoreError::Postgres)?;
@@ -228,30 +297,7 @@ fn claim_tournaments(
     node: &Arc<str>,
     limit: usize,
 ) -> Result<Vec<(StoredTournament, Lease)>, StoreError> {
-    conn.exec(
-        "DELETE FROM tournament_owners o USING tournaments t
-         WHERE o.tournament = t.id AND t.finished_at_ms IS NOT NULL
-           AND (o.node = ''
-                OR o.node IN (SELECT id FROM nodes
-                              WHERE expires_at < clock_timestamp() OR draining))",
-        args![],
-    )?;
-    let rows = conn.query(
-        "WITH orphans AS (
-             SELECT o.tournament FROM tournament_owners o
-             WHERE o.node = ''
-                OR o.node IN (SELECT id FROM nodes
-                              WHERE (expires_at < clock_timestamp() OR draining)
-                                AND id <> ?1)
-             ORDER BY o.tournament
-             LIMIT ?2
-             FOR UPDATE OF o SKIP LOCKED
-         )
-         UPDATE tournament_owners o SET node = ?1, epoch = o.epoch + 1
-         FROM orphans WHERE o.tournament = orphans.tournament
-         RETURNING o.tournament, o.epoch",
-        args![&**node, limit as i64],
-    )?;
+    let rows = take_orphans(conn, &TOURNAMENT_OWNERS, node, limit)?;
     let mut claimed = Vec::with_capacity(rows.len());
     for mut row in rows {
         let id = row.text(0).map_err(StoreError::Postgres)?;
@@ -272,30 +318,6 @@ fn lease(node: &Arc<str>, epoch: i64) -> Lease {
         node: node.clone(),
         epoch: epoch as u64,
     }
-}
-
-/// The tournament `key` names (its id or its code, any case) and the live
-/// node that owns it; None when no live node does (unknown, finished, or
-/// being taken over).
-pub(super) fn tournament_owner_of(
-    conn: &mut PgConn,
-    key: &str,
-) -> Result<Option<(String, Arc<str>)>, StoreError> {
-    let row = conn.query_one(
-        "SELECT t.id, o.node FROM tournaments t
-         JOIN tournament_owners o ON o.tournament = t.id
-         JOIN nodes n ON n.id = o.node
-         WHERE (t.id = ?1 OR t.code = ?2) AND t.finished_at_ms IS NULL
-           AND n.expires_at > clock_timestamp() AND NOT n.draining
-         LIMIT 1",
-        args![key, key.to_ascii_uppercase().as_str()],
-    )?;
-    let Some(mut row) = row else {
-        return Ok(None);
-    };
-    let tournament = row.text(0).map_err(StoreError::Postgres)?;
-    let node = row.text(1).map_err(StoreError::Postgres)?;
-    Ok(Some((tournament, node.into())))
 }
 
 /// Marks the node as draining: its rooms are for the taking at once (it has
