@@ -544,6 +544,9 @@ pub trait Cluster: Send + Sync {
     ) -> Result<Vec<(String, Option<MatchResult>)>, StoreError>;
     /// The next account id no node has given.
     fn next_account_id(&self) -> Result<u64, StoreError>;
+    /// The token of a seat of a room (by id): for a tournament whose game's
+    /// room another node holds.
+    fn seat_token(&self, room: &str, seat: u8) -> Result<Option<String>, StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).

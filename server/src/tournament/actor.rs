@@ -860,8 +860,26 @@ impl Tournament {
         self.tell_game(player, game.round, &room, seat as u8, token, opponent);
     }
 
+    /// A seat's token, asked of its room; in a cluster, read from the store
+    /// when another node holds the room.
     async fn ask_token(&self, room: &str, seat: u8) -> Option<String> {
-        let (_, tx) = self.services.lobby.find(room)?;
+        let Some((_, tx)) = self.services.lobby.find(room) else {
+            self.lease.as_ref()?;
+            let store = self.services.store.clone();
+            let room = room.to_owned();
+            let read = tokio::task::spawn_blocking(move || match store.cluster() {
+                Some(cluster) => cluster.seat_token(&room, seat),
+                None => Ok(None),
+            });
+            return match read.await {
+                Ok(Ok(token)) => token,
+                Ok(Err(e)) => {
+                    tracing::warn!(tournament = %self.core.id, "cannot read a seat's token: {e}");
+                    None
+                }
+                Err(_) => None,
+            };
+        };
         let (reply, answer) = tokio::sync::oneshot::channel();
         tx.send(RoomCmd::SeatToken { seat, reply }).await.ok()?;
         answer.await.ok().flatten()
