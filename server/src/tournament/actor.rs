@@ -134,6 +134,11 @@ fn played(reason: EndReason) -> bool {
     )
 }
 
+/// Whether a game is being played in its room.
+fn in_play(game: &TournamentGame) -> bool {
+    game.result.is_none() && game.room.is_some()
+}
+
 /// A game whose room is gone without a result cannot be played on: nobody
 /// wins it.
 fn abandoned() -> MatchResult {
@@ -208,7 +213,7 @@ impl Tournament {
             self.finished_at = Some(Instant::now());
         }
         self.note_followers();
-        self.reconcile(true).await;
+        self.reconcile().await;
         self.advance().await;
         loop {
             let linger = ending.linger_until(self.finished_at, self.services.config.linger);
@@ -221,14 +226,11 @@ impl Tournament {
                     None => break,
                 },
                 Some((room, result)) = results.recv() => self.game_ended(&room, result).await,
-                _ = sleep_until(self.poll_at) => {
-                    self.poll_at = None;
-                    self.reconcile(false).await;
-                }
+                _ = sleep_until(self.poll_at) => self.poll_results().await,
                 _ = sleep_until(self.retry_at) => {
                     self.retry_at = None;
                     if self.reconcile_pending {
-                        self.reconcile(true).await;
+                        self.reconcile().await;
                     }
                     for (room, result, rows) in std::mem::take(&mut self.unsettled) {
                         self.settle(&room, result, rows).await;
@@ -242,12 +244,7 @@ impl Tournament {
             if let Ok(mut s) = self.summary.lock() {
                 *s = self.core.summary();
             }
-            let playing = || {
-                self.core
-                    .games
-                    .iter()
-                    .any(|g| g.result.is_none() && g.room.is_some())
-            };
+            let playing = || self.core.games.iter().any(in_play);
             if self.lease.is_some() && self.poll_at.is_none() && !self.moved && playing() {
                 self.poll_at = Some(Instant::now() + POLL_REMOTE_GAMES);
             }
@@ -297,32 +294,22 @@ impl Tournament {
         }
     }
 
-    /// After a restart (`restarted`): a game whose room finished while this
-    /// tournament was not listening (or whose room could not be brought back)
-    /// is settled from the store; a game of a player who withdrew is resigned
-    /// for them again (the resignation may not have been recorded before the
+    /// After a restart: a game whose room finished while this tournament was
+    /// not listening (or whose room could not be brought back) is settled
+    /// from the store; a game of a player who withdrew is resigned for them
+    /// again (the resignation may not have been recorded before the
     /// restart). A store that cannot be read is tried again later. In a
     /// cluster, see [`poll_results`](Self::poll_results).
-    async fn reconcile(&mut self, restarted: bool) {
-        if restarted {
-            self.reconcile_pending = false;
-        }
-        let running = self.running_games();
+    async fn reconcile(&mut self) {
+        self.reconcile_pending = false;
         if self.lease.is_some() {
-            return self.poll_results(running).await;
+            return self.poll_results().await;
         }
-        for game in running {
+        for game in self.running_games() {
             let Some(room) = game.room.clone() else {
                 continue;
             };
-            if let Some((_, tx)) = self.services.lobby.find(&room) {
-                if restarted {
-                    for (seat, &player) in game.players.iter().enumerate() {
-                        if self.core.players[player as usize].withdrawn {
-                            let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
-                        }
-                    }
-                }
+            if self.resign_withdrawn_here(&game) {
                 continue;
             }
             let store = self.services.store.clone();
@@ -352,9 +339,28 @@ impl Tournament {
         self.core
             .games
             .iter()
-            .filter(|g| g.result.is_none() && g.room.is_some())
+            .filter(|g| in_play(g))
             .cloned()
             .collect()
+    }
+
+    /// Resigns the seats of withdrawn players in `game`'s room, if the room
+    /// is here (again: a resignation may have been lost in a restart or a
+    /// takeover; a room refuses a second one). Whether it is here.
+    fn resign_withdrawn_here(&self, game: &TournamentGame) -> bool {
+        let Some((_, tx)) = game
+            .room
+            .as_deref()
+            .and_then(|r| self.services.lobby.find(r))
+        else {
+            return false;
+        };
+        for (seat, &player) in game.players.iter().enumerate() {
+            if self.core.players[player as usize].withdrawn {
+                let _ = tx.try_send(RoomCmd::ResignSeat { seat: seat as u8 });
+            }
+        }
+        true
     }
 
     /// In a cluster, every [`POLL_REMOTE_GAMES`] while games are played: the
@@ -364,24 +370,14 @@ impl Tournament {
     /// was): either way its result is in the store. The seats of withdrawn
     /// players in rooms here are resigned (again: a resignation may have
     /// been lost in a takeover; a room refuses a second one).
-    async fn poll_results(&mut self, running: Vec<TournamentGame>) {
+    async fn poll_results(&mut self) {
         self.poll_at = None;
+        let running = self.running_games();
         if running.is_empty() {
             return;
         }
         for game in &running {
-            let Some((_, tx)) = game
-                .room
-                .as_deref()
-                .and_then(|r| self.services.lobby.find(r))
-            else {
-                continue;
-            };
-            for (seat, &player) in game.players.iter().enumerate() {
-                if self.core.players[player as usize].withdrawn {
-                    let _ = tx.try_send(RoomCmd::ResignSeat { seat: seat as u8 });
-                }
-            }
+            self.resign_withdrawn_here(game);
         }
         let rooms: Vec<String> = running.iter().filter_map(|g| g.room.clone()).collect();
         let store = self.services.store.clone();
