@@ -13,6 +13,10 @@
 //!   batch to the client's own outbox, and a gap in the numbers (a message
 //!   the bus dropped) closes the client's connection, which resumes with
 //!   `since`, rather than letting it miss an event.
+//! - **Hand-over.** A node that stops sends, after a remote connection's last
+//!   frames, where each of its rooms left it (`Moved`): the client's node
+//!   follows them to their next nodes (`RoomRequest::Follow`), and the
+//!   client sees nothing.
 //! - **Liveness.** Every node says it is alive each second
 //!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
 //!   [`SILENCE`] are ended (their seats show as disconnected, as when a
@@ -36,8 +40,8 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
-use crate::connection::{self, Request, Shared};
-use crate::outbox::{ConnId, Frames, Outbox};
+use crate::connection::{self, Request, RoomRequest, Shared};
+use crate::outbox::{ConnId, Follow, Frames, Handover, Outbox};
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
@@ -45,6 +49,10 @@ use crate::tournament::actor::TournamentCmd;
 /// A node's answer to a command for a room or tournament it does not hold
 /// (any more): the sender looks its owner up again.
 pub const NOT_HERE: &str = "not held here";
+
+/// How long a stopping node waits for its remote connections to send their
+/// last frames and where their rooms were.
+const HANDOVER_WAIT: Duration = Duration::from_secs(2);
 
 /// How long a node waits for the owner to take a forwarded command.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
@@ -93,8 +101,21 @@ struct Out {
     /// Numbered from 1 per remote connection: a gap is a lost message.
     seq: u64,
     frames: Vec<String>,
-    /// The remote connection ended (its outbox overflowed).
+    /// The remote connection ended (its outbox overflowed, its rooms
+    /// dropped it, or its node stops).
     closed: bool,
+    /// With `closed`: its node stopped its rooms, and every frame they sent
+    /// came before; the client follows them to their next nodes.
+    #[serde(default)]
+    moved: Option<Moved>,
+}
+
+/// The rooms a stopping node's remote connection was in.
+#[derive(Serialize, Deserialize)]
+struct Moved {
+    /// The ids the node served under (its client's node forgets them).
+    nodes: Vec<String>,
+    rooms: Vec<Follow>,
 }
 
 /// A node asks the others for their listed rooms, or their tournaments.
@@ -136,6 +157,8 @@ struct Local {
 struct Remote {
     outbox: Outbox,
     stop: CancellationToken,
+    /// The task that sends its outbox back.
+    task: tokio::task::JoinHandle<()>,
 }
 
 /// Replay protection: per sender, the highest number seen and which of the
@@ -289,6 +312,14 @@ impl Bus {
                 let _ = told.send(("ratings", bus.seal(&rows)));
             }
         }));
+        let bus = Arc::downgrade(self);
+        shared
+            .tournaments
+            .reach_rooms_elsewhere_with(Box::new(move |room, seat| {
+                if let Some(bus) = bus.upgrade() {
+                    tokio::spawn(bus.resign_elsewhere(room, seat));
+                }
+            }));
         let bus = Arc::downgrade(self);
         shared.lobby.list_others(Box::new(move || {
             let bus = bus.clone();
@@ -501,6 +532,10 @@ impl Bus {
             Err(e) if e.kind() == async_nats::RequestErrorKind::TimedOut => {
                 (Err(e.to_string()), true)
             }
+            // Nobody serves that node any more: it stopped.
+            Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                (Err(NOT_HERE.to_owned()), false)
+            }
             Err(e) => (Err(e.to_string()), false),
         };
         // Only a node that took (or may have taken) a command holds
@@ -532,21 +567,21 @@ impl Bus {
         }
     }
 
-    /// Stops the heartbeat, and ends the remote connections (shutdown): their
-    /// clients' nodes are told at once, so the clients resume elsewhere.
+    /// Stops the heartbeat, and ends the remote connections (shutdown, once
+    /// the rooms have stopped): each sends what its rooms sent last, then
+    /// where they were, and its client's node follows them to their next
+    /// nodes.
     pub async fn close(&self) {
         self.stop.cancel();
         let remotes: Vec<_> = lock(&self.remotes).drain().collect();
-        for ((from, conn), remote) in remotes {
+        let mut tasks = Vec::with_capacity(remotes.len());
+        for (_, remote) in remotes {
             remote.stop.cancel();
-            let end = Out {
-                conn,
-                seq: u64::MAX,
-                frames: Vec::new(),
-                closed: true,
-            };
-            let subject = format!("{}.out.{from}", self.prefix);
-            let _ = self.client.publish(subject, self.seal(&end)).await;
+            tasks.push(remote.task);
+        }
+        let sent = futures_util::future::join_all(tasks);
+        if tokio::time::timeout(HANDOVER_WAIT, sent).await.is_err() {
+            tracing::warn!("bus: some remote connections were not handed over in time");
         }
         let _ = self.client.flush().await;
     }
@@ -634,27 +669,39 @@ impl Bus {
             .next_conn
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (outbox, mut queue) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
-        let outbox = outbox.with_max_message(config.limits.max_message_bytes);
+        let mut outbox = outbox.with_max_message(config.limits.max_message_bytes);
+        let handover = Handover::default();
+        outbox.handover = Some(handover.clone());
+        let tournaments = outbox.tournaments.clone();
         let stop = CancellationToken::new();
         let bus = self.clone();
         let kicked = outbox.kick.clone();
         let ended = stop.clone();
         let subject = format!("{}.out.{from}", self.prefix);
         let key = (from, conn);
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let mut seq = 0;
             loop {
-                // Ended (its client's node said so, or this node shuts down),
-                // overflowed, or its rooms dropped it: the client's node is
-                // told `closed`, and its client resumes.
+                // Overflowed, or its rooms dropped it: the client's node is
+                // told `closed`, and its client resumes. Ended (its client's
+                // node said so, or this node shuts down): after what is
+                // queued, and with where its stopped rooms were.
                 let (frames, closed) = tokio::select! {
+                    biased;
+                    _ = kicked.cancelled() => (None, true),
                     frames = queue.recv() => match frames {
                         Some(frames) => (Some(frames), false),
                         None => (None, true),
                     },
-                    _ = kicked.cancelled() => (None, true),
                     _ = ended.cancelled() => (None, true),
                 };
+                // A tournament it followed cannot be followed this way: the
+                // client then rejoins as after a drop.
+                let moved =
+                    (closed && !kicked.is_cancelled() && tournaments.count() == 0).then(|| Moved {
+                        nodes: lock(&bus.serving).iter().cloned().collect(),
+                        rooms: handover.take(),
+                    });
                 seq += 1;
                 let out = Out {
                     conn,
@@ -665,6 +712,7 @@ impl Bus {
                         .map(|f| f.as_str().to_owned())
                         .collect(),
                     closed,
+                    moved,
                 };
                 let sent = bus.client.publish(subject.clone(), bus.seal(&out)).await;
                 let closed = match sent {
@@ -681,6 +729,7 @@ impl Bus {
                             seq: seq + 1,
                             frames: Vec::new(),
                             closed: true,
+                            moved: None,
                         };
                         let _ = bus.client.publish(subject.clone(), bus.seal(&end)).await;
                         true
@@ -697,7 +746,7 @@ impl Bus {
                 }
             }
         });
-        Remote { outbox, stop }
+        Remote { outbox, stop, task }
     }
 
     /// Answers and events for this node's clients, from the nodes that own
@@ -711,7 +760,23 @@ impl Bus {
             let Some(local) = locals.get_mut(&out.conn) else {
                 continue; // the connection has closed meanwhile
             };
-            let expected = local.next.entry(from).or_insert(1);
+            let expected = local.next.entry(from.clone()).or_insert(1);
+            if out.seq == *expected && out.closed && out.moved.is_some() {
+                // Its node stopped the rooms: they go on elsewhere, with
+                // what they sent last delivered first.
+                let moved = out.moved.unwrap_or_else(|| unreachable!());
+                local.next.remove(&from);
+                local
+                    .nodes
+                    .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
+                deliver(&local.outbox, out.frames);
+                let outbox = local.outbox.clone();
+                drop(locals);
+                for follow in moved.rooms {
+                    tokio::spawn(self.clone().follow(outbox.clone(), follow));
+                }
+                continue;
+            }
             if out.seq != *expected || out.closed {
                 if out.seq != *expected {
                     tracing::warn!(
@@ -730,13 +795,48 @@ impl Bus {
                 continue;
             }
             *expected += 1;
-            let mut frames = out.frames.into_iter().map(Utf8Bytes::from);
-            let batch = match (frames.next(), frames.next()) {
-                (Some(a), None) => Frames::One(a),
-                (Some(a), Some(b)) => Frames::Two(Box::new((a, b))),
-                _ => continue,
-            };
-            local.outbox.send_frames(batch);
+            deliver(&local.outbox, out.frames);
+        }
+    }
+
+    /// Resigns seat `seat` of room `room` on the node that holds it, for a
+    /// tournament of this node whose player withdrew. Nobody reads the
+    /// room's answer; its result reaches the tournament through the store.
+    async fn resign_elsewhere(self: Arc<Self>, room: String, seat: u8) {
+        let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        let conn = shared
+            .next_conn
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (outbox, _unread) = Outbox::new(conn, 1, 1);
+        let what = Request::Room(RoomRequest::ResignSeat {
+            room: room.clone(),
+            seat,
+        });
+        let now = tokio::time::Instant::now();
+        if let Err(unsent) = connection::route(&shared, &self, &outbox, what, now, &mut None).await
+        {
+            let why = unsent.answer(None, &room, false);
+            tracing::warn!(%room, seat, "could not resign a withdrawn player's seat: {why:?}");
+        }
+        self.gone(conn).await;
+    }
+
+    /// A client of this node goes on in a room whose node stopped it, where
+    /// the room is now; if it cannot, its connection ends and it resumes.
+    async fn follow(self: Arc<Self>, outbox: Outbox, follow: Follow) {
+        let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        let room = follow.room.clone();
+        let what = Request::Room(RoomRequest::Follow(follow));
+        let now = tokio::time::Instant::now();
+        if let Err(unsent) = connection::route(&shared, &self, &outbox, what, now, &mut None).await
+        {
+            let why = unsent.answer(None, &room, false);
+            tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
+            outbox.kick.cancel();
         }
     }
 
@@ -850,6 +950,16 @@ fn open<T: serde::de::DeserializeOwned>(
         ));
     }
     Ok((envelope.from, envelope.body))
+}
+
+/// Hands a batch of frames from another node to a client's outbox.
+fn deliver(outbox: &Outbox, frames: Vec<String>) {
+    let mut frames = frames.into_iter().map(Utf8Bytes::from);
+    match (frames.next(), frames.next()) {
+        (Some(a), None) => outbox.send_frames(Frames::One(a)),
+        (Some(a), Some(b)) => outbox.send_frames(Frames::Two(Box::new((a, b)))),
+        _ => false,
+    };
 }
 
 /// A remote connection ended: its rooms and tournaments hear it is gone,

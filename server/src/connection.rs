@@ -4,7 +4,6 @@
 //! a slow reader, an idle peer or abuse closes the connection, with a close
 //! code and a reason.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,9 +47,8 @@ mod socket;
 mod tournament;
 
 use read::{Malformed, Unread};
-#[cfg(test)]
-pub(crate) use request::RoomRequest;
-pub(crate) use request::{deliver, Request};
+pub(crate) use remote::route;
+pub(crate) use request::{deliver, Request, RoomRequest};
 use socket::{Io, Socket};
 
 /// What every connection shares.
@@ -160,7 +158,7 @@ struct Conn {
     /// through the bus (by the key it gave), so it is looked up once. Boxed:
     /// 8 bytes in every connection's task, not a map's 48.
     #[allow(clippy::box_collection)]
-    owners: Option<Box<HashMap<String, Arc<str>>>>,
+    owners: remote::Owners,
 }
 
 /// Serves one connection: its HTTP requests with `router`, and the protocol

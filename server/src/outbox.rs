@@ -76,6 +76,9 @@ pub struct Outbox {
     /// The same for tournaments this connection plays in or follows (until
     /// they finish or refuse it).
     pub tournaments: Memberships,
+    /// A client of another node's (`bus.rs`): where it goes on when this
+    /// node stops its rooms, so it follows them to their next node.
+    pub handover: Option<Handover>,
 }
 
 /// The queue itself: a deque under a lock, and the connection task's waker.
@@ -102,6 +105,7 @@ impl Clone for Outbox {
             kick: self.kick.clone(),
             rooms: self.rooms.clone(),
             tournaments: self.tournaments.clone(),
+            handover: self.handover.clone(),
         }
     }
 }
@@ -161,6 +165,34 @@ impl Memberships {
 
     pub fn ids(&self) -> Vec<String> {
         self.set().iter().cloned().collect()
+    }
+}
+
+/// A room a client of another node was in when this node stopped it, and
+/// how it goes on there: its seat's token (None: it watched) and the last
+/// event it was sent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Follow {
+    pub room: String,
+    pub token: Option<String>,
+    pub since: u64,
+}
+
+/// Where a stopping room leaves a [`Follow`] for each client of another
+/// node in it.
+#[derive(Clone, Debug, Default)]
+pub struct Handover(Arc<Mutex<Vec<Follow>>>);
+
+impl Handover {
+    pub fn leave(&self, follow: Follow) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(follow);
+    }
+
+    pub fn take(&self) -> Vec<Follow> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
@@ -231,6 +263,7 @@ impl Outbox {
                 kick: CancellationToken::new(),
                 rooms: Memberships::default(),
                 tournaments: Memberships::default(),
+                handover: None,
             },
             Queue(queue),
         )

@@ -94,6 +94,7 @@ impl Server {
                 store: store.clone(),
                 ratings: ratings.clone(),
                 config: config.clone(),
+                elsewhere: Default::default(),
             },
             rooms.clone(),
         );

@@ -250,6 +250,89 @@ async fn events_until_end(peer: &mut Peer) -> Vec<(u64, String)> {
     }
 }
 
+/// Every message `peer` had kept and reads up to the match's end.
+async fn messages_until_end(peer: &mut Peer) -> Vec<Value> {
+    let mut seen = peer.kept();
+    while seen.last().is_none_or(|m| m["event"]["kind"] != "ended") {
+        seen.push(peer.read().await.expect("the match's end before the close"));
+    }
+    seen
+}
+
+/// Asserts that `seen` has no error and numbers its events from `from + 1`
+/// on, with no gap and no repeat.
+fn no_error_and_every_event_once(who: &str, from: u64, seen: &[Value]) {
+    let errors: Vec<&Value> = seen.iter().filter(|m| m["type"] == "error").collect();
+    assert!(errors.is_empty(), "{who} saw {errors:?}");
+    let seqs: Vec<u64> = seen
+        .iter()
+        .filter(|m| m["type"] == "event")
+        .map(|m| m["event"]["seq"].as_u64().expect("seq"))
+        .collect();
+    let expected: Vec<u64> = (from + 1..=from + seqs.len() as u64).collect();
+    assert_eq!(seqs, expected, "{who}: no gap, no repeat: {seen:?}");
+}
+
+/// The node that holds a room drains: the clients of the other nodes go on
+/// on the connections they have, with nothing to do and nothing missed —
+/// a move sent while the room is between nodes waits for it.
+#[tokio::test]
+async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_drains() {
+    let Some([mut one, two, three]) = three_nodes().await else {
+        return;
+    };
+    let mut alice = Peer::connect(&one.url, "alice").await;
+    let seated = alice
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 3]}}))
+        .await;
+    let room = seated["room"].as_str().expect("room").to_owned();
+    let t0 = seated["token"].as_str().expect("token").to_owned();
+    let mut bob = Peer::connect(&two.url, "bob").await;
+    let seated = bob.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let t1 = seated["token"].as_str().expect("token").to_owned();
+    let bob_from = seated["snapshot"]["seq"].as_u64().expect("seq");
+    let mut carol = Peer::connect(&three.url, "carol").await;
+    let watching = carol.request(json!({"type": "watch", "room": room})).await;
+    assert_eq!(watching["type"], "watching", "{watching}");
+    let carol_from = watching["snapshot"]["seq"].as_u64().expect("seq");
+    let ack = play(&mut alice, &room, &t0, json!({"heap": 0, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+
+    let status = one.terminate().await;
+    assert!(status.success(), "{status:?}");
+    drop(alice);
+    let ack = play(&mut bob, &room, &t1, json!({"heap": 0, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "bob's move waits for the room: {ack}");
+
+    // Alice's own node went away: she resumes through another.
+    let mut alice = Peer::connect(&three.url, "alice").await;
+    let back = alice
+        .request(json!({"type": "resume", "room": room, "token": t0}))
+        .await;
+    assert_eq!(back["type"], "watching", "{back}");
+    assert_eq!(heaps_of(&back["snapshot"]), [1, 3]);
+    play_all(
+        [(&mut alice, &t0), (&mut bob, &t1)],
+        &room,
+        &[
+            (0, json!({"heap": 1, "take": 1})),
+            (1, json!({"heap": 0, "take": 1})),
+            (0, json!({"heap": 1, "take": 2})),
+        ],
+    )
+    .await;
+    for (who, peer, from) in [
+        ("bob", &mut bob, bob_from),
+        ("carol", &mut carol, carol_from),
+    ] {
+        let seen = messages_until_end(peer).await;
+        no_error_and_every_event_once(who, from, &seen);
+        let ended = &seen.last().expect("the end")["event"];
+        assert_eq!(ended["result"], json!({"winner": 0, "reason": "rules"}));
+    }
+}
+
 #[tokio::test]
 async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
     let Some([one, two, three]) = three_nodes().await else {
@@ -689,6 +772,133 @@ async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
             .contains("took over 1 tournaments")
     });
     assert!(took_over, "another node took the running tournament over");
+}
+
+/// The next message of `kind` on `peer` (kept ones first).
+async fn next_of(peer: &mut Peer, kind: &str) -> Value {
+    let mut kept = peer.kept().into_iter();
+    loop {
+        let m = match kept.next() {
+            Some(m) => m,
+            None => peer.read().await.expect("the message before the close"),
+        };
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+/// Holds a lock on room `room`'s owner row in database `db` until told, so
+/// that every claim skips the room; returns once it holds it.
+async fn hold_room(db: &str, room: &str) -> std::sync::mpsc::Sender<()> {
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = tokio::sync::oneshot::channel();
+    let (db, room) = (db.to_owned(), room.to_owned());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&db, postgres::NoTls).expect("connect");
+        let mut tx = client.transaction().expect("begin");
+        tx.query(
+            "SELECT o.node FROM room_owners o JOIN rooms r ON r.no = o.room_no
+             WHERE r.id = $1 FOR UPDATE OF o",
+            &[&room],
+        )
+        .expect("lock the owner row");
+        let _ = locked.send(());
+        let _ = released.recv();
+        tx.commit().expect("commit");
+    });
+    is_locked.await.expect("locked");
+    release
+}
+
+/// Waits until one of `nodes` logs `line`; which one.
+async fn logged(nodes: [&Process; 2], line: &str) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(i) = nodes
+            .iter()
+            .position(|node| node.stderr.lock().unwrap().contains(line))
+        {
+            return i;
+        }
+        assert!(Instant::now() < deadline, "no node logged {line:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A player withdraws while the game's room is on another node than the
+/// tournament (taken over apart: the room's owner row was locked while the
+/// tournament was claimed, and its claimer paused while the room was): the
+/// room resigns their seat all the same.
+#[tokio::test]
+async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
+    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+        return;
+    };
+    let Some(nats) = grundy_testkit::nats::or_skip() else {
+        return;
+    };
+    let db = postgres.fresh_database();
+    let bus = nats.url();
+    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
+    let mut one = Process::start_with(&db, &args).await;
+    let two = Process::start_with(&db, &args).await;
+    let three = Process::start_with(&db, &args).await;
+
+    let mut director = Peer::connect(&one.url, "director").await;
+    let created = director
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [3, 4, 5]},
+            "format": "round_robin", "rounds": 1, "clock": {"initial_ms": 60000, "increment_ms": 0}}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let code = created["code"].as_str().expect("code").to_owned();
+    let mut alice = Peer::connect(&two.url, "alice").await;
+    let registered = alice
+        .request(json!({"type": "register", "tournament": code}))
+        .await;
+    assert_eq!(registered["type"], "registered", "{registered}");
+    let alice_token = registered["token"].as_str().expect("token").to_owned();
+    let mut bob = Peer::connect(&three.url, "bob").await;
+    let registered = bob
+        .request(json!({"type": "register", "tournament": code}))
+        .await;
+    assert_eq!(registered["type"], "registered", "{registered}");
+    let started = director
+        .request(json!({"type": "start_tournament", "tournament": code,
+            "token": created["owner_token"]}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+    let game = next_of(&mut alice, "your_game").await;
+    let room = game["room"].as_str().expect("room").to_owned();
+    let alice_seat = game["seat"].as_u64().expect("seat");
+
+    // The tournament goes to one node, its game's room to the other.
+    let release = hold_room(&db, &room).await;
+    one.kill_hard().await;
+    let nodes = [&two, &three];
+    let taker = logged(nodes, "took over 1 tournaments").await;
+    signal(nodes[taker], "STOP").await;
+    release.send(()).expect("release");
+    let room_taker = logged(nodes, "took over 1 rooms").await;
+    signal(nodes[taker], "CONT").await;
+    assert_ne!(taker, room_taker, "the room went to the other node");
+
+    let mut carol = Peer::connect(&nodes[room_taker].url, "carol").await;
+    let watching = carol.request(json!({"type": "watch", "room": room})).await;
+    assert_eq!(watching["type"], "watching", "{watching}");
+    let mut alice = Peer::connect(&nodes[room_taker].url, "alice").await;
+    let withdrawn = alice
+        .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
+        .await;
+    assert_eq!(withdrawn["type"], "ack", "{withdrawn}");
+    let ended = carol.until("ended").await;
+    assert_eq!(
+        ended["result"],
+        json!({"winner": 1 - alice_seat, "reason": "resign"}),
+        "{ended}"
+    );
 }
 
 /// An account is the cluster's: made on one node, it logs in on another and

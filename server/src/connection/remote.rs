@@ -2,14 +2,73 @@
 //! owns: checked here as for one of this node (scopes, the account an API
 //! token stands for, who registers), then forwarded over the bus to the
 //! owner (`bus.rs`), whose answers come back into this connection's outbox.
+//!
+//! A room (or tournament) between nodes — its node drained or died, and
+//! another takes it at its next claim round — is waited for, so a client of
+//! this node does not see it move: its commands wait a moment, in order.
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg};
+use tokio::time::Instant;
 
-use super::{room_key, tournament_key, Conn};
-use crate::bus;
+use super::{deliver, room_key, tournament_key, Conn, Request, Shared};
+use crate::bus::{self, Bus};
+use crate::outbox::Outbox;
+use crate::store::Owner;
+use crate::work::Refused;
+
+/// How long a command waits for a room (or tournament) between owners.
+pub const BETWEEN_OWNERS: Duration = Duration::from_secs(3);
+
+/// The nodes a connection found its rooms and tournaments on.
+pub type Owners = Option<Box<HashMap<String, Arc<str>>>>;
+
+/// Why a command did not reach its room or tournament.
+pub enum Unsent {
+    /// No unfinished one has that id or code.
+    Unknown,
+    /// Its node did not take the command: which, and why.
+    NotTaken(Arc<str>, String),
+    /// Still between nodes when the wait ran out.
+    Moving,
+    /// Where it is could not be read.
+    Lookup(Option<Refused>),
+}
+
+impl Unsent {
+    /// The client's answer, for room (or tournament) `key`.
+    pub fn answer(self, id: Option<RequestId>, key: &str, tournament: bool) -> ServerMsg {
+        let kind = if tournament { "tournament" } else { "room" };
+        match self {
+            Unsent::Unknown if tournament => ServerMsg::error(
+                id,
+                ErrorCode::UnknownTournament,
+                format!("no tournament {key:?}"),
+            ),
+            Unsent::Unknown => {
+                ServerMsg::error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"))
+            }
+            Unsent::NotTaken(node, why) => {
+                let (code, message) = bus::not_taken(&node, &why);
+                ServerMsg::error(id, code, message)
+            }
+            Unsent::Moving => ServerMsg::error(
+                id,
+                ErrorCode::Internal,
+                format!("the {kind} is moving to another node of the cluster; try again"),
+            ),
+            Unsent::Lookup(Some(refused)) => refused.answer(id),
+            Unsent::Lookup(None) => ServerMsg::error(
+                id,
+                ErrorCode::Internal,
+                format!("could not find the {kind}'s node"),
+            ),
+        }
+    }
+}
 
 impl Conn {
     pub(super) async fn forward(&mut self, msg: ClientMsg) {
@@ -26,97 +85,103 @@ impl Conn {
             Ok(request) => request,
             Err(refusal) => return self.reply(*refusal),
         };
-        let unknown = |id| {
-            if tournament {
-                ServerMsg::error(
-                    id,
-                    ErrorCode::UnknownTournament,
-                    format!("no tournament {key:?}"),
-                )
-            } else {
-                ServerMsg::error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"))
-            }
-        };
-        // A node that no longer holds it says so: looked up again, once.
-        for last in [false, true] {
-            let owner = match self.owner(&id, &key, tournament).await {
-                Ok(Some(owner)) => owner,
-                Ok(None) => return self.reply(unknown(id)),
-                Err(refusal) => return self.reply(refusal),
-            };
-            let Err(why) = bus.forward(&owner, &self.outbox, what.clone()).await else {
-                return;
-            };
-            // Asked again next time: it may have moved.
-            if let Some(owners) = self.owners.as_mut() {
-                owners.remove(&cache_key(&key, tournament));
-            }
-            if why != bus::NOT_HERE {
-                let (code, message) = bus::not_taken(&owner, &why);
-                return self.error(id, code, message);
-            }
-            if last {
-                return self.reply(unknown(id));
-            }
+        let sent = route(
+            &self.shared,
+            &bus,
+            &self.outbox,
+            what,
+            self.received,
+            &mut self.owners,
+        )
+        .await;
+        if let Err(unsent) = sent {
+            self.reply(unsent.answer(id, &key, tournament));
         }
     }
+}
 
-    /// The node that owns room (or tournament) `key`, looked up once per
-    /// connection; None for one no live node holds (or one this node is
-    /// taking over).
-    async fn owner(
-        &mut self,
-        id: &Option<RequestId>,
-        key: &str,
-        tournament: bool,
-    ) -> Result<Option<Arc<str>>, ServerMsg> {
-        let cached = cache_key(key, tournament);
-        if let Some(owner) = self.owners.as_ref().and_then(|o| o.get(&cached)) {
-            return Ok(Some(owner.clone()));
+/// Sends `what` where its room or tournament is now: to it here, or to its
+/// node over the bus (`owners`: the nodes found before, kept up to date);
+/// while it is between nodes, looked for again for up to
+/// [`BETWEEN_OWNERS`].
+pub async fn route(
+    shared: &Arc<Shared>,
+    bus: &Bus,
+    outbox: &Outbox,
+    what: Request,
+    received: Instant,
+    owners: &mut Owners,
+) -> Result<(), Unsent> {
+    let (key, tournament) = what.key();
+    let cached = cache_key(key, tournament);
+    let deadline = Instant::now() + BETWEEN_OWNERS;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        if what.held_by(shared) {
+            // Taken over by this node meanwhile.
+            deliver(shared, outbox, what, received);
+            return Ok(());
         }
-        let store = self.shared.store.clone();
-        let asked = key.to_owned();
-        let read = self
-            .shared
-            .owner_lookups
-            .run(move || match store.cluster() {
-                Some(cluster) => {
-                    let found = if tournament {
-                        cluster.tournament_owner_of(&asked)
-                    } else {
-                        cluster.owner_of(&asked)
-                    };
-                    found.map(|found| (found, cluster.node()))
+        let found = match owners.as_ref().and_then(|o| o.get(&cached)) {
+            Some(owner) => Owner::Live(key.to_owned(), owner.clone()),
+            None => find(shared, key, tournament).await?,
+        };
+        match found {
+            Owner::Live(_, owner) => {
+                let sent = bus.forward(&owner, outbox, what.clone()).await;
+                let Err(why) = sent else {
+                    let owners = owners.get_or_insert_with(Default::default);
+                    // A handful per connection; one that named many starts over.
+                    if owners.len() >= 256 {
+                        owners.clear();
+                    }
+                    owners.insert(cached, owner);
+                    return Ok(());
+                };
+                // Asked again next time: it may have moved.
+                if let Some(owners) = owners.as_mut() {
+                    owners.remove(&cached);
                 }
-                None => Ok((None, Arc::from(""))),
-            });
-        let found = match read.await {
-            Ok(Ok(found)) => found,
-            Ok(Err(e)) => {
-                let what = if tournament { "tournament" } else { "room" };
-                tracing::error!("looking up a {what}'s node failed: {e}");
-                return Err(ServerMsg::error(
-                    id.clone(),
-                    ErrorCode::Internal,
-                    format!("could not find the {what}'s node"),
-                ));
+                if why != bus::NOT_HERE {
+                    return Err(Unsent::NotTaken(owner, why));
+                }
             }
-            Err(refused) => return Err(refused.answer(id.clone())),
-        };
-        let (Some((_, owner)), me) = found else {
-            return Ok(None);
-        };
-        if owner == me {
-            // Ours, but not running yet (being taken over).
-            return Ok(None);
+            Owner::Between => {}
+            Owner::Unknown => return Err(Unsent::Unknown),
         }
-        let owners = self.owners.get_or_insert_with(|| Box::new(HashMap::new()));
-        // A handful per connection; a connection that named many starts over.
-        if owners.len() >= 256 {
-            owners.clear();
+        if Instant::now() + pause > deadline {
+            return Err(Unsent::Moving);
         }
-        owners.insert(cached, owner.clone());
-        Ok(Some(owner))
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// Where room (or tournament) `key` is, as the store says; one this node
+/// owns but does not run yet (it is taking it over) is between nodes.
+async fn find(shared: &Shared, key: &str, tournament: bool) -> Result<Owner, Unsent> {
+    let store = shared.store.clone();
+    let asked = key.to_owned();
+    let read = shared.owner_lookups.run(move || match store.cluster() {
+        Some(cluster) => {
+            let found = if tournament {
+                cluster.tournament_owner_of(&asked)
+            } else {
+                cluster.owner_of(&asked)
+            };
+            found.map(|found| (found, cluster.node()))
+        }
+        None => Ok((Owner::Unknown, Arc::from(""))),
+    });
+    match read.await {
+        Ok(Ok((Owner::Live(_, owner), me))) if owner == me => Ok(Owner::Between),
+        Ok(Ok((found, _))) => Ok(found),
+        Ok(Err(e)) => {
+            let what = if tournament { "tournament" } else { "room" };
+            tracing::error!("looking up a {what}'s node failed: {e}");
+            Err(Unsent::Lookup(None))
+        }
+        Err(refused) => Err(Unsent::Lookup(Some(refused))),
     }
 }
 

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::tournament::to_tournament;
 use super::{to_room, Conn, Shared};
-use crate::outbox::Outbox;
+use crate::outbox::{Follow, Outbox};
 use crate::player::{AccountId, Player};
 use crate::room::RoomCmd;
 use crate::tournament::actor::TournamentCmd;
@@ -66,6 +66,13 @@ pub enum RoomRequest {
         id: Option<RequestId>,
         room: String,
     },
+    /// Not a client's: its node sends it on when the room moved (`bus.rs`).
+    Follow(Follow),
+    /// Not a client's: a tournament resigns for a player who withdrew.
+    ResignSeat {
+        room: String,
+        seat: u8,
+    },
 }
 
 /// A tournament command, its entrant resolved (`register`).
@@ -100,6 +107,14 @@ pub enum TournamentRequest {
 }
 
 impl Request {
+    /// The room (or tournament: true) it is for.
+    pub(crate) fn key(&self) -> (&str, bool) {
+        match self {
+            Request::Room(request) => (request.room(), false),
+            Request::Tournament(request) => (request.tournament(), true),
+        }
+    }
+
     /// Whether this node holds the room or tournament it is for.
     pub(crate) fn held_by(&self, shared: &Shared) -> bool {
         match self {
@@ -118,7 +133,9 @@ impl RoomRequest {
             | RoomRequest::Move { room, .. }
             | RoomRequest::Resign { room, .. }
             | RoomRequest::Abort { room, .. }
-            | RoomRequest::Leave { room, .. } => room,
+            | RoomRequest::Leave { room, .. }
+            | RoomRequest::Follow(Follow { room, .. })
+            | RoomRequest::ResignSeat { room, .. } => room,
         }
     }
 }
@@ -397,6 +414,28 @@ fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, recei
             to_room(shared, outbox, id, &room, false, |outbox, id| {
                 RoomCmd::Leave { outbox, id }
             })
+        }
+        RoomRequest::Follow(Follow { room, token, since }) => {
+            // Nobody asked, so nobody is answered: if it cannot follow, the
+            // connection ends and its client resumes.
+            let Some((room_id, tx)) = shared.lobby.find(&room) else {
+                return outbox.kick.cancel();
+            };
+            outbox.rooms.enter(&room_id);
+            let follow = RoomCmd::Follow {
+                outbox: outbox.clone(),
+                token,
+                since,
+            };
+            if tx.try_send(follow).is_err() {
+                outbox.rooms.exit(&room_id);
+                outbox.kick.cancel();
+            }
+        }
+        RoomRequest::ResignSeat { room, seat } => {
+            if let Some((_, tx)) = shared.lobby.find(&room) {
+                let _ = tx.try_send(RoomCmd::ResignSeat { seat });
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomState, METRICS};
-use crate::outbox::{encode, ConnId, Outbox};
+use crate::outbox::{encode, ConnId, Follow, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
@@ -106,6 +106,15 @@ pub enum RoomCmd {
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat { seat: u8 },
+    /// A client of another node whose room moved here goes on unseen: back
+    /// to its seat (`token`) or watching, sent the events after `since` as
+    /// it would have heard them; if that cannot be, its connection ends and
+    /// it resumes as after a drop.
+    Follow {
+        outbox: Outbox,
+        token: Option<String>,
+        since: u64,
+    },
 }
 
 /// A room's line of the lobby list, with the accounts holding its seats
@@ -434,6 +443,11 @@ impl Room {
                 let answer = self.resume(&outbox, &token, account, since, &id).await;
                 self.answer_joining(outbox, id, answer);
             }
+            RoomCmd::Follow {
+                outbox,
+                token,
+                since,
+            } => self.follow(outbox, token, since).await,
             RoomCmd::Move {
                 outbox,
                 id,
@@ -633,6 +647,50 @@ impl Room {
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
+        let seat = self.seat_again(outbox, token, account, since).await?;
+        // Resumed by an account: the seat token comes back, for the moves.
+        let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
+        self.catch_up(Some(seat), seat_token, since, id)
+    }
+
+    /// A client of another node whose room moved here (`RoomCmd::Follow`).
+    async fn follow(&mut self, outbox: Outbox, token: Option<String>, since: u64) {
+        let back = match &token {
+            Some(token) => self
+                .seat_again(&outbox, token, None, Some(since))
+                .await
+                .map(|_| ()),
+            None => self.check_since(Some(since)),
+        };
+        let budget = self.config.limits.max_message_bytes;
+        let missed = back
+            .ok()
+            .and_then(|()| self.subscribers.after(since, self.core.game.seq, budget));
+        let ok = match missed {
+            Some(events) => {
+                for event in events {
+                    outbox.send_frame(event_frame(&self.id, &event));
+                }
+                true
+            }
+            None => {
+                tracing::info!(room = %self.id, conn = outbox.conn, "a moved client could not follow; it resumes");
+                outbox.kick.cancel();
+                false
+            }
+        };
+        self.after_joining(outbox, ok);
+    }
+
+    /// Gives the seat `token` (or `account`) names to `outbox`'s connection,
+    /// `since` checked first: the seat.
+    async fn seat_again(
+        &mut self,
+        outbox: &Outbox,
+        token: &str,
+        account: Option<AccountId>,
+        since: Option<u64>,
+    ) -> Result<u8, Refusal> {
         let here = self.here();
         let intent = Intent::Resume {
             token,
@@ -660,9 +718,7 @@ impl Room {
             }
             return Err(refusal);
         }
-        // Resumed by an account: the seat token comes back, for the moves.
-        let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
-        self.catch_up(Some(seat), seat_token, since, id)
+        Ok(seat)
     }
 
     /// The queue closed and was answered to its end: the server is stopping
@@ -670,11 +726,35 @@ impl Room {
     /// connected to a running match are recorded as gone (`presence`), as if
     /// their connections had closed; nobody is told, since every connection
     /// gets the shutdown notice next.
+    ///
+    /// A client of another node is not leaving: it follows the room to its
+    /// next node (its node is told where it was, `Outbox::handover`).
     async fn all_gone(&mut self) {
         if self.finished() {
             return;
         }
-        let conns: Vec<ConnId> = self.holders.iter().flatten().copied().collect();
+        let mut moving = Vec::new();
+        for outbox in self.subscribers.outboxes() {
+            let Some(handover) = &outbox.handover else {
+                continue;
+            };
+            let seat = (0..2u8).find(|&seat| self.holders[seat as usize].contains(&outbox.conn));
+            handover.leave(Follow {
+                room: self.id.clone(),
+                token: seat
+                    .and_then(|seat| self.core.token(seat))
+                    .map(str::to_owned),
+                since: self.core.game.seq,
+            });
+            moving.push(outbox.conn);
+        }
+        let conns: Vec<ConnId> = self
+            .holders
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|conn| !moving.contains(conn))
+            .collect();
         self.subscribers = Subscribers::new(self.config.events_in_memory);
         for conn in conns {
             self.drop_conn(conn).await;

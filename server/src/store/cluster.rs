@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use super::sql::{args, Arg, PgConn, Sql};
 use super::{
-    load_unfinished_rooms_numbered, tournaments, Claimed, Lease, StoreError, StoredRoom,
+    load_unfinished_rooms_numbered, tournaments, Claimed, Lease, Owner, StoreError, StoredRoom,
     StoredTournament,
 };
 
@@ -85,39 +85,36 @@ pub(super) fn identity(conn: &mut PgConn) -> Result<(String, Vec<u8>), StoreErro
     Ok((name, secret))
 }
 
-/// The room `key` names (its id or its code, any case) and the live node
-/// that owns it; None when no live node does (unknown, finished, or being
-/// taken over).
-pub(super) fn owner_of(
-    conn: &mut PgConn,
-    key: &str,
-) -> Result<Option<(String, Arc<str>)>, StoreError> {
-    live_owner(
+/// Where the room `key` names (its id or its code, any case) is: the live
+/// node that owns it, between owners (its owner's lease ran out, or it
+/// drains), or nowhere (unknown, or finished).
+pub(super) fn owner_of(conn: &mut PgConn, key: &str) -> Result<Owner, StoreError> {
+    whereabouts(
         conn,
-        "SELECT r.id, o.node FROM rooms r
-         JOIN room_owners o ON o.room_no = r.no
-         JOIN nodes n ON n.id = o.node
+        "SELECT r.id, COALESCE(o.node, ''),
+                CASE WHEN n.expires_at > clock_timestamp() AND NOT n.draining
+                     THEN 1 ELSE 0 END
+         FROM rooms r
+         LEFT JOIN room_owners o ON o.room_no = r.no
+         LEFT JOIN nodes n ON n.id = o.node
          WHERE (r.id = ?1 OR r.code = ?2) AND r.result IS NULL
-           AND n.expires_at > clock_timestamp() AND NOT n.draining
          LIMIT 1",
         key,
     )
 }
 
-/// The tournament `key` names (its id or its code, any case) and the live
-/// node that owns it; None when no live node does (unknown, finished, or
-/// being taken over).
-pub(super) fn tournament_owner_of(
-    conn: &mut PgConn,
-    key: &str,
-) -> Result<Option<(String, Arc<str>)>, StoreError> {
-    live_owner(
+/// Where the tournament `key` names (its id or its code, any case) is, as
+/// [`owner_of`] says of a room.
+pub(super) fn tournament_owner_of(conn: &mut PgConn, key: &str) -> Result<Owner, StoreError> {
+    whereabouts(
         conn,
-        "SELECT t.id, o.node FROM tournaments t
-         JOIN tournament_owners o ON o.tournament = t.id
-         JOIN nodes n ON n.id = o.node
+        "SELECT t.id, COALESCE(o.node, ''),
+                CASE WHEN n.expires_at > clock_timestamp() AND NOT n.draining
+                     THEN 1 ELSE 0 END
+         FROM tournaments t
+         LEFT JOIN tournament_owners o ON o.tournament = t.id
+         LEFT JOIN nodes n ON n.id = o.node
          WHERE (t.id = ?1 OR t.code = ?2) AND t.finished_at_ms IS NULL
-           AND n.expires_at > clock_timestamp() AND NOT n.draining
          LIMIT 1",
         key,
     )
@@ -140,19 +137,21 @@ pub(super) fn seat_token(
     }
 }
 
-/// The (id, node) `query` finds for `key` as an id (`?1`) or a code (`?2`).
-fn live_owner(
-    conn: &mut PgConn,
-    query: &str,
-    key: &str,
-) -> Result<Option<(String, Arc<str>)>, StoreError> {
+/// What `query` finds for `key` as an id (`?1`) or a code (`?2`): the id,
+/// the owner, and whether the owner is live.
+fn whereabouts(conn: &mut PgConn, query: &str, key: &str) -> Result<Owner, StoreError> {
     let row = conn.query_one(query, args![key, key.to_ascii_uppercase().as_str()])?;
     let Some(mut row) = row else {
-        return Ok(None);
+        return Ok(Owner::Unknown);
     };
     let id = row.text(0).map_err(StoreError::Postgres)?;
     let node = row.text(1).map_err(StoreError::Postgres)?;
-    Ok(Some((id, node.into())))
+    let live = row.flag(2).map_err(StoreError::Postgres)?;
+    Ok(if live {
+        Owner::Live(id, node.into())
+    } else {
+        Owner::Between
+    })
 }
 
 /// Renews the node's lease for `lease` from now; [`StoreError::LeaseLost`]

@@ -269,6 +269,18 @@ pub struct Lease {
     pub epoch: u64,
 }
 
+/// Where a room or a tournament is, as the database says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// Its id, and the live node that owns it.
+    Live(String, Arc<str>),
+    /// Unfinished, but its owner's lease ran out or it drains: a node takes
+    /// it over at its next claim round.
+    Between,
+    /// No unfinished room (or tournament) has that id or code.
+    Unknown,
+}
+
 /// What a node took over in one claim (see [`Cluster::claim`]).
 #[derive(Debug, Default)]
 pub struct Claimed {
@@ -527,10 +539,10 @@ pub trait Cluster: Send + Sync {
     fn drain(&self) -> Result<(), StoreError>;
     /// The cluster's name and the secret its nodes sign their messages with.
     fn identity(&self) -> (String, Vec<u8>);
-    /// The room `key` (id or code) names, and the live node that owns it.
-    fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
-    /// The tournament `key` (id or code) names, and the live node that owns it.
-    fn tournament_owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError>;
+    /// Where the room `key` (id or code) names is.
+    fn owner_of(&self, key: &str) -> Result<Owner, StoreError>;
+    /// Where the tournament `key` (id or code) names is.
+    fn tournament_owner_of(&self, key: &str) -> Result<Owner, StoreError>;
     /// The account `of` names, as the database has it now (another node may
     /// have made or changed it), with its live tokens and the one it names.
     fn find_accounts(&self, of: AccountsOf)

@@ -34,7 +34,7 @@ use tokio::sync::oneshot;
 use super::sql::{in_read, PgConn};
 use super::{
     accounts, cluster, lock, tournaments, AccountRow, AccountsOf, Claimed, Cluster, MatchStore,
-    RatingRow, StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
+    Owner, RatingRow, StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
 };
 
 mod embedded {
@@ -326,12 +326,12 @@ impl Cluster for PgStore {
             .map_or_else(Default::default, |node| node.identity.clone())
     }
 
-    fn owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    fn owner_of(&self, key: &str) -> Result<Owner, StoreError> {
         let key = key.to_owned();
         self.read(move |conn| cluster::owner_of(conn, &key))
     }
 
-    fn tournament_owner_of(&self, key: &str) -> Result<Option<(String, Arc<str>)>, StoreError> {
+    fn tournament_owner_of(&self, key: &str) -> Result<Owner, StoreError> {
         let key = key.to_owned();
         self.read(move |conn| cluster::tournament_owner_of(conn, &key))
     }
@@ -845,8 +845,14 @@ mod tests {
             b.claim(10).map(|c| c.rooms).expect("claim").is_empty(),
             "a is alive"
         );
+        assert_eq!(
+            b.owner_of("r").expect("read"),
+            Owner::Live("r".to_owned(), Cluster::node(&a))
+        );
+        assert_eq!(b.owner_of("nope").expect("read"), Owner::Unknown);
 
         expire(&url, &Cluster::node(&a));
+        assert_eq!(b.owner_of("r").expect("read"), Owner::Between);
         assert!(lost(a.renew()), "a's lease ran out");
         let claimed = b.claim(10).map(|c| c.rooms).expect("claim");
         assert_eq!(claimed.len(), 1);
@@ -867,6 +873,11 @@ mod tests {
             "b is alive"
         );
         b.drain().expect("drain");
+        assert_eq!(
+            a.owner_of("r").expect("read"),
+            Owner::Between,
+            "a draining owner holds it no more"
+        );
         let back = a.claim(10).map(|c| c.rooms).expect("claim");
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].1.epoch, 3);
@@ -1035,7 +1046,7 @@ mod tests {
         put(&a, fenced(&first, tournament_event("t1", 1, registered))).expect("a writes");
         assert_eq!(
             b.tournament_owner_of("tt1").expect("read"),
-            Some(("t1".to_owned(), Cluster::node(&a))),
+            Owner::Live("t1".to_owned(), Cluster::node(&a)),
             "found by its code, any case"
         );
         assert!(b.claim(10).expect("claim").is_empty(), "a is alive");
@@ -1043,8 +1054,8 @@ mod tests {
         expire(&url, &Cluster::node(&a));
         assert_eq!(
             b.tournament_owner_of("t1").expect("read"),
-            None,
-            "a is gone"
+            Owner::Between,
+            "a is gone, and nobody took it yet"
         );
         let claimed = b.claim(10).expect("claim");
         assert_eq!(claimed.tournaments.len(), 1);
@@ -1069,7 +1080,7 @@ mod tests {
             0,
             "a finished tournament has no owner"
         );
-        assert_eq!(b.tournament_owner_of("t1").expect("read"), None);
+        assert_eq!(b.tournament_owner_of("t1").expect("read"), Owner::Unknown);
         b.drain().expect("drain");
         let c = node(&url);
         assert!(c.claim(10).expect("claim").is_empty(), "nothing to take");

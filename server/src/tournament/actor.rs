@@ -4,7 +4,7 @@
 //! before anyone hears of it, and a restart rebuilds it from its event log.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use grundy_protocol::wire::{
@@ -88,6 +88,28 @@ pub struct Services {
     pub store: Arc<dyn MatchStore>,
     pub ratings: Arc<Ratings>,
     pub config: Arc<Config>,
+    /// Game rooms on other nodes of a cluster.
+    pub elsewhere: RoomsElsewhere,
+}
+
+/// How a tournament resigns a seat in a game room another node of its
+/// cluster holds (set by the bus; without one, nothing is elsewhere).
+#[derive(Clone, Default)]
+pub struct RoomsElsewhere(Arc<OnceLock<ResignElsewhere>>);
+
+/// Resigns seat `seat` of room `room`, wherever in the cluster it is.
+pub type ResignElsewhere = Box<dyn Fn(String, u8) + Send + Sync>;
+
+impl RoomsElsewhere {
+    pub fn reach_with(&self, resign: ResignElsewhere) {
+        let _ = self.0.set(resign);
+    }
+
+    fn resign(&self, room: &str, seat: u8) {
+        if let Some(resign) = self.0.get() {
+            resign(room.to_owned(), seat);
+        }
+    }
 }
 
 pub struct Tournament {
@@ -309,7 +331,7 @@ impl Tournament {
             let Some(room) = game.room.clone() else {
                 continue;
             };
-            if self.resign_withdrawn_here(&game) {
+            if self.resign_withdrawn(&game) {
                 continue;
             }
             let store = self.services.store.clone();
@@ -344,23 +366,33 @@ impl Tournament {
             .collect()
     }
 
-    /// Resigns the seats of withdrawn players in `game`'s room, if the room
-    /// is here (again: a resignation may have been lost in a restart or a
-    /// takeover; a room refuses a second one). Whether it is here.
-    fn resign_withdrawn_here(&self, game: &TournamentGame) -> bool {
-        let Some((_, tx)) = game
-            .room
-            .as_deref()
-            .and_then(|r| self.services.lobby.find(r))
-        else {
+    /// Resigns the seats of withdrawn players in `game`'s room, here or on
+    /// the node of the cluster that holds it (again: a resignation may have
+    /// been lost in a restart or a takeover; a room refuses a second one).
+    /// Whether the room is here.
+    fn resign_withdrawn(&self, game: &TournamentGame) -> bool {
+        let Some(room) = game.room.as_deref() else {
             return false;
         };
+        let here = self.services.lobby.find(room);
         for (seat, &player) in game.players.iter().enumerate() {
             if self.core.players[player as usize].withdrawn {
-                let _ = tx.try_send(RoomCmd::ResignSeat { seat: seat as u8 });
+                self.resign_seat(room, here.as_ref().map(|(_, tx)| tx), seat as u8);
             }
         }
-        true
+        here.is_some()
+    }
+
+    /// Resigns `seat` in `room`: through `here`, its queue on this node, or
+    /// on the node that holds it.
+    fn resign_seat(&self, room: &str, here: Option<&mpsc::Sender<RoomCmd>>, seat: u8) {
+        match here {
+            Some(tx) => {
+                let _ = tx.try_send(RoomCmd::ResignSeat { seat });
+            }
+            None if self.lease.is_some() => self.services.elsewhere.resign(room, seat),
+            None => {}
+        }
     }
 
     /// In a cluster, every [`POLL_REMOTE_GAMES`] while games are played: the
@@ -377,7 +409,7 @@ impl Tournament {
             return;
         }
         for game in &running {
-            self.resign_withdrawn_here(game);
+            self.resign_withdrawn(game);
         }
         let rooms: Vec<String> = running.iter().filter_map(|g| g.room.clone()).collect();
         let store = self.services.store.clone();
@@ -660,8 +692,11 @@ impl Tournament {
         if let Some(game) = self.core.running_game_of(player) {
             let seat = game.players.iter().position(|&p| p == player);
             if let (Some(room), Some(seat)) = (game.room.clone(), seat) {
-                if let Some((_, tx)) = self.services.lobby.find(&room) {
-                    let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                match self.services.lobby.find(&room) {
+                    Some((_, tx)) => {
+                        let _ = tx.send(RoomCmd::ResignSeat { seat: seat as u8 }).await;
+                    }
+                    None => self.resign_seat(&room, None, seat as u8),
                 }
             }
         }

@@ -10,7 +10,7 @@ use grundy_protocol::wire::{
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{end_hook, GameEnd, Services, Tournament, TournamentCmd};
+use super::actor::{end_hook, GameEnd, ResignElsewhere, Services, Tournament, TournamentCmd};
 use super::state::{Core, Player};
 use crate::directory::{self, Directory, Registry};
 use crate::refusal::Refusal;
@@ -64,6 +64,12 @@ impl Registry for Tournaments {
 }
 
 impl Tournaments {
+    /// How this node's tournaments resign seats in game rooms other nodes
+    /// hold (a cluster's bus).
+    pub fn reach_rooms_elsewhere_with(&self, resign: ResignElsewhere) {
+        self.services.elsewhere.reach_with(resign);
+    }
+
     pub fn new(services: Services, tracker: TaskTracker) -> Arc<Tournaments> {
         Arc::new(Tournaments {
             map: Mutex::new(Directory::default()),

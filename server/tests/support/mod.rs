@@ -218,6 +218,12 @@ impl Peer {
         }
     }
 
+    /// Every message read and kept while waiting for answers and events
+    /// (and none again).
+    pub fn kept(&mut self) -> Vec<Value> {
+        self.pending.drain(..).collect()
+    }
+
     /// Skips messages up to the next event of `kind`.
     pub async fn until(&mut self, kind: &str) -> Value {
         loop {
