@@ -21,7 +21,10 @@
 //!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
 //!   [`SILENCE`] are ended (their seats show as disconnected, as when a
 //!   client drops), and a client whose commands went to a node that fell
-//!   silent is disconnected, to resume where its rooms are now.
+//!   silent is disconnected, to resume where its rooms are now. After the
+//!   bus connection comes back, or a subscription overflowed, messages may
+//!   have been lost with nothing later to show it: the same clients resume.
+//!   (A lost message is otherwise seen by the gap it leaves.)
 //! - **Trust.** Every message is signed with the cluster's secret (HMAC-SHA256,
 //!   from the shared database) and numbered by its sender: a message from
 //!   another cluster, forged, or replayed is refused and logged.
@@ -226,7 +229,12 @@ impl Bus {
         node: Arc<str>,
     ) -> anyhow::Result<Arc<Bus>> {
         let me = uuid::Uuid::new_v4().simple().to_string();
+        let (told, events) = tokio::sync::mpsc::unbounded_channel();
         let client = async_nats::ConnectOptions::new()
+            .event_callback(move |event| {
+                let _ = told.send(event);
+                async {}
+            })
             .name(format!("grundy-server {me}"))
             .connection_timeout(Duration::from_secs(5))
             .request_timeout(Some(REQUEST_TIMEOUT))
@@ -251,6 +259,7 @@ impl Bus {
             stop: CancellationToken::new(),
             tournament_list: tokio::sync::Mutex::new(None),
         });
+        tokio::spawn(bus.clone().connection_events(events));
         let out = bus
             .client
             .subscribe(format!("{}.out.{}", bus.prefix, bus.me))
@@ -494,6 +503,48 @@ impl Bus {
             .await?;
         tokio::spawn(self.clone().commands(commands));
         Ok(())
+    }
+
+    /// What the bus client says of its connection. Messages may have been
+    /// lost while it was down (once it is back), or when a subscription
+    /// overflowed; nothing else would tell, if no later message came.
+    async fn connection_events(
+        self: Arc<Self>,
+        mut events: tokio::sync::mpsc::UnboundedReceiver<async_nats::Event>,
+    ) {
+        let mut dropped = false;
+        while let Some(event) = events.recv().await {
+            match event {
+                async_nats::Event::Disconnected => {
+                    tracing::warn!("bus: the connection dropped");
+                    dropped = true;
+                }
+                async_nats::Event::Connected if dropped => {
+                    dropped = false;
+                    self.lost("the connection is back, but messages may have been lost meanwhile");
+                }
+                async_nats::Event::SlowConsumer(_) => {
+                    self.lost("a subscription overflowed, and messages were lost");
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Messages between this node and the others may have been lost: every
+    /// client of this node whose commands went to another node resumes, and
+    /// every remote connection ends (its client's node is told, and its
+    /// client resumes).
+    fn lost(&self, why: &str) {
+        tracing::warn!("bus: {why}; the clients of rooms on other nodes resume");
+        for local in lock(&self.locals).values() {
+            if !local.nodes.is_empty() {
+                local.outbox.kick.cancel();
+            }
+        }
+        for remote in lock(&self.remotes).values() {
+            remote.outbox.kick.cancel();
+        }
     }
 
     /// Whether the bus is connected now (`/healthz`).

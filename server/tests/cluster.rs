@@ -901,6 +901,89 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
     );
 }
 
+/// The bus goes away and comes back: what was on its way may be lost, and
+/// no later message may come to tell, so the clients of rooms on other nodes
+/// resume (and see what they missed) rather than wait for nothing.
+#[tokio::test]
+async fn the_clients_of_other_nodes_rooms_resume_when_the_bus_comes_back() {
+    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+        return;
+    };
+    let Some(mut nats) = grundy_testkit::nats::own_or_skip() else {
+        return;
+    };
+    let db = postgres.fresh_database();
+    let bus = nats.url();
+    let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
+    let one = Process::start_with(&db, &args).await;
+    let two = Process::start_with(&db, &args).await;
+    let mut alice = Peer::connect(&one.url, "alice").await;
+    let seated = alice
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 3]}}))
+        .await;
+    let room = seated["room"].as_str().expect("room").to_owned();
+    let t0 = seated["token"].as_str().expect("token").to_owned();
+    let mut bob = Peer::connect(&two.url, "bob").await;
+    let seated = bob.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let t1 = seated["token"].as_str().expect("token").to_owned();
+    play_all(
+        [(&mut alice, &t0), (&mut bob, &t1)],
+        &room,
+        &[
+            (0, json!({"heap": 0, "take": 1})),
+            (1, json!({"heap": 0, "take": 1})),
+        ],
+    )
+    .await;
+    let seen = bob.kept().len();
+    assert!(seen > 0, "bob heard the moves");
+
+    // Alice's move is made while the bus is away: bob's node never hears it.
+    // (Blocking for a moment: the nodes are other processes.)
+    nats.kill();
+    let ack = play(&mut alice, &room, &t0, json!({"heap": 1, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let since = ack["seq"].as_u64().expect("seq") - 1;
+    nats.start_again().expect("the bus again");
+
+    // Once the bus is back, bob's node closes his connection, and he
+    // resumes where he was.
+    let closes = async {
+        while let Some(m) = bob.read().await {
+            assert_ne!(m["type"], "error", "{m}");
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(10), closes)
+        .await
+        .is_err()
+    {
+        panic!(
+            "bob's connection is still open; bob's node said: {}",
+            two.stderr.lock().unwrap()
+        );
+    }
+    let mut bob = Peer::connect(&two.url, "bob").await;
+    let back = bob
+        .request(json!({"type": "resume", "room": room, "token": t1, "since": since}))
+        .await;
+    assert_eq!(back["type"], "watching", "{back}");
+    let missed: Vec<&Value> = back["events"].as_array().expect("events").iter().collect();
+    assert_eq!(missed[0]["kind"], "moved", "{back}");
+    assert_eq!(missed[0]["seq"], json!(since + 1), "{back}");
+    play_all(
+        [(&mut alice, &t0), (&mut bob, &t1)],
+        &room,
+        &[
+            (1, json!({"heap": 1, "take": 2})),
+            (0, json!({"heap": 0, "take": 1})),
+        ],
+    )
+    .await;
+    let ended = bob.until("ended").await;
+    assert_eq!(ended["result"], json!({"winner": 0, "reason": "rules"}));
+}
+
 /// An account is the cluster's: made on one node, it logs in on another and
 /// its token opens a connection on a third; a name taken on one node is
 /// taken on all; a token revoked on one node stops working on the others,

@@ -69,7 +69,6 @@ fn binary() -> Result<PathBuf, String> {
 }
 
 fn start() -> Result<TestNats, String> {
-    let bin = binary()?;
     let mut last = String::new();
     // Another process may take the port between our probe and the bind.
     for _ in 0..3 {
@@ -77,35 +76,87 @@ fn start() -> Result<TestNats, String> {
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("cannot find a free port: {e}"))?
             .port();
-        let mut cmd = Command::new(&bin);
-        cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
-        process::die_with_us(&mut cmd);
-        let mut child = cmd
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                last = format!("nats-server exited ({status}) on port {port}");
-                break;
-            }
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return Ok(TestNats {
-                    pid: child.id(),
-                    port,
-                });
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                last = format!("nats-server did not listen on port {port} within 10 s");
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        match listen(port) {
+            Ok(pid) => return Ok(TestNats { pid, port }),
+            Err(why) => last = why,
         }
     }
     Err(last)
+}
+
+/// Starts a server on `port`: its PID once it listens.
+fn listen(port: u16) -> Result<u32, String> {
+    let bin = binary()?;
+    let mut cmd = Command::new(&bin);
+    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+    process::die_with_us(&mut cmd);
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("nats-server exited ({status}) on port {port}"));
+        }
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return Ok(child.id());
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "nats-server did not listen on port {port} within 10 s"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A NATS server of one test's own, which it may take away and bring back
+/// on the same port while the shared one serves the other tests; stopped
+/// when dropped.
+pub struct OwnNats {
+    pid: u32,
+    port: u16,
+}
+
+/// A server of the test's own; None (the reason printed) when NATS cannot
+/// run here.
+pub fn own_or_skip() -> Option<OwnNats> {
+    process::on_parked_thread("test-nats", start)
+        .map(|nats| OwnNats {
+            pid: nats.pid,
+            port: nats.port,
+        })
+        .map_err(|reason| eprintln!("skipped: {reason}"))
+        .ok()
+}
+
+impl OwnNats {
+    /// The server's URL, `nats://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Kills the server: its clients lose their connections at once, and
+    /// whatever was on its way.
+    pub fn kill(&mut self) {
+        process::stop(self.pid, libc::SIGKILL);
+    }
+
+    /// Starts a new server on the same port (after [`OwnNats::kill`]).
+    pub fn start_again(&mut self) -> Result<(), String> {
+        let port = self.port;
+        self.pid = process::on_parked_thread("test-nats", move || listen(port))?;
+        Ok(())
+    }
+}
+
+impl Drop for OwnNats {
+    fn drop(&mut self) {
+        process::stop(self.pid, libc::SIGTERM);
+    }
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// spawned from a thread that dies only with the whole process.
 pub(crate) fn on_parked_thread<T: Send + 'static>(
     name: &str,
-    start: fn() -> Result<T, String>,
+    start: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()

@@ -159,9 +159,11 @@ impl Peer {
     }
 
     /// The next JSON message from the socket; None once it is closed.
+    /// Panics after [`PATIENCE`] (pings do not count: they come for ever).
     pub async fn read(&mut self) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
-            match timeout(PATIENCE, self.ws.next()).await {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
                 Err(_) => panic!("no message within {PATIENCE:?}"),
                 Ok(Some(Ok(Message::Text(t)))) => {
                     return Some(serde_json::from_str(&t).expect("JSON"))
