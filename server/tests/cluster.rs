@@ -987,7 +987,8 @@ async fn the_clients_of_other_nodes_rooms_resume_when_the_bus_comes_back() {
 /// An account is the cluster's: made on one node, it logs in on another and
 /// its token opens a connection on a third; a name taken on one node is
 /// taken on all; a token revoked on one node stops working on the others,
-/// on connections already open too.
+/// on connections already open too; wrong passwords on any node lock it on
+/// all.
 #[tokio::test]
 async fn an_account_made_on_one_node_works_on_every_node() {
     let Some([one, two, three]) = three_nodes().await else {
@@ -1051,6 +1052,31 @@ async fn an_account_made_on_one_node_works_on_every_node() {
         .request(json!({"type": "hello", "version": 1, "token": token}))
         .await;
     assert_eq!(refused["code"], "unauthorized", "{refused}");
+
+    // Wrong passwords count on every node: four on node one and one on node
+    // two lock the account on node three, right password or not.
+    let wrong = json!({"type": "login", "username": "ada", "password": "difference engine"});
+    for (peer, times) in [(&mut ada, 4), (&mut other, 1)] {
+        for _ in 0..times {
+            let refused = peer.request(wrong.clone()).await;
+            assert_eq!(refused["code"], "unauthorized", "{refused}");
+        }
+    }
+    let asked = Instant::now();
+    loop {
+        let login = on_three
+            .request(json!({"type": "login", "username": "ada", "password": "analytical engine"}))
+            .await;
+        if login["code"] == "rate_limited" {
+            assert_eq!(login["limit"], "login_failures_before_lockout", "{login}");
+            break;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "not locked on node three: {login}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// A rated tournament on one node moves ratings that every node lists.

@@ -1,15 +1,18 @@
 //! What a cluster's nodes share of accounts. Each node keeps accounts and
 //! tokens in memory, loaded at its start; the others' changes reach it two
 //! ways: over the bus as they happen ([`AccountChange`]: a new account's
-//! name, a revocation; never a password hash or a token's), and by reading
+//! name, a revocation, a wrong or right password for the login lockout;
+//! never a password hash or a token's), and by reading
 //! the database again where a stale copy would be wrong (`hello` with a
 //! token reads that token and its account; `login` reads the account).
 
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use super::{token, Accounts};
+use crate::player::AccountId;
 use crate::store::AccountsOf;
 
 /// An account change one node made, for the others.
@@ -20,6 +23,11 @@ pub enum AccountChange {
     Created { username_key: String },
     /// The token stops working, on open connections too.
     Revoked { token: String, at_ms: u64 },
+    /// A wrong password for the account: the lockout counts it on every
+    /// node.
+    LoginFailed { account: AccountId },
+    /// The right password: the account's count of wrong ones starts again.
+    LoginSucceeded { account: AccountId },
 }
 
 /// Where a node sends its own changes (the bus).
@@ -51,6 +59,21 @@ impl Accounts {
             AccountChange::Revoked { token, at_ms } => {
                 if let Some(row) = self.state().tokens.get_mut(&token) {
                     row.revoked_at_ms.get_or_insert(at_ms);
+                }
+            }
+            AccountChange::LoginFailed { account } => {
+                let (free, max) = self.lockout_limits();
+                let mut state = self.state();
+                let lockout = state.lockouts.entry(account).or_default();
+                lockout.failed_elsewhere(Instant::now(), free, max);
+            }
+            AccountChange::LoginSucceeded { account } => {
+                let mut state = self.state();
+                if let Some(lockout) = state.lockouts.get_mut(&account) {
+                    lockout.succeeded_elsewhere();
+                    if lockout.idle() {
+                        state.lockouts.remove(&account);
+                    }
                 }
             }
         }

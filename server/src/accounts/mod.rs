@@ -252,21 +252,25 @@ impl Checking<'_> {
     fn settle(&mut self, right: bool) {
         let Some(id) = self.account else { return };
         self.settled = true;
-        let limits = &self.accounts.limits;
-        let mut state = self.accounts.state();
-        let lockout = state.lockouts.entry(id).or_default();
-        if right {
-            lockout.succeeded();
+        let (free, max) = self.accounts.lockout_limits();
+        {
+            let mut state = self.accounts.state();
+            let lockout = state.lockouts.entry(id).or_default();
+            if right {
+                lockout.succeeded();
+            } else {
+                lockout.failed(Instant::now(), free, max);
+            }
+            if lockout.idle() {
+                state.lockouts.remove(&id);
+            }
+        }
+        // The other nodes of a cluster count it too.
+        self.accounts.announce(if right {
+            AccountChange::LoginSucceeded { account: id }
         } else {
-            lockout.failed(
-                Instant::now(),
-                limits.login_failures_before_lockout,
-                Duration::from_millis(limits.login_lockout_max_ms),
-            );
-        }
-        if lockout.idle() {
-            state.lockouts.remove(&id);
-        }
+            AccountChange::LoginFailed { account: id }
+        });
     }
 }
 
@@ -289,6 +293,14 @@ impl Drop for Checking<'_> {
 }
 
 impl Accounts {
+    /// The wrong passwords allowed before a lock, and the longest lock.
+    fn lockout_limits(&self) -> (u32, Duration) {
+        (
+            self.limits.login_failures_before_lockout,
+            Duration::from_millis(self.limits.login_lockout_max_ms),
+        )
+    }
+
     /// The registry over what the store holds. `checks`/`queued`: password
     /// checks at once, and how many may wait.
     pub fn new(

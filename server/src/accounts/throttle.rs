@@ -38,6 +38,12 @@ impl Lockout {
     /// each further one, at most `max`.
     pub fn failed(&mut self, now: Instant, free: u32, max: Duration) {
         self.pending = self.pending.saturating_sub(1);
+        self.failed_elsewhere(now, free, max);
+    }
+
+    /// A wrong password on another node of the cluster: counted as one
+    /// here (its check was never under way here).
+    pub fn failed_elsewhere(&mut self, now: Instant, free: u32, max: Duration) {
         self.failures = self.failures.saturating_add(1);
         if self.failures >= free.max(1) {
             let doublings = (self.failures - free.max(1)).min(30);
@@ -57,6 +63,13 @@ impl Lockout {
             pending: self.pending.saturating_sub(1),
             ..Lockout::default()
         };
+    }
+
+    /// The right password on another node: the count starts again (the
+    /// checks under way here go on).
+    pub fn succeeded_elsewhere(&mut self) {
+        self.failures = 0;
+        self.until = None;
     }
 
     /// Nothing to remember: no failures and nothing under way.
@@ -118,6 +131,22 @@ mod tests {
     use super::*;
 
     const MAX: Duration = Duration::from_secs(900);
+
+    #[test]
+    fn wrong_passwords_on_other_nodes_count_and_a_right_one_there_starts_again() {
+        let t0 = Instant::now();
+        let mut l = Lockout::default();
+        l.begin();
+        for _ in 0..5 {
+            l.failed_elsewhere(t0, 5, MAX);
+        }
+        assert_eq!(l.locked(t0, 5), Some(Duration::from_secs(1)));
+        l.succeeded_elsewhere();
+        assert_eq!(l.locked(t0, 5), None);
+        assert!(!l.idle(), "this node's own check is still under way");
+        l.abandoned();
+        assert!(l.idle());
+    }
 
     #[test]
     fn wrong_passwords_lock_the_account_for_longer_each_time_up_to_the_most() {

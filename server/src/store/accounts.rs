@@ -4,7 +4,7 @@
 //!
 //! ```sql
 //! accounts        (id INT PK, username TEXT, username_key TEXT UNIQUE, kind TEXT,
-//!                  password_hash TEXT, created_at_ms INT)
+//!                  password_hash TEXT, created_at_ms INT, username_look TEXT UNIQUE)
 //! api_tokens      (id TEXT PK, account -> accounts.id, name TEXT, scopes TEXT json,
 //!                  secret_sha256 BLOB, created_at_ms INT, expires_at_ms INT NULL,
 //!                  revoked_at_ms INT NULL)
@@ -13,13 +13,18 @@
 //!                  PK (game, account))
 //! ```
 //!
-//! `username_key` is the name as it is compared ([`crate::accounts::names`]):
-//! the unique index is what finally keeps two accounts from sharing a name.
+//! `username_key` is the name as it is compared ([`crate::accounts::names`]),
+//! and `username_look` (version 8) what it reads as: their unique indexes are
+//! what finally keep two accounts from sharing a name, or names that read
+//! the same (made on two nodes of a cluster at once, say). A look is filled
+//! in for accounts made before ([`fill_looks`]); one that reads as an older
+//! account's stays empty.
 //! The ratings of version 5 and before (`ratings`, keyed by a plain name) are
 //! left as they were: read back as unclaimed history, never written again.
 
 use super::sql::{args, Fault, Sql};
 use super::StoreError;
+use crate::accounts::names::reads_as;
 use grundy_protocol::wire::{AccountKind, Scope};
 
 pub(super) const SCHEMA: &str = "
@@ -29,8 +34,10 @@ CREATE TABLE IF NOT EXISTS accounts (
     username_key  TEXT    NOT NULL UNIQUE,
     kind          TEXT    NOT NULL,
     password_hash TEXT    NOT NULL,
-    created_at_ms INTEGER NOT NULL
+    created_at_ms INTEGER NOT NULL,
+    username_look TEXT
 );
+CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_look ON accounts (username_look);
 CREATE TABLE IF NOT EXISTS api_tokens (
     id            TEXT    NOT NULL PRIMARY KEY,
     account       INTEGER NOT NULL REFERENCES accounts (id),
@@ -113,6 +120,32 @@ fn signed(what: &str, value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| fail(format!("{what} {value} is too large to store")))
 }
 
+/// Fills in what the names of accounts made before version 8 read as,
+/// each in its own statement: one that reads as an account's already there
+/// is left empty (two such names were possible before), and so is one
+/// another node fills at the same moment.
+pub(super) fn fill_looks<C: Sql>(conn: &mut C) -> Result<(), StoreError> {
+    let unfilled = conn.query(
+        "SELECT id, username FROM accounts WHERE username_look IS NULL",
+        args![],
+    )?;
+    for mut row in unfilled {
+        let id = row.int(0).map_err(fail)?;
+        let look = reads_as(&row.text(1).map_err(fail)?);
+        let filled = conn.exec(
+            "UPDATE accounts SET username_look = ?1
+             WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM accounts WHERE username_look = ?1)",
+            args![&look, id],
+        );
+        match filled {
+            Ok(_) => {}
+            Err(e) if e.fault == Fault::Unique => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), StoreError> {
     match op {
         AccountWrite::Create(a) => {
@@ -121,8 +154,8 @@ pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), Store
             let written = conn
                 .exec(
                     "INSERT INTO accounts (id, username, username_key, kind, password_hash,
-                                       created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                                       created_at_ms, username_look)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (id) DO NOTHING",
                     args![
                         signed("account id", a.id)?,
@@ -131,6 +164,7 @@ pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), Store
                         kind_text(a.kind),
                         &a.password_hash,
                         signed("created_at_ms", a.created_at_ms)?,
+                        &reads_as(&a.username),
                     ],
                 )
                 .map_err(|e| match e.fault {

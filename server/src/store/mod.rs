@@ -60,6 +60,9 @@
 //! Version 7 keys ratings by the game (`account_ratings.game`, was `family`),
 //! moves the pooled `heaps` ratings aside, gives tournaments their
 //! `rating_period` and an index on their code ([`tournaments`]).
+//!
+//! Version 8 keeps what each account's name reads as, under a unique index
+//! (`accounts.username_look`; PostgreSQL's migration `V4`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,7 +83,7 @@ use crate::metrics::METRICS;
 use crate::player::Player;
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 mod accounts;
 mod cluster;
@@ -902,6 +905,10 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if found == 6 {
         tx.execute_batch("ALTER TABLE account_ratings RENAME COLUMN family TO game")?;
     }
+    // Versions 6 and 7 lack what account names read as (filled in after).
+    if (6..=7).contains(&found) {
+        tx.execute_batch("ALTER TABLE accounts ADD COLUMN username_look TEXT")?;
+    }
     let rekey = (1..=2).contains(&found);
     if rekey {
         tx.execute_batch(REKEY_BY_ROOM_NUMBER)?;
@@ -922,7 +929,7 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;
-    Ok(())
+    accounts::fill_looks(conn)
 }
 
 /// The writer thread: group commit until every sender is gone and the queue is
@@ -2469,6 +2476,58 @@ mod tests {
             })
             .expect("read");
         assert!(!finished);
+    }
+
+    /// A version 7 file may hold names that read the same (made on two
+    /// nodes at once): the first keeps its look, the later one none, and
+    /// no new account may read as either.
+    #[test]
+    fn version_7_accounts_get_what_their_names_read_as() {
+        let (_dir, path) = temp();
+        drop(SqliteStore::open(&path).expect("create"));
+        {
+            let raw = Connection::open(&path).expect("raw");
+            raw.execute_batch(
+                "DROP INDEX accounts_username_look;
+                 ALTER TABLE accounts DROP COLUMN username_look;
+                 INSERT INTO accounts VALUES (1, 'ada', 'ada', 'person', 'h', 1);
+                 INSERT INTO accounts VALUES (2, '\u{0430}da', '\u{0430}da', 'person', 'h', 2);
+                 INSERT INTO accounts VALUES (3, 'Bob', 'bob', 'person', 'h', 3);
+                 PRAGMA user_version = 7;",
+            )
+            .expect("a version 7 file");
+        }
+        let store = SqliteStore::open(&path).expect("migrates");
+        let create = |id: u64, name: &str| {
+            put(
+                &store,
+                WriteOp::Account(AccountWrite::Create(AccountRow {
+                    id,
+                    username: name.into(),
+                    username_key: name.to_lowercase(),
+                    kind: grundy_protocol::wire::AccountKind::Person,
+                    password_hash: "h".into(),
+                    created_at_ms: 4,
+                })),
+            )
+        };
+        assert!(matches!(
+            create(4, "AD\u{0410}"),
+            Err(StoreError::NameTaken(_))
+        ));
+        assert!(matches!(create(4, "b0b"), Err(StoreError::NameTaken(_))));
+        create(4, "carol").expect("a name of its own");
+        drop(store);
+        let raw = Connection::open(&path).expect("raw");
+        let looks: Vec<Option<String>> = raw
+            .prepare("SELECT username_look FROM accounts ORDER BY id")
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        let expected = [Some("ada"), None, Some("bob"), Some("carol")];
+        assert_eq!(looks, expected.map(|l| l.map(str::to_owned)));
     }
 
     #[test]

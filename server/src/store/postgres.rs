@@ -598,7 +598,7 @@ fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
     runner
         .run(&mut conn.client)
         .map_err(|e| open_error(format!("migrating the schema: {}", chain(&e))))?;
-    Ok(())
+    accounts::fill_looks(conn)
 }
 
 /// [`migrate`], one node at a time: a cluster's nodes may start together.
@@ -1111,8 +1111,8 @@ mod tests {
     }
 
     /// Two nodes giving accounts at once: an id the other gave first is its
-    /// own refusal (the node takes the next), a name is taken whatever the
-    /// node; a node reads another's account by name or by one of its tokens,
+    /// own refusal (the node takes the next), a name (or one that reads the
+    /// same) is taken whatever the node; a node reads another's account by name or by one of its tokens,
     /// with its live tokens and the one asked for.
     #[test]
     fn accounts_of_two_nodes_never_share_an_id_or_a_name() {
@@ -1127,6 +1127,13 @@ mod tests {
             put(&b, account(2, "ADA")),
             Err(StoreError::NameTaken(_))
         ));
+        assert!(
+            matches!(
+                put(&b, account(2, "\u{0410}da")),
+                Err(StoreError::NameTaken(_))
+            ),
+            "a name that reads the same (a Cyrillic A)"
+        );
         put(&b, account(2, "bob")).expect("b makes bob");
         assert_eq!(a.next_account_id().expect("read"), 3, "a learns b's id");
         put(&a, api_token("t1", 1)).expect("a token");

@@ -1,0 +1,6 @@
+-- What each account's name reads as (look-alike letters folded, see
+-- accounts/names.rs `reads_as`): unique, so that two nodes making accounts
+-- at the same moment never make two names that read the same. Filled in
+-- by the server for accounts made before (`fill_looks`).
+ALTER TABLE accounts ADD COLUMN username_look TEXT;
+CREATE UNIQUE INDEX accounts_username_look ON accounts (username_look);
