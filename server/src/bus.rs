@@ -13,10 +13,11 @@
 //!   batch to the client's own outbox, and a gap in the numbers (a message
 //!   the bus dropped) closes the client's connection, which resumes with
 //!   `since`, rather than letting it miss an event.
-//! - **Hand-over.** A node that stops sends, after a remote connection's last
-//!   frames, where each of its rooms left it (`Moved`): the client's node
-//!   follows them to their next nodes (`RoomRequest::Follow`), and the
-//!   client sees nothing.
+//! - **Hand-over.** When a room stops on a node (it drains, or lets its
+//!   rooms go after losing its lease), each remote connection in it sends,
+//!   after the room's last frames, where it was (`Moved`): the client's
+//!   node follows the room to its next node (`RoomRequest::Follow`), and
+//!   the client sees nothing.
 //! - **Liveness.** Every node says it is alive each second
 //!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
 //!   [`SILENCE`] are ended (their seats show as disconnected, as when a
@@ -107,16 +108,31 @@ struct Out {
     /// The remote connection ended (its outbox overflowed, its rooms
     /// dropped it, or its node stops).
     closed: bool,
-    /// With `closed`: its node stopped its rooms, and every frame they sent
-    /// came before; the client follows them to their next nodes.
+    /// Rooms its node stopped, every frame they sent having come before:
+    /// the client follows them to their next nodes. With `closed`, the
+    /// remote connection ended cleanly (nothing lost: the client stays).
     #[serde(default)]
     moved: Option<Moved>,
 }
 
-/// The rooms a stopping node's remote connection was in.
+/// What a remote connection's task does next.
+enum Next {
+    /// Sends its rooms' frames.
+    Frames(Frames),
+    /// Some of its rooms stopped here: says where they were.
+    Moved,
+    /// Overflowed, or its rooms dropped it: its client resumes.
+    Kicked,
+    /// Its client's node said it closed, or this node shuts down: after
+    /// what is queued, and with where its stopped rooms were.
+    End,
+}
+
+/// Rooms that stopped on a node with a remote connection in them.
 #[derive(Serialize, Deserialize)]
 struct Moved {
-    /// The ids the node served under (its client's node forgets them).
+    /// With `closed`: the ids the node served under (its client's node
+    /// forgets them).
     nodes: Vec<String>,
     rooms: Vec<Follow>,
 }
@@ -733,26 +749,35 @@ impl Bus {
         let task = tokio::spawn(async move {
             let mut seq = 0;
             loop {
-                // Overflowed, or its rooms dropped it: the client's node is
-                // told `closed`, and its client resumes. Ended (its client's
-                // node said so, or this node shuts down): after what is
-                // queued, and with where its stopped rooms were.
-                let (frames, closed) = tokio::select! {
+                let next = tokio::select! {
                     biased;
-                    _ = kicked.cancelled() => (None, true),
-                    frames = queue.recv() => match frames {
-                        Some(frames) => (Some(frames), false),
-                        None => (None, true),
-                    },
-                    _ = ended.cancelled() => (None, true),
+                    _ = kicked.cancelled() => Next::Kicked,
+                    frames = queue.recv() => frames.map_or(Next::End, Next::Frames),
+                    _ = handover.left() => Next::Moved,
+                    _ = ended.cancelled() => Next::End,
                 };
-                // A tournament it followed cannot be followed this way: the
-                // client then rejoins as after a drop.
-                let moved =
-                    (closed && !kicked.is_cancelled() && tournaments.count() == 0).then(|| Moved {
-                        nodes: lock(&bus.serving).iter().cloned().collect(),
-                        rooms: handover.take(),
-                    });
+                let (frames, closed, moved) = match next {
+                    Next::Frames(frames) => (Some(frames), false, None),
+                    Next::Moved => {
+                        let rooms = handover.take();
+                        if rooms.is_empty() {
+                            continue;
+                        }
+                        let nodes = Vec::new();
+                        (None, false, Some(Moved { nodes, rooms }))
+                    }
+                    // A tournament it followed cannot be followed this way:
+                    // the client then rejoins as after a drop.
+                    Next::End => {
+                        let clean = tournaments.count() == 0;
+                        let moved = clean.then(|| Moved {
+                            nodes: lock(&bus.serving).iter().cloned().collect(),
+                            rooms: handover.take(),
+                        });
+                        (None, true, moved)
+                    }
+                    Next::Kicked => (None, true, None),
+                };
                 seq += 1;
                 let out = Out {
                     conn,
@@ -812,23 +837,7 @@ impl Bus {
                 continue; // the connection has closed meanwhile
             };
             let expected = local.next.entry(from.clone()).or_insert(1);
-            if out.seq == *expected && out.closed && out.moved.is_some() {
-                // Its node stopped the rooms: they go on elsewhere, with
-                // what they sent last delivered first.
-                let moved = out.moved.unwrap_or_else(|| unreachable!());
-                local.next.remove(&from);
-                local
-                    .nodes
-                    .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
-                deliver(&local.outbox, out.frames);
-                let outbox = local.outbox.clone();
-                drop(locals);
-                for follow in moved.rooms {
-                    tokio::spawn(self.clone().follow(outbox.clone(), follow));
-                }
-                continue;
-            }
-            if out.seq != *expected || out.closed {
+            if out.seq != *expected || (out.closed && out.moved.is_none()) {
                 if out.seq != *expected {
                     tracing::warn!(
                         conn = out.conn,
@@ -847,6 +856,19 @@ impl Bus {
             }
             *expected += 1;
             deliver(&local.outbox, out.frames);
+            let Some(moved) = out.moved else { continue };
+            if out.closed {
+                // Ended cleanly: that node holds nothing of it any more.
+                local.next.remove(&from);
+                local
+                    .nodes
+                    .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
+            }
+            let outbox = local.outbox.clone();
+            drop(locals);
+            for follow in moved.rooms {
+                tokio::spawn(self.clone().follow(outbox.clone(), follow));
+            }
         }
     }
 

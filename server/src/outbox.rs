@@ -179,20 +179,34 @@ pub struct Follow {
 }
 
 /// Where a stopping room leaves a [`Follow`] for each client of another
-/// node in it.
+/// node in it, and wakes whoever sends them on (`bus.rs`).
 #[derive(Clone, Debug, Default)]
-pub struct Handover(Arc<Mutex<Vec<Follow>>>);
+pub struct Handover(Arc<HandoverInner>);
+
+#[derive(Debug, Default)]
+struct HandoverInner {
+    left: Mutex<Vec<Follow>>,
+    woken: tokio::sync::Notify,
+}
 
 impl Handover {
     pub fn leave(&self, follow: Follow) {
         self.0
+            .left
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(follow);
+        self.0.woken.notify_one();
     }
 
     pub fn take(&self) -> Vec<Follow> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *self.0.left.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Once a room has left a [`Follow`] (at once if one did since the last
+    /// call).
+    pub async fn left(&self) {
+        self.0.woken.notified().await;
     }
 }
 

@@ -26,31 +26,39 @@ async fn node(db: &str) -> Process {
     Process::start_with(db, &["--cluster", "--lease-ms", LEASE]).await
 }
 
-/// Resumes the seat on `peer` until the room is there (its node took it
-/// over); how long that took.
+/// Connects to `url` as `name` and resumes the seat until the room is there
+/// (its node took it over): the connection, the answer, and how long that
+/// took. A connection closed meanwhile is made again: a command that went
+/// to the dead node just before waits out the bus's timeout, and then the
+/// client's node disconnects it, to resume.
 async fn resume_until_taken_over(
-    peer: &mut Peer,
+    url: &str,
+    name: &str,
     room: &str,
     token: &str,
     since: Option<u64>,
-) -> (Value, Duration) {
+) -> (Peer, Value, Duration) {
     let asked = Instant::now();
     let mut resume = json!({"type": "resume", "room": room, "token": token});
     if let Some(since) = since {
         resume["since"] = json!(since);
     }
+    let mut peer = Peer::connect(url, name).await;
     loop {
-        let back = peer.request(resume.clone()).await;
+        assert!(
+            asked.elapsed() < Duration::from_secs(15),
+            "not taken over within 15 s"
+        );
+        let Some(back) = peer.try_request(resume.clone()).await else {
+            peer = Peer::connect(url, name).await;
+            continue;
+        };
         if back["type"] == "watching" {
-            return (back, asked.elapsed());
+            return (peer, back, asked.elapsed());
         }
         assert!(
             back["code"] == "unknown_room" || back["code"] == "internal",
             "{back}"
-        );
-        assert!(
-            asked.elapsed() < Duration::from_secs(15),
-            "not taken over within 15 s"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -119,8 +127,8 @@ async fn a_match_whose_node_is_killed_goes_on_on_another_node() {
     drop((a, b));
 
     // Both players come back on the other node with their tokens.
-    let mut a = Peer::connect(&other.url, "alice").await;
-    let (back, took) = resume_until_taken_over(&mut a, &room, &t0, Some(last_seq)).await;
+    let (mut a, back, took) =
+        resume_until_taken_over(&other.url, "alice", &room, &t0, Some(last_seq)).await;
     eprintln!("taken over {took:?} after the kill");
     let events = back["events"].as_array().expect("events");
     assert!(
@@ -167,8 +175,7 @@ async fn a_node_paused_past_its_lease_writes_no_more_and_lets_its_room_go() {
     let seen = ack["seq"].as_u64().expect("seq");
 
     signal(&paused, "STOP").await;
-    let mut b = Peer::connect(&other.url, "bob").await;
-    let (_, took) = resume_until_taken_over(&mut b, &room, &t1, Some(seen)).await;
+    let (mut b, _, took) = resume_until_taken_over(&other.url, "bob", &room, &t1, Some(seen)).await;
     eprintln!("taken over {took:?} after the pause");
     let ack = play(&mut b, &room, &t1, json!({"heap": 1, "take": 1})).await;
     assert_eq!(ack["type"], "ack", "the new owner plays on: {ack}");
@@ -224,8 +231,7 @@ async fn a_draining_node_hands_its_room_over_at_once() {
     let status = draining.terminate().await;
     assert!(status.success(), "{status:?}");
 
-    let mut b = Peer::connect(&other.url, "bob").await;
-    let (back, took) = resume_until_taken_over(&mut b, &room, &t1, None).await;
+    let (mut b, back, took) = resume_until_taken_over(&other.url, "bob", &room, &t1, None).await;
     eprintln!("taken over {took:?} after the drain");
     assert!(took < Duration::from_secs(5), "{took:?}");
     assert_eq!(heaps_of(&back["snapshot"]), [1, 2]);
@@ -333,6 +339,75 @@ async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_drains(
     }
 }
 
+/// A node paused past its lease comes back and lets its room go (another
+/// node took it meanwhile): the clients of the other nodes go on, on the
+/// connections they have, with nothing missed.
+#[tokio::test]
+async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_lets_it_go() {
+    let Some([paused, two, three]) = three_nodes().await else {
+        return;
+    };
+    let mut alice = Peer::connect(&paused.url, "alice").await;
+    let seated = alice
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 4]}}))
+        .await;
+    let room = seated["room"].as_str().expect("room").to_owned();
+    let t0 = seated["token"].as_str().expect("token").to_owned();
+    let mut bob = Peer::connect(&two.url, "bob").await;
+    let seated = bob.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let t1 = seated["token"].as_str().expect("token").to_owned();
+    let bob_from = seated["snapshot"]["seq"].as_u64().expect("seq");
+    let mut carol = Peer::connect(&three.url, "carol").await;
+    let watching = carol.request(json!({"type": "watch", "room": room})).await;
+    assert_eq!(watching["type"], "watching", "{watching}");
+    let carol_from = watching["snapshot"]["seq"].as_u64().expect("seq");
+    let ack = play(&mut alice, &room, &t0, json!({"heap": 0, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+
+    // The nodes hear each other's heartbeats (once a second) first: a node
+    // never heard from counts as gone.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    signal(&paused, "STOP").await;
+    logged([&two, &three], "took over 1 rooms").await;
+    signal(&paused, "CONT").await;
+    let asked = Instant::now();
+    while !paused
+        .stderr
+        .lock()
+        .unwrap()
+        .contains("letting every room and tournament go")
+    {
+        assert!(asked.elapsed() < Duration::from_secs(5), "it lets go");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ack = play(&mut bob, &room, &t1, json!({"heap": 1, "take": 1})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let mut alice = Peer::connect(&three.url, "alice").await;
+    let back = alice
+        .request(json!({"type": "resume", "room": room, "token": t0}))
+        .await;
+    assert_eq!(back["type"], "watching", "{back}");
+    play_all(
+        [(&mut alice, &t0), (&mut bob, &t1)],
+        &room,
+        &[
+            (0, json!({"heap": 0, "take": 2})),
+            (1, json!({"heap": 1, "take": 3})),
+        ],
+    )
+    .await;
+    for (who, peer, from) in [
+        ("bob", &mut bob, bob_from),
+        ("carol", &mut carol, carol_from),
+    ] {
+        let seen = messages_until_end(peer).await;
+        no_error_and_every_event_once(who, from, &seen);
+        let ended = &seen.last().expect("the end")["event"];
+        assert_eq!(ended["result"], json!({"winner": 1, "reason": "rules"}));
+    }
+}
+
 #[tokio::test]
 async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
     let Some([one, two, three]) = three_nodes().await else {
@@ -429,8 +504,8 @@ async fn a_match_across_nodes_survives_the_loss_of_its_owner() {
     drop(alice);
     // Bob's node notices the owner is gone and closes his connection (or
     // refuses what he sends meanwhile): he comes back and resumes.
-    let mut bob = Peer::connect(&two.url, "bob").await;
-    let (back, took) = resume_until_taken_over(&mut bob, &room, &t1, Some(seen)).await;
+    let (mut bob, back, took) =
+        resume_until_taken_over(&two.url, "bob", &room, &t1, Some(seen)).await;
     eprintln!("taken over {took:?} after the kill, resumed through another node");
     assert_eq!(back["type"], "watching", "{back}");
     let mut alice = Peer::connect(&three.url, "alice").await;
