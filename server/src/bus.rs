@@ -223,6 +223,8 @@ pub struct Bus {
     alive_nodes: Mutex<HashSet<String>>,
     /// The node ids this node serves commands under (one, or more after a rejoin).
     serving: Mutex<HashSet<String>>,
+    /// The tasks that take those commands.
+    command_tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// This node's id in the store, now.
     node: Mutex<Arc<str>>,
     stop: CancellationToken,
@@ -271,6 +273,7 @@ impl Bus {
             heard: Mutex::default(),
             alive_nodes: Mutex::default(),
             serving: Mutex::default(),
+            command_tasks: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
             tournament_list: tokio::sync::Mutex::new(None),
@@ -517,7 +520,8 @@ impl Bus {
             .client
             .subscribe(format!("{}.cmd.{node}", self.prefix))
             .await?;
-        tokio::spawn(self.clone().commands(commands));
+        let task = tokio::spawn(self.clone().commands(commands));
+        lock(&self.command_tasks).push(task);
         Ok(())
     }
 
@@ -634,12 +638,17 @@ impl Bus {
         }
     }
 
-    /// Stops the heartbeat, and ends the remote connections (shutdown, once
-    /// the rooms have stopped): each sends what its rooms sent last, then
-    /// where they were, and its client's node follows them to their next
-    /// nodes.
+    /// Stops the heartbeat and taking commands (what was sent already is
+    /// answered), and ends the remote connections (shutdown, once the rooms
+    /// have stopped): each sends what its rooms sent last, then where they
+    /// were, and its client's node follows them to their next nodes.
     pub async fn close(&self) {
         self.stop.cancel();
+        let serving: Vec<_> = lock(&self.command_tasks).drain(..).collect();
+        let answered = futures_util::future::join_all(serving);
+        if tokio::time::timeout(HANDOVER_WAIT, answered).await.is_err() {
+            tracing::warn!("bus: some commands were not answered in time");
+        }
         let remotes: Vec<_> = lock(&self.remotes).drain().collect();
         let mut tasks = Vec::with_capacity(remotes.len());
         for (_, remote) in remotes {
@@ -677,8 +686,25 @@ impl Bus {
     }
 
     /// Commands for this node: each is taken into its remote connection.
+    /// When the node stops, the subscription is drained: the bus sends
+    /// it nothing more (a sender hears at once that nobody serves the node),
+    /// and what it had sent already is answered before the node exits,
+    /// rather than left to time out.
     async fn commands(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
-        while let Some(message) = subscription.next().await {
+        let mut draining = false;
+        loop {
+            let message = tokio::select! {
+                message = subscription.next() => message,
+                _ = self.stop.cancelled(), if !draining => {
+                    draining = true;
+                    if let Err(e) = subscription.drain().await {
+                        tracing::warn!("bus: cannot stop taking commands: {e}");
+                        return;
+                    }
+                    continue;
+                }
+            };
+            let Some(message) = message else { return };
             let Some((from, command)) = self.open::<Command>(&message.payload, "command") else {
                 if let Some(reply) = message.reply {
                     let _ = self

@@ -56,6 +56,10 @@ pub struct Config {
     /// MiB each) at once, and how many may wait.
     pub password_checks: usize,
     pub password_checks_queued: usize,
+    /// A cluster's node: reads of an account again from the database (a
+    /// `hello` or HTTP request with a token, a `login`), at once and queued.
+    pub account_reads: usize,
+    pub account_reads_queued: usize,
     /// Connections from this host (loopback, or from the very address they
     /// came in on) do not count against `connections_per_ip`: house bots
     /// connect so, one per room that asks for one, and so do the benchmark's
@@ -136,6 +140,8 @@ impl Default for Config {
             owner_lookups_queued: 8192,
             password_checks: 1,
             password_checks_queued: 32,
+            account_reads: 2,
+            account_reads_queued: 256,
             exempt_this_host: true,
             // 1,024 sockets at most, for up to about four seconds each.
             refusals_in_flight: 1_024,

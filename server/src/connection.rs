@@ -651,7 +651,9 @@ impl Conn {
                 token,
             } => {
                 if let Some(token) = &token {
-                    self.shared.accounts.recall_token(token).await;
+                    if let Err(refused) = self.shared.accounts.recall_token(token).await {
+                        return self.reply(refused.answer(id));
+                    }
                 }
                 self.greet(id, version, name, token)
             }

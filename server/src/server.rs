@@ -79,8 +79,8 @@ impl Server {
             config.limits.clone(),
             accounts,
             tokens,
-            config.password_checks,
-            config.password_checks_queued,
+            (config.password_checks, config.password_checks_queued),
+            (config.account_reads, config.account_reads_queued),
         ));
         let lobby = Lobby::new(
             store.clone(),

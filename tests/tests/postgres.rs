@@ -6,9 +6,10 @@
 
 use std::sync::Arc;
 
-use grundy_server::store::PgStore;
+use grundy_server::bus::Bus;
+use grundy_server::store::{MatchStore, PgStore};
 use grundy_server::{Config, Server};
-use grundy_tests::{postgres, two_players, Client};
+use grundy_tests::{http_with, postgres, two_players, Client};
 use serde_json::{json, Value};
 
 async fn start(url: &str) -> Server {
@@ -88,4 +89,143 @@ async fn a_match_goes_on_when_the_database_drops_the_server_s_sessions() {
     );
     assert_eq!(record["record"]["result"]["winner"], 1, "{record}");
     server.shutdown().await;
+}
+
+/// A cluster's node in this process, on `db` and the bus at `bus`.
+async fn node(db: &str, bus: &str, config: Config) -> Server {
+    let url = db.to_owned();
+    let store = tokio::task::spawn_blocking(move || {
+        PgStore::open_node(&url, std::time::Duration::from_millis(1000)).expect("a node's store")
+    })
+    .await
+    .expect("opened");
+    let store: Arc<dyn MatchStore> = Arc::new(store);
+    let cluster = store.cluster().expect("a node");
+    let (name, secret) = cluster.identity();
+    let bus = Bus::connect(bus, &name, secret, cluster.node())
+        .await
+        .expect("the bus");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    Server::start_node(listener, store, config, Some(bus))
+        .await
+        .expect("the node starts")
+}
+
+/// A token this node has never heard of may be another node's: while the
+/// node cannot read the database again (its `account_reads` are full: one
+/// at a time, none waiting, and the one under way waits on a lock held
+/// here), such a token is answered `busy`, over the WebSocket and over
+/// HTTP, never `unauthorized`; one it knows works as before; and once the
+/// read goes through, the waiting `hello` is welcomed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
+    let (Some(pg), Some(nats)) = (postgres::or_skip(), grundy_testkit::nats::or_skip()) else {
+        return;
+    };
+    let db = pg.fresh_database();
+    let one = node(&db, &nats.url(), Config::default()).await;
+    let one_url = format!("ws://{}", one.local_addr());
+    let mut ada = Client::connect(&one_url, "guest").await;
+    let made = ada
+        .request(
+            json!({"type": "create_account", "username": "ada", "password": "analytical engine"}),
+        )
+        .await;
+    assert_eq!(made["type"], "account_created", "{made}");
+    let login = json!({"type": "login", "username": "ada", "password": "analytical engine"});
+    let known = ada.request(login.clone()).await["token"].clone();
+
+    // Node two loads the accounts and tokens there are at its start.
+    let one_read = Config {
+        account_reads: 1,
+        account_reads_queued: 0,
+        ..Config::default()
+    };
+    let two = node(&db, &nats.url(), one_read).await;
+    let two_url = format!("ws://{}", two.local_addr());
+    let unheard = ada.request(login).await["token"].clone();
+
+    let release = lock_table(&db, "api_tokens").await;
+    let mut waiting = Client::connect(&two_url, "guest").await;
+    waiting
+        .send(json!({"type": "hello", "version": 1, "token": unheard, "id": "waits"}))
+        .await;
+    waits_on_a_lock(&db, "api_tokens").await;
+
+    let mut other = Client::connect(&two_url, "guest").await;
+    let busy = other
+        .request(json!({"type": "hello", "version": 1, "token": unheard}))
+        .await;
+    assert_eq!(busy["code"], "busy", "{busy}");
+    assert_eq!(busy["limit"], "account_reads", "{busy}");
+    let welcome = other
+        .request(json!({"type": "hello", "version": 1, "token": known}))
+        .await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    let bearer = format!("Bearer {}", unheard.as_str().expect("token"));
+    let http = http_with(
+        two.local_addr(),
+        "GET",
+        "/api/account",
+        &[("authorization", &bearer)],
+    )
+    .await;
+    assert_eq!(http.status, 503, "{:?}", http.json());
+    assert_eq!(http.json()["code"], "busy", "{:?}", http.json());
+
+    release.send(()).expect("release");
+    let welcome = loop {
+        let m = waiting.recv().await;
+        if m["id"] == "waits" {
+            break m;
+        }
+    };
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    assert_eq!(welcome["account"]["username"], "ada", "{welcome}");
+}
+
+/// Holds an exclusive lock on `table` in `db` (every read of it waits)
+/// until told.
+async fn lock_table(db: &str, table: &str) -> std::sync::mpsc::Sender<()> {
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = tokio::sync::oneshot::channel();
+    let (db, table) = (db.to_owned(), table.to_owned());
+    std::thread::spawn(move || {
+        let mut client = ::postgres::Client::connect(&db, ::postgres::NoTls).expect("connect");
+        let mut tx = client.transaction().expect("begin");
+        tx.batch_execute(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
+            .expect("lock");
+        let _ = locked.send(());
+        let _ = released.recv();
+        tx.commit().expect("commit");
+    });
+    is_locked.await.expect("locked");
+    release
+}
+
+/// Returns once a session waits for a lock on `table` in `db`.
+async fn waits_on_a_lock(db: &str, table: &str) {
+    let (db, table) = (db.to_owned(), table.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let mut client = ::postgres::Client::connect(&db, ::postgres::NoTls).expect("connect");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let waiting: i64 = client
+                .query_one(
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = $1::text::regclass",
+                    &[&table],
+                )
+                .expect("pg_locks")
+                .get(0);
+            if waiting > 0 {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "nobody waits on {table}");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    })
+    .await
+    .expect("watched");
 }

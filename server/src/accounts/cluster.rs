@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::{token, Accounts};
 use crate::player::AccountId;
 use crate::store::AccountsOf;
+use crate::work::Refused;
 
 /// An account change one node made, for the others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +55,9 @@ impl Accounts {
     pub async fn changed_elsewhere(&self, change: AccountChange) {
         match change {
             AccountChange::Created { username_key } => {
-                self.recall(AccountsOf::Name(username_key)).await
+                if let Err(refused) = self.recall(AccountsOf::Name(username_key)).await {
+                    tracing::warn!("accounts: another node's new account not read: {refused:?}");
+                }
             }
             AccountChange::Revoked { token, at_ms } => {
                 if let Some(row) = self.state().tokens.get_mut(&token) {
@@ -81,9 +84,16 @@ impl Accounts {
 
     /// In a cluster, reads the token `text` presents and its account again
     /// (made, or revoked, on another node); then `authenticate` decides.
-    pub async fn recall_token(&self, text: &str) {
-        if let Some((id, _)) = token::parse(text) {
-            self.recall(AccountsOf::Token(id.to_owned())).await;
+    /// Refused (`busy`) only when the reads are full and this node has never
+    /// heard of the token: it may be another node's, and must not be
+    /// refused as unknown for the load on the pool.
+    pub async fn recall_token(&self, text: &str) -> Result<(), Refused> {
+        let Some((id, _)) = token::parse(text) else {
+            return Ok(());
+        };
+        match self.recall(AccountsOf::Token(id.to_owned())).await {
+            Err(refused) if !self.state().tokens.contains_key(id) => Err(refused),
+            _ => Ok(()),
         }
     }
 
@@ -108,19 +118,24 @@ impl Accounts {
     /// In a cluster, reads what `of` names from the database into memory. A
     /// failed read leaves memory as it was (and is logged): what it holds
     /// decides.
-    pub(super) async fn recall(&self, of: AccountsOf) {
+    pub(super) async fn recall(&self, of: AccountsOf) -> Result<(), Refused> {
         if !self.clustered() {
-            return;
+            return Ok(());
         }
         let store = self.store.clone();
         let read = self.reads.run(move || match store.cluster() {
             Some(cluster) => cluster.find_accounts(of),
             None => Ok((Vec::new(), Vec::new())),
         });
+        // A store that cannot be read leaves memory to decide; a full pool
+        // is the caller's to answer.
         let (accounts, tokens) = match read.await {
             Ok(Ok(found)) => found,
-            Ok(Err(e)) => return tracing::warn!("accounts: cannot read an account again: {e}"),
-            Err(refused) => return tracing::warn!("accounts: not read again: {refused:?}"),
+            Ok(Err(e)) => {
+                tracing::warn!("accounts: cannot read an account again: {e}");
+                return Ok(());
+            }
+            Err(refused) => return Err(refused),
         };
         let mut state = self.state();
         for row in accounts {
@@ -133,6 +148,7 @@ impl Accounts {
             }
             state.tokens.insert(row.id.clone(), row);
         }
+        Ok(())
     }
 }
 

@@ -223,9 +223,6 @@ pub struct Accounts {
     creations: Mutex<PerAddress>,
 }
 
-/// A cluster node's reads of other nodes' accounts at once, and waiting.
-const ACCOUNT_READS: (usize, usize) = (2, 256);
-
 /// Removes the names of an account being created, however its creation ends.
 struct Pending<'a> {
     accounts: &'a Accounts,
@@ -301,15 +298,16 @@ impl Accounts {
         )
     }
 
-    /// The registry over what the store holds. `checks`/`queued`: password
-    /// checks at once, and how many may wait.
+    /// The registry over what the store holds. `checks` and `reads`:
+    /// password checks and (in a cluster) reads of an account again, each
+    /// as (at once, how many may wait).
     pub fn new(
         store: Arc<dyn MatchStore>,
         limits: Limits,
         accounts: Vec<AccountRow>,
         tokens: Vec<TokenRow>,
-        checks: usize,
-        queued: usize,
+        checks: (usize, usize),
+        reads: (usize, usize),
     ) -> Accounts {
         let mut state = State {
             next_id: 1,
@@ -336,8 +334,8 @@ impl Accounts {
                 ADDRESSES,
             )),
             limits,
-            checks: Pool::new("password_checks", checks, queued),
-            reads: Pool::new("account_reads", ACCOUNT_READS.0, ACCOUNT_READS.1),
+            checks: Pool::new("password_checks", checks.0, checks.1),
+            reads: Pool::new("account_reads", reads.0, reads.1),
             announcer: AnnouncerCell::new(),
         }
     }
@@ -470,7 +468,7 @@ impl Accounts {
                 }
                 // Taken on another node meanwhile.
                 Err(StoreError::NameTaken(_)) => {
-                    self.recall(AccountsOf::Name(key)).await;
+                    let _ = self.recall(AccountsOf::Name(key)).await;
                     return Err(Refused::new(
                         ErrorCode::NameTaken,
                         format!("the name {username:?} is taken"),
@@ -517,7 +515,10 @@ impl Accounts {
         }
         // In a cluster, the account may be another node's since this one
         // started (or have new tokens there).
-        self.recall(AccountsOf::Name(names::key(username))).await;
+        if let Err(refused) = self.recall(AccountsOf::Name(names::key(username))).await {
+            // Not an unknown account for the load: asked again shortly.
+            return Err(refused.into());
+        }
         let (account, hash) = {
             let mut state = self.state();
             let account = state.by_key.get(&names::key(username)).copied();

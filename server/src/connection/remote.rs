@@ -153,7 +153,7 @@ pub async fn route(
             return Err(Unsent::Moving);
         }
         tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(200));
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
 }
 

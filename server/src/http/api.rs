@@ -100,7 +100,9 @@ async fn bearer(
     let Some(token) = token else {
         return unauthorized("Authorization: give `Bearer <token>`");
     };
-    api.shared.accounts.recall_token(token).await;
+    if let Err(refused) = api.shared.accounts.recall_token(token).await {
+        return ApiError::refused(refused).into_response();
+    }
     match api.shared.accounts.authenticate(token) {
         Ok((session, _, _)) => {
             request.extensions_mut().insert(session);

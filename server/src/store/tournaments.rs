@@ -638,7 +638,17 @@ mod tests {
                 .replace(
                     "PRIMARY KEY (game, account)",
                     "PRIMARY KEY (family, account)",
+                )
+                // What names read as came with version 8.
+                .replace(
+                    "created_at_ms INTEGER NOT NULL,\n    username_look TEXT\n",
+                    "created_at_ms INTEGER NOT NULL\n",
+                )
+                .replace(
+                    "CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_look ON accounts (username_look);",
+                    "",
                 );
+            assert!(!accounts_v6.contains("username_look"), "{accounts_v6}");
             assert_ne!(accounts_v6, crate::store::accounts::SCHEMA);
             raw.execute_batch(crate::store::SCHEMA).expect("rooms");
             raw.execute_batch(&version_6()).expect("tournaments");
