@@ -323,6 +323,43 @@ struct Spread {
     carol: Follower,
 }
 
+impl Spread {
+    /// The match goes on after its room moved: bob plays the first of
+    /// `moves` on the connection he had, and both followers hear it there
+    /// (they found the room on its new node; before the match goes on to
+    /// its end, since a follower that finds its room only once it has
+    /// finished resumes instead, docs/deploy.md); alice, whose own
+    /// connection may be gone, comes back through `url`; they play the rest,
+    /// and both followers saw every event once, with no error, up to
+    /// `winner`'s win.
+    async fn play_on(self, url: &str, moves: &[(usize, Value)], winner: u64) {
+        let Spread {
+            room,
+            tokens: [t0, t1],
+            alice: _gone,
+            mut bob,
+            mut carol,
+        } = self;
+        let ((_, first), rest) = moves.split_first().expect("a first move");
+        let ack = play(&mut bob.peer, &room, &t1, first.clone()).await;
+        assert_eq!(ack["type"], "ack", "bob's move waits for the room: {ack}");
+        let seq = ack["seq"].as_u64().expect("seq");
+        bob.until_seq(seq).await;
+        carol.until_seq(seq).await;
+        let mut alice = Peer::connect(url, "alice").await;
+        let back = alice
+            .request(json!({"type": "resume", "room": room, "token": t0}))
+            .await;
+        assert_eq!(back["type"], "watching", "{back}");
+        play_all([(&mut alice, &t0), (&mut bob.peer, &t1)], &room, rest).await;
+        for follower in [bob, carol] {
+            follower
+                .saw_the_end(json!({"winner": winner, "reason": "rules"}))
+                .await;
+        }
+    }
+}
+
 async fn spread(nodes: [&Process; 3], heaps: Value) -> Spread {
     let mut alice = Peer::connect(&nodes[0].url, "alice").await;
     let seated = alice
@@ -360,16 +397,6 @@ async fn spread(nodes: [&Process; 3], heaps: Value) -> Spread {
     }
 }
 
-/// Both followers hear the acknowledged move on the connections they had:
-/// they found the room on its new node. (Before the match goes on to its
-/// end: a follower that finds its room only once it has finished resumes
-/// instead, docs/deploy.md.)
-async fn both_hear(bob: &mut Follower, carol: &mut Follower, ack: &Value) {
-    let seq = ack["seq"].as_u64().expect("seq");
-    bob.until_seq(seq).await;
-    carol.until_seq(seq).await;
-}
-
 /// The node that holds a room drains: the clients of the other nodes go on
 /// on the connections they have, with nothing to do and nothing missed —
 /// a move sent while the room is between nodes waits for it.
@@ -378,43 +405,19 @@ async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_drains(
     let Some([mut one, two, three]) = three_nodes().await else {
         return;
     };
-    let Spread {
-        room,
-        tokens: [t0, t1],
-        alice,
-        mut bob,
-        mut carol,
-    } = spread([&one, &two, &three], json!([3, 3])).await;
+    let game = spread([&one, &two, &three], json!([3, 3])).await;
 
     let status = one.terminate().await;
     assert!(status.success(), "{status:?}");
-    drop(alice);
-    let ack = play(&mut bob.peer, &room, &t1, json!({"heap": 0, "take": 1})).await;
-    assert_eq!(ack["type"], "ack", "bob's move waits for the room: {ack}");
-    both_hear(&mut bob, &mut carol, &ack).await;
-
-    // Alice's own node went away: she resumes through another.
-    let mut alice = Peer::connect(&three.url, "alice").await;
-    let back = alice
-        .request(json!({"type": "resume", "room": room, "token": t0}))
-        .await;
-    assert_eq!(back["type"], "watching", "{back}");
-    assert_eq!(heaps_of(&back["snapshot"]), [1, 3]);
-    play_all(
-        [(&mut alice, &t0), (&mut bob.peer, &t1)],
-        &room,
-        &[
-            (0, json!({"heap": 1, "take": 1})),
-            (1, json!({"heap": 0, "take": 1})),
-            (0, json!({"heap": 1, "take": 2})),
-        ],
-    )
-    .await;
-    for follower in [bob, carol] {
-        follower
-            .saw_the_end(json!({"winner": 0, "reason": "rules"}))
-            .await;
-    }
+    // Bob's move waits for the room; alice's own node went away, and she
+    // resumes through another.
+    let moves = [
+        (1, json!({"heap": 0, "take": 1})),
+        (0, json!({"heap": 1, "take": 1})),
+        (1, json!({"heap": 0, "take": 1})),
+        (0, json!({"heap": 1, "take": 2})),
+    ];
+    game.play_on(&three.url, &moves, 0).await;
 }
 
 /// A node paused past its lease comes back and lets its room go (another
@@ -425,13 +428,7 @@ async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_lets_it
     let Some([paused, two, three]) = three_nodes().await else {
         return;
     };
-    let Spread {
-        room,
-        tokens: [t0, t1],
-        alice: _alice,
-        mut bob,
-        mut carol,
-    } = spread([&paused, &two, &three], json!([3, 4])).await;
+    let game = spread([&paused, &two, &three], json!([3, 4])).await;
 
     // The nodes hear each other's heartbeats (once a second) first: a node
     // never heard from counts as gone.
@@ -449,28 +446,12 @@ async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_lets_it
         assert!(asked.elapsed() < Duration::from_secs(5), "it lets go");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let ack = play(&mut bob.peer, &room, &t1, json!({"heap": 1, "take": 1})).await;
-    assert_eq!(ack["type"], "ack", "{ack}");
-    both_hear(&mut bob, &mut carol, &ack).await;
-    let mut alice = Peer::connect(&three.url, "alice").await;
-    let back = alice
-        .request(json!({"type": "resume", "room": room, "token": t0}))
-        .await;
-    assert_eq!(back["type"], "watching", "{back}");
-    play_all(
-        [(&mut alice, &t0), (&mut bob.peer, &t1)],
-        &room,
-        &[
-            (0, json!({"heap": 0, "take": 2})),
-            (1, json!({"heap": 1, "take": 3})),
-        ],
-    )
-    .await;
-    for follower in [bob, carol] {
-        follower
-            .saw_the_end(json!({"winner": 1, "reason": "rules"}))
-            .await;
-    }
+    let moves = [
+        (1, json!({"heap": 1, "take": 1})),
+        (0, json!({"heap": 0, "take": 2})),
+        (1, json!({"heap": 1, "take": 3})),
+    ];
+    game.play_on(&three.url, &moves, 1).await;
 }
 
 #[tokio::test]

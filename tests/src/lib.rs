@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use grundy_server::store::SqliteStore;
+use grundy_server::bus::Bus;
+use grundy_server::store::{MatchStore, PgStore, SqliteStore};
 use grundy_server::{Config, Server};
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
@@ -363,4 +364,27 @@ pub async fn http_with(
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
     }
+}
+
+/// A cluster's node in this process, on the PostgreSQL database `db` and
+/// the bus at `bus`, with a lease of one second.
+pub async fn cluster_node(db: &str, bus: &str, config: Config) -> Server {
+    let url = db.to_owned();
+    let store = tokio::task::spawn_blocking(move || {
+        PgStore::open_node(&url, Duration::from_millis(1000)).expect("a node's store")
+    })
+    .await
+    .expect("opened");
+    let store: Arc<dyn MatchStore> = Arc::new(store);
+    let cluster = store.cluster().expect("a node");
+    let (name, secret) = cluster.identity();
+    let bus = Bus::connect(bus, &name, secret, cluster.node())
+        .await
+        .expect("the bus");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    Server::start_node(listener, store, config, Some(bus))
+        .await
+        .expect("the node starts")
 }

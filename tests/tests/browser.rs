@@ -15,10 +15,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use grundy_protocol::{Position, Rules, Strategy};
-use grundy_server::bus::Bus;
-use grundy_server::store::{MatchStore, PgStore};
-use grundy_server::{Config, Server};
-use grundy_tests::TestServer;
+use grundy_server::Config;
+use grundy_tests::{cluster_node, TestServer};
 use serde_json::{json, Value};
 
 /// How long the page may take to show what a test waits for.
@@ -833,28 +831,6 @@ async fn balancer(backend: Arc<Mutex<SocketAddr>>) -> SocketAddr {
     addr
 }
 
-/// A cluster's node in this process, on `db` and the bus at `bus`.
-async fn node(db: &str, bus: &str) -> Server {
-    let url = db.to_owned();
-    let store = tokio::task::spawn_blocking(move || {
-        PgStore::open_node(&url, Duration::from_millis(1000)).expect("a node's store")
-    })
-    .await
-    .expect("opened");
-    let store: Arc<dyn MatchStore> = Arc::new(store);
-    let cluster = store.cluster().expect("a node");
-    let (name, secret) = cluster.identity();
-    let bus = Bus::connect(bus, &name, secret, cluster.node())
-        .await
-        .expect("the bus");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    Server::start_node(listener, store, Config::default(), Some(bus))
-        .await
-        .expect("the node starts")
-}
-
 /// A person plays the house bot on a page served through a load balancer;
 /// the node that holds the room shuts down mid-game: the page reconnects
 /// through the same address to the other node, which took the room and its
@@ -868,8 +844,8 @@ async fn a_game_goes_on_in_the_page_when_its_node_shuts_down() {
         return;
     };
     let db = postgres.fresh_database();
-    let first = node(&db, &nats.url()).await;
-    let second = node(&db, &nats.url()).await;
+    let first = cluster_node(&db, &nats.url(), Config::default()).await;
+    let second = cluster_node(&db, &nats.url(), Config::default()).await;
     let backend = Arc::new(Mutex::new(first.local_addr()));
     let base = format!("http://{}", balancer(backend.clone()).await);
     let driver = Driver::start().await;

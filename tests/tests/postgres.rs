@@ -6,10 +6,9 @@
 
 use std::sync::Arc;
 
-use grundy_server::bus::Bus;
-use grundy_server::store::{MatchStore, PgStore};
+use grundy_server::store::PgStore;
 use grundy_server::{Config, Server};
-use grundy_tests::{http_with, postgres, two_players, Client};
+use grundy_tests::{cluster_node, http_with, postgres, two_players, Client};
 use serde_json::{json, Value};
 
 async fn start(url: &str) -> Server {
@@ -91,28 +90,6 @@ async fn a_match_goes_on_when_the_database_drops_the_server_s_sessions() {
     server.shutdown().await;
 }
 
-/// A cluster's node in this process, on `db` and the bus at `bus`.
-async fn node(db: &str, bus: &str, config: Config) -> Server {
-    let url = db.to_owned();
-    let store = tokio::task::spawn_blocking(move || {
-        PgStore::open_node(&url, std::time::Duration::from_millis(1000)).expect("a node's store")
-    })
-    .await
-    .expect("opened");
-    let store: Arc<dyn MatchStore> = Arc::new(store);
-    let cluster = store.cluster().expect("a node");
-    let (name, secret) = cluster.identity();
-    let bus = Bus::connect(bus, &name, secret, cluster.node())
-        .await
-        .expect("the bus");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    Server::start_node(listener, store, config, Some(bus))
-        .await
-        .expect("the node starts")
-}
-
 /// A token this node has never heard of may be another node's: while the
 /// node cannot read the database again (its `account_reads` are full: one
 /// at a time, none waiting, and the one under way waits on a lock held
@@ -125,7 +102,7 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
         return;
     };
     let db = pg.fresh_database();
-    let one = node(&db, &nats.url(), Config::default()).await;
+    let one = cluster_node(&db, &nats.url(), Config::default()).await;
     let one_url = format!("ws://{}", one.local_addr());
     let mut ada = Client::connect(&one_url, "guest").await;
     let made = ada
@@ -143,7 +120,7 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
         account_reads_queued: 0,
         ..Config::default()
     };
-    let two = node(&db, &nats.url(), one_read).await;
+    let two = cluster_node(&db, &nats.url(), one_read).await;
     let two_url = format!("ws://{}", two.local_addr());
     let unheard = ada.request(login).await["token"].clone();
 
