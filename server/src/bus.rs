@@ -559,11 +559,11 @@ impl Bus {
         tracing::warn!("bus: {why}; the clients of rooms on other nodes resume");
         for local in lock(&self.locals).values() {
             if !local.nodes.is_empty() {
-                local.outbox.kick.cancel();
+                local.outbox.kick.raise();
             }
         }
         for remote in lock(&self.remotes).values() {
-            remote.outbox.kick.cancel();
+            remote.outbox.kick.raise();
         }
     }
 
@@ -619,7 +619,7 @@ impl Bus {
         if taken.is_err() && maybe {
             // Its answer may still come, after our refusal: the client
             // resumes instead, and learns what happened from the room.
-            outbox.kick.cancel();
+            outbox.kick.raise();
         }
         taken
     }
@@ -768,16 +768,17 @@ impl Bus {
         let tournaments = outbox.tournaments.clone();
         let stop = CancellationToken::new();
         let bus = self.clone();
-        let kicked = outbox.kick.clone();
+        let kicked = outbox.kick.raised();
         let ended = stop.clone();
         let subject = format!("{}.out.{from}", self.prefix);
         let key = (from, conn);
         let task = tokio::spawn(async move {
             let mut seq = 0;
+            tokio::pin!(kicked);
             loop {
                 let next = tokio::select! {
                     biased;
-                    _ = kicked.cancelled() => Next::Kicked,
+                    _ = &mut kicked => Next::Kicked,
                     frames = queue.recv() => frames.map_or(Next::End, Next::Frames),
                     _ = handover.left() => Next::Moved,
                     _ = ended.cancelled() => Next::End,
@@ -877,7 +878,7 @@ impl Bus {
                         "bus: a node this connection used ended its side; it must resume"
                     );
                 }
-                local.outbox.kick.cancel();
+                local.outbox.kick.raise();
                 continue;
             }
             *expected += 1;
@@ -935,7 +936,7 @@ impl Bus {
         {
             let why = unsent.answer(None, &room, false);
             tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
-            outbox.kick.cancel();
+            outbox.kick.raise();
         }
     }
 
@@ -996,7 +997,7 @@ impl Bus {
         for (conn, local) in lock(&self.locals).iter() {
             if let Some(node) = local.nodes.iter().find(|node| silent(node)) {
                 tracing::info!(conn, %node, "bus: a node a connection used went silent; it must resume");
-                local.outbox.kick.cancel();
+                local.outbox.kick.raise();
             }
         }
     }
@@ -1071,7 +1072,7 @@ fn leave_rooms(shared: &Shared, outbox: &Outbox) {
     for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
         let _ = tx.try_send(TournamentCmd::Gone { conn });
     }
-    outbox.kick.cancel();
+    outbox.kick.raise();
 }
 
 /// The refusal a client gets when its room's node did not take a command.

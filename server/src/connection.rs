@@ -33,6 +33,7 @@ use crate::outbox::{Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
+use crate::signal::Signal;
 use crate::store::MatchStore;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
@@ -168,6 +169,7 @@ pub async fn serve(
     stream: TcpStream,
     shared: Arc<Shared>,
     shutdown: CancellationToken,
+    stopping: Signal,
     place: crate::caps::Place,
     router: axum::Router,
 ) {
@@ -208,13 +210,10 @@ pub async fn serve(
     let idle_limit = Duration::from_millis(config.limits.idle_timeout_ms);
     let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
     let mut last_seen = Instant::now();
-    // Made once: a `cancelled()` future made anew in every turn of the loop
-    // would register with (and leave) the token's waiter list per message,
-    // and the shutdown token's list is shared by every connection.
-    let kicked = outbox.kick.clone().cancelled_owned();
-    // A child token: every connection polls its own (the lock of one token
-    // shared by all would be taken by every connection at every wake-up).
-    let shutting_down = shutdown.child_token().cancelled_owned();
+    // Made once: a future made anew in every turn of the loop would join
+    // (and leave) the signal's waiter list per message.
+    let kicked = outbox.kick.raised();
+    let shutting_down = stopping.raised();
     tokio::pin!(kicked, shutting_down);
 
     let closing: Option<Closing> = loop {
@@ -225,7 +224,23 @@ pub async fn serve(
                 sleep_until(hello_deadline).await
             }
         };
+        // In this order, and no further once one is ready: the shutdown and
+        // a kick (one atomic load each) before the socket, so that a peer
+        // that never stops sending cannot delay them; the timers after it,
+        // polled only when the socket has nothing (they only matter then).
         tokio::select! {
+            biased;
+            _ = &mut shutting_down => {
+                // Nothing more is read. What the rooms and tournaments took
+                // is answered first, its answers written as they come (a
+                // `seated` holds the only copy of a seat's token).
+                socket.meanwhile(conn.shared.answered.cancelled()).await;
+                conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
+                break Some(Closing(CloseCode::Away, "server shutting down".into()));
+            }
+            _ = &mut kicked => {
+                break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
+            }
             io = socket.next() => {
                 last_seen = Instant::now();
                 let msg = match io {
@@ -277,17 +292,6 @@ pub async fn serve(
             }
             _ = hello_wait => {
                 break Some(Closing(CloseCode::Policy, format!("no hello within {} ms (hello_timeout_ms)", hello_timeout.as_millis())));
-            }
-            _ = &mut kicked => {
-                break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
-            }
-            _ = &mut shutting_down => {
-                // Nothing more is read. What the rooms and tournaments took
-                // is answered first, its answers written as they come (a
-                // `seated` holds the only copy of a seat's token).
-                socket.meanwhile(conn.shared.answered.cancelled()).await;
-                conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
-                break Some(Closing(CloseCode::Away, "server shutting down".into()));
             }
         }
     };
@@ -433,7 +437,7 @@ async fn finish(
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
     // Rooms that still hold this outbox drop it at their next send.
-    outbox.kick.cancel();
+    outbox.kick.raise();
     drop(outbox);
     let frame = closing.map(|Closing(code, reason)| CloseFrame {
         code,

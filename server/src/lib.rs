@@ -44,6 +44,7 @@ pub mod refusal;
 pub mod room;
 pub mod secret;
 pub mod server;
+pub mod signal;
 pub mod store;
 pub mod task;
 pub mod tournament;

@@ -13,9 +13,9 @@ use std::task::{Context, Poll};
 use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
 
 use crate::metrics::METRICS;
+use crate::signal::Signal;
 use futures_util::task::AtomicWaker;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
-use tokio_util::sync::CancellationToken;
 
 /// Identifies a connection inside this server process.
 pub type ConnId = u64;
@@ -67,8 +67,8 @@ pub struct Outbox {
     /// The largest message this connection is sent (`max_message_bytes`):
     /// an answer that would be larger becomes a `too_large` error.
     max_message: usize,
-    /// Cancelled to drop the connection (slow reader, shutdown, protocol abuse).
-    pub kick: CancellationToken,
+    /// Raised to drop the connection (slow reader, shutdown, protocol abuse).
+    pub kick: Signal,
     /// The rooms with an unfinished match this connection plays or watches:
     /// rooms add themselves when they accept the connection and remove
     /// themselves when it leaves or the match ends.
@@ -274,7 +274,7 @@ impl Outbox {
                 capacity,
                 max_bytes,
                 max_message: usize::MAX,
-                kick: CancellationToken::new(),
+                kick: Signal::default(),
                 rooms: Memberships::default(),
                 tournaments: Memberships::default(),
                 handover: None,
@@ -320,7 +320,7 @@ impl Outbox {
             conn = self.conn,
             "outbound queue full ({refused}): dropping a slow reader"
         );
-        self.kick.cancel();
+        self.kick.raise();
         false
     }
 
@@ -369,7 +369,7 @@ impl Outbox {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.kick.is_cancelled() || self.queue.state().closed
+        self.kick.is_raised() || self.queue.state().closed
     }
 }
 
@@ -438,10 +438,10 @@ mod tests {
             assert!(outbox.send_frame(frame(200)));
         }
         assert!(outbox.send_frames(Frames::Two(Box::new((frame(100), frame(100))))));
-        assert!(!outbox.kick.is_cancelled());
+        assert!(!outbox.kick.is_raised());
         // 1,000 bytes are queued: one more is one too many.
         assert!(!outbox.send_frame(frame(1)));
-        assert!(outbox.kick.is_cancelled());
+        assert!(outbox.kick.is_raised());
         // What was queued is still there for the writer, and counted out.
         let mut taken = 0;
         while let Some(frames) = queue.try_recv() {
@@ -458,7 +458,7 @@ mod tests {
             assert!(outbox.send_frame(frame(1)));
         }
         assert!(!outbox.send_frame(frame(1)));
-        assert!(outbox.kick.is_cancelled());
+        assert!(outbox.kick.is_raised());
         assert_eq!(outbox.queue.state().bytes, 3);
     }
 
@@ -571,7 +571,7 @@ mod tests {
         let (outbox, queue) = Outbox::new(1, 3, 10);
         drop(queue);
         assert!(!outbox.send_frame(frame(5)));
-        assert!(!outbox.kick.is_cancelled());
+        assert!(!outbox.kick.is_raised());
         assert_eq!(outbox.queue.state().bytes, 0);
         assert!(outbox.is_closed());
     }

@@ -20,6 +20,7 @@ use crate::house::{self, House, HouseBots};
 use crate::http;
 use crate::lobby::Lobby;
 use crate::ratings::Ratings;
+use crate::signal::Signal;
 use crate::store::MatchStore;
 use crate::tournament::actor::Services;
 use crate::tournament::registry::Tournaments;
@@ -268,6 +269,16 @@ async fn accept_loop(
     shutdown: CancellationToken,
     connections: TaskTracker,
 ) {
+    // The connections wait for the shutdown through a signal: cheaper to
+    // poll than the token at every wake-up of theirs (`signal.rs`).
+    let stopping = Signal::default();
+    tokio::spawn({
+        let (shutdown, stopping) = (shutdown.clone(), stopping.clone());
+        async move {
+            shutdown.cancelled().await;
+            stopping.raise();
+        }
+    });
     let mut backoff = Duration::from_millis(10);
     loop {
         tokio::select! {
@@ -286,6 +297,7 @@ async fn accept_loop(
                                 stream,
                                 shared.clone(),
                                 shutdown.clone(),
+                                stopping.clone(),
                                 place,
                                 router.clone(),
                             ));

@@ -419,7 +419,7 @@ fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, recei
             // Nobody asked, so nobody is answered: if it cannot follow, the
             // connection ends and its client resumes.
             let Some((room_id, tx)) = shared.lobby.find(&room) else {
-                return outbox.kick.cancel();
+                return outbox.kick.raise();
             };
             outbox.rooms.enter(&room_id);
             let follow = RoomCmd::Follow {
@@ -429,7 +429,7 @@ fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, recei
             };
             if tx.try_send(follow).is_err() {
                 outbox.rooms.exit(&room_id);
-                outbox.kick.cancel();
+                outbox.kick.raise();
             }
         }
         RoomRequest::ResignSeat { room, seat } => {

@@ -355,7 +355,7 @@ impl Room {
                 // the room is now, rather than wait for events that will
                 // not come.
                 for outbox in self.subscribers.outboxes() {
-                    outbox.kick.cancel();
+                    outbox.kick.raise();
                 }
             }
         }
@@ -675,7 +675,7 @@ impl Room {
             }
             None => {
                 tracing::info!(room = %self.id, conn = outbox.conn, "a moved client could not follow; it resumes");
-                outbox.kick.cancel();
+                outbox.kick.raise();
                 false
             }
         };

@@ -278,7 +278,7 @@ impl Tournament {
                 self.retry_at = None;
                 self.poll_at = None;
                 for outbox in self.watchers.values() {
-                    outbox.kick.cancel();
+                    outbox.kick.raise();
                 }
             }
         }

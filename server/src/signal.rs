@@ -1,0 +1,117 @@
+//! A one-way signal that many connection tasks wait on: their outbox kicked,
+//! the server stopping.
+//!
+//! A connection's task waits for these in the same `select!` as its socket,
+//! so it polls them at every wake-up, that is for every frame in or out.
+//! Polling a `CancellationToken`'s future takes the token's lock (and its
+//! waiter list's) each time; a [`Signal`] costs one atomic load instead. Its
+//! token is polled only on the first poll, which puts the task on the
+//! token's waiter list, and once the flag is up.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+#[derive(Clone, Debug, Default)]
+pub struct Signal(Arc<Inner>);
+
+#[derive(Debug, Default)]
+struct Inner {
+    raised: AtomicBool,
+    /// Cancelled after `raised` is set: whoever it wakes sees the flag.
+    token: CancellationToken,
+}
+
+impl Signal {
+    /// Raises the signal (once and for all) and wakes whoever waits for it.
+    pub fn raise(&self) {
+        self.0.raised.store(true, Ordering::Release);
+        self.0.token.cancel();
+    }
+
+    pub fn is_raised(&self) -> bool {
+        self.0.raised.load(Ordering::Acquire)
+    }
+
+    /// Resolves once the signal is raised.
+    pub fn raised(&self) -> Raised {
+        Raised {
+            raised: self.clone(),
+            wait: self.0.token.clone().cancelled_owned(),
+            registered: false,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// [`Signal::raised`]'s future.
+    pub struct Raised {
+        raised: Signal,
+        #[pin]
+        wait: WaitForCancellationFutureOwned,
+        registered: bool,
+    }
+}
+
+impl Future for Raised {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        if *this.registered && !this.raised.is_raised() {
+            // Still on the token's waiter list, with this task's waker (a
+            // task's waker wakes the same task whichever poll it came from).
+            return Poll::Pending;
+        }
+        *this.registered = true;
+        this.wait.poll(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Wake, Waker};
+
+    #[derive(Default)]
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn the_task_that_polled_once_is_woken_when_the_signal_is_raised() {
+        let signal = Signal::default();
+        let woken = Arc::new(Count::default());
+        let waker = Waker::from(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut raised = std::pin::pin!(signal.raised());
+        // Polled many times before the signal, as in a select! loop: only
+        // the first poll joins the token's waiter list.
+        for _ in 0..3 {
+            assert!(raised.as_mut().poll(&mut cx).is_pending());
+        }
+        assert_eq!(woken.0.load(Ordering::SeqCst), 0);
+        signal.raise();
+        assert_eq!(woken.0.load(Ordering::SeqCst), 1, "raising wakes the task");
+        assert!(raised.as_mut().poll(&mut cx).is_ready());
+        assert!(signal.is_raised());
+    }
+
+    #[test]
+    fn raised_before_the_first_poll_is_ready_at_once() {
+        let signal = Signal::default();
+        signal.raise();
+        let waker = Waker::from(Arc::new(Count::default()));
+        let mut cx = Context::from_waker(&waker);
+        assert!(std::pin::pin!(signal.raised()).poll(&mut cx).is_ready());
+    }
+}
