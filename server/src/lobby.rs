@@ -9,7 +9,6 @@ use std::time::Duration;
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
@@ -17,7 +16,7 @@ use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
 use crate::player::Player;
 use crate::ratings::Ratings;
-use crate::room::{self, EndHook, Room, RoomCmd, RoomInit};
+use crate::room::{self, room_queue, EndHook, Room, RoomCmd, RoomInit, RoomTx};
 use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredRoom, WriteOp};
 use crate::task::committed;
 
@@ -27,7 +26,7 @@ const ROOM_QUEUE: usize = 256;
 const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
 pub(crate) struct Entry {
-    tx: mpsc::Sender<RoomCmd>,
+    tx: RoomTx,
 }
 
 /// How old the lobby list may be: it is sorted anew at most this often, so
@@ -119,10 +118,7 @@ impl Lobby {
     }
 
     /// Opens a room for `start` and returns its id and command queue.
-    pub async fn create(
-        self: &Arc<Self>,
-        setup: RoomSetup,
-    ) -> Result<(String, mpsc::Sender<RoomCmd>), Refusal> {
+    pub async fn create(self: &Arc<Self>, setup: RoomSetup) -> Result<(String, RoomTx), Refusal> {
         let RoomSetup {
             spec,
             start,
@@ -258,8 +254,8 @@ impl Lobby {
         Ok((id, code))
     }
 
-    fn spawn(self: &Arc<Self>, room: Room) -> mpsc::Sender<RoomCmd> {
-        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    fn spawn(self: &Arc<Self>, room: Room) -> RoomTx {
+        let (tx, rx) = room_queue(ROOM_QUEUE);
         let (id, code) = (room.id().to_string(), room.code().to_string());
         let generation = {
             let mut rooms = self.rooms();
@@ -305,7 +301,7 @@ impl Lobby {
     }
 
     /// A room by id or short code (codes in any case): its id and command queue.
-    pub fn find(&self, key: &str) -> Option<(String, mpsc::Sender<RoomCmd>)> {
+    pub fn find(&self, key: &str) -> Option<(String, RoomTx)> {
         let rooms = self.rooms();
         let (id, entry) = rooms.directory.find(key)?;
         Some((id.to_string(), entry.tx.clone()))
@@ -377,7 +373,7 @@ impl Lobby {
     }
 
     /// Every room's command queue (to tell rooms about a closed connection).
-    pub fn senders(&self, ids: &[String]) -> Vec<mpsc::Sender<RoomCmd>> {
+    pub fn senders(&self, ids: &[String]) -> Vec<RoomTx> {
         let rooms = self.rooms();
         ids.iter()
             .filter_map(|id| rooms.directory.get(id).map(|e| e.tx.clone()))

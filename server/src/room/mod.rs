@@ -21,6 +21,7 @@ use grundy_protocol::wire::{
 };
 use grundy_protocol::{Position, Rules};
 use serde_json::Value;
+use tokio::sync::mpsc::error::{SendError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
@@ -115,6 +116,42 @@ pub enum RoomCmd {
         token: Option<String>,
         since: u64,
     },
+}
+
+/// The sending end of a room's command queue. Commands are boxed in the
+/// queue: a channel allocates its first block of 32 slots up front, and
+/// every room, a lingering finished one too, would hold 32 whole commands'
+/// room (5 KiB); boxed, it holds 32 pointers.
+#[derive(Clone, Debug)]
+pub struct RoomTx(mpsc::Sender<Box<RoomCmd>>);
+
+/// The room's own end of its queue.
+pub type RoomRx = mpsc::Receiver<Box<RoomCmd>>;
+
+/// A room's queue of at most `bound` commands.
+pub fn room_queue(bound: usize) -> (RoomTx, RoomRx) {
+    let (tx, rx) = mpsc::channel(bound);
+    (RoomTx(tx), rx)
+}
+
+impl RoomTx {
+    pub fn try_send(&self, cmd: RoomCmd) -> Result<(), TrySendError<RoomCmd>> {
+        self.0.try_send(Box::new(cmd)).map_err(|e| match e {
+            TrySendError::Full(cmd) => TrySendError::Full(*cmd),
+            TrySendError::Closed(cmd) => TrySendError::Closed(*cmd),
+        })
+    }
+
+    pub async fn send(&self, cmd: RoomCmd) -> Result<(), SendError<RoomCmd>> {
+        self.0
+            .send(Box::new(cmd))
+            .await
+            .map_err(|e| SendError(*e.0))
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
 }
 
 /// A room's line of the lobby list, with the accounts holding its seats
@@ -316,7 +353,7 @@ impl Room {
     /// once the match has ended, `on_exit` when the task ends.
     pub async fn run(
         mut self,
-        mut commands: mpsc::Receiver<RoomCmd>,
+        mut commands: RoomRx,
         on_finish: impl FnOnce(),
         on_exit: impl FnOnce(),
     ) {
@@ -327,7 +364,7 @@ impl Room {
             let linger = ending.linger_until(self.finished_at, self.config.linger);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => self.handle(*cmd).await,
                     // A room another node owns now writes nothing more.
                     None if self.moved => break,
                     None => {
@@ -341,7 +378,7 @@ impl Room {
                     // move read too late ends the match itself (`Core::decide`).
                     for _ in 0..commands.len() {
                         let Ok(cmd) = commands.try_recv() else { break };
-                        self.handle(cmd).await;
+                        self.handle(*cmd).await;
                     }
                     self.on_deadline().await;
                 }

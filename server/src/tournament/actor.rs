@@ -23,7 +23,7 @@ use crate::outbox::{encode, ConnId, Outbox};
 use crate::player::Player as Entrant;
 use crate::ratings::{Rated, RatedGame, Ratings};
 use crate::refusal::{refuse, Refusal};
-use crate::room::{EndHook, RoomCmd};
+use crate::room::{EndHook, RoomCmd, RoomTx};
 use crate::store::{now_ms, Lease, MatchStore, RatingRow, StoreError, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
@@ -385,7 +385,7 @@ impl Tournament {
 
     /// Resigns `seat` in `room`: through `here`, its queue on this node, or
     /// on the node that holds it.
-    fn resign_seat(&self, room: &str, here: Option<&mpsc::Sender<RoomCmd>>, seat: u8) {
+    fn resign_seat(&self, room: &str, here: Option<&RoomTx>, seat: u8) {
         match here {
             Some(tx) => {
                 let _ = tx.try_send(RoomCmd::ResignSeat { seat });
