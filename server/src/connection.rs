@@ -343,7 +343,14 @@ pub(crate) fn to_room(
     joins: bool,
     make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
 ) {
-    let Some((room_id, tx)) = shared.lobby.find(key) else {
+    // A command that joins needs the room's id; the others (a move) only
+    // its queue, and no copy of the id.
+    let found = if joins {
+        shared.lobby.find(key)
+    } else {
+        shared.lobby.sender(key).map(|tx| (String::new(), tx))
+    };
+    let Some((room_id, tx)) = found else {
         outbox.send(&ServerMsg::error(
             id,
             ErrorCode::UnknownRoom,
@@ -632,7 +639,7 @@ impl Conn {
     /// not hold, with a bus to reach the node that does.
     fn is_remote(&self, msg: &ClientMsg) -> bool {
         self.shared.bus.is_some()
-            && (room_key(msg).is_some_and(|key| self.shared.lobby.find(key).is_none())
+            && (room_key(msg).is_some_and(|key| !self.shared.lobby.holds(key))
                 || tournament_key(msg)
                     .is_some_and(|key| self.shared.tournaments.find(key).is_none()))
     }

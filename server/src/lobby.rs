@@ -307,6 +307,18 @@ impl Lobby {
         Some((id.to_string(), entry.tx.clone()))
     }
 
+    /// A room's command queue, by id or short code (no copy of its id: this
+    /// runs for every move).
+    pub fn sender(&self, key: &str) -> Option<RoomTx> {
+        let rooms = self.rooms();
+        rooms.directory.find(key).map(|(_, entry)| entry.tx.clone())
+    }
+
+    /// Whether this node holds the room with this id or short code.
+    pub fn holds(&self, key: &str) -> bool {
+        self.rooms().directory.find(key).is_some()
+    }
+
     /// A page of the listed rooms that are open or playing (open ones first,
     /// then by code, with their players' ratings): `limit` of them from
     /// `offset` on; and how many there are in all. The list is at most

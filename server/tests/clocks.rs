@@ -16,7 +16,7 @@ use grundy_server::lobby::{Lobby, RoomSetup};
 use grundy_server::outbox::{self, Outbox};
 use grundy_server::player::Player;
 use grundy_server::ratings::Ratings;
-use grundy_server::room::RoomCmd;
+use grundy_server::room::{RoomCmd, RoomTx};
 use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
 use grundy_server::Config;
 use serde_json::{json, Value};
@@ -74,7 +74,7 @@ async fn new_room(
     heaps: &[u64],
     clock: Option<Clock>,
     config: Config,
-) -> (mpsc::Sender<RoomCmd>, tempfile::TempDir) {
+) -> (RoomTx, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     (new_room_in(at_once(&dir), heaps, clock, config).await, dir)
 }
@@ -97,7 +97,7 @@ async fn new_room_in(
     heaps: &[u64],
     clock: Option<Clock>,
     config: Config,
-) -> mpsc::Sender<RoomCmd> {
+) -> RoomTx {
     let lobby = Lobby::new(
         store,
         Arc::new(config),
@@ -121,7 +121,7 @@ async fn new_room_in(
 async fn room_with_clock(
     clock: Clock,
     no_show: Duration,
-) -> (mpsc::Sender<RoomCmd>, Seat, Seat, tempfile::TempDir) {
+) -> (RoomTx, Seat, Seat, tempfile::TempDir) {
     seated_room(&[5, 5], clock, no_show).await
 }
 
@@ -131,7 +131,7 @@ async fn seated_room(
     heaps: &[u64],
     clock: Clock,
     no_show: Duration,
-) -> (mpsc::Sender<RoomCmd>, Seat, Seat, tempfile::TempDir) {
+) -> (RoomTx, Seat, Seat, tempfile::TempDir) {
     let config = Config {
         no_show,
         ..Config::default()
@@ -143,7 +143,7 @@ async fn seated_room(
 
 /// Connections 1 and 2 take seats 0 and 1; returns them once the match has
 /// started (every event so far read).
-async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
+async fn seat_both(tx: &RoomTx) -> (Seat, Seat) {
     let mut seats = Vec::new();
     for (conn, seat) in [(1, 0u8), (2, 1u8)] {
         let (outbox, frames) = Outbox::new(conn, 64, usize::MAX);
@@ -171,14 +171,14 @@ async fn seat_both(tx: &mpsc::Sender<RoomCmd>) -> (Seat, Seat) {
     (a, b)
 }
 
-async fn play(tx: &mpsc::Sender<RoomCmd>, seat: &mut Seat, mv: Value) -> Value {
+async fn play(tx: &RoomTx, seat: &mut Seat, mv: Value) -> Value {
     play_received(tx, seat, mv, Instant::now()).await
 }
 
 /// Plays `mv` for `mover` (read at `received`), checks the ack, and returns
 /// the `moved` event as `other` got it (the mover's copy is taken as well).
 async fn move_seen(
-    tx: &mpsc::Sender<RoomCmd>,
+    tx: &RoomTx,
     mover: &mut Seat,
     other: &mut Seat,
     mv: Value,
@@ -192,12 +192,7 @@ async fn move_seen(
 }
 
 /// A move the server read at `received`.
-async fn play_received(
-    tx: &mpsc::Sender<RoomCmd>,
-    seat: &mut Seat,
-    mv: Value,
-    received: Instant,
-) -> Value {
+async fn play_received(tx: &RoomTx, seat: &mut Seat, mv: Value, received: Instant) -> Value {
     tx.send(RoomCmd::Move {
         outbox: seat.outbox.clone(),
         id: None,

@@ -118,7 +118,7 @@ impl Request {
     /// Whether this node holds the room or tournament it is for.
     pub(crate) fn held_by(&self, shared: &Shared) -> bool {
         match self {
-            Request::Room(request) => shared.lobby.find(request.room()).is_some(),
+            Request::Room(request) => shared.lobby.holds(request.room()),
             Request::Tournament(request) => shared.tournaments.find(request.tournament()).is_some(),
         }
     }

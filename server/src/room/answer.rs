@@ -120,6 +120,22 @@ pub fn event_frame(room: &str, event_json: &str) -> Utf8Bytes {
     Utf8Bytes::from(String::from_utf8(frame).unwrap_or_default())
 }
 
+/// `{"type":"ack","id":ID,"room":ROOM,"seq":SEQ}` (as `ServerMsg::Ack`
+/// serializes), written straight into one buffer (this runs for every move).
+pub fn ack_frame(id: &Option<RequestId>, room: &str, seq: Option<u64>) -> Utf8Bytes {
+    let mut frame = Vec::with_capacity(room.len() + 80);
+    frame.extend_from_slice(br#"{"type":"ack","id":"#);
+    // An id and a string serialize without fail.
+    let _ = serde_json::to_writer(&mut frame, id);
+    frame.extend_from_slice(br#","room":"#);
+    let _ = serde_json::to_writer(&mut frame, room);
+    frame.extend_from_slice(br#","seq":"#);
+    let _ = serde_json::to_writer(&mut frame, &seq);
+    frame.push(b'}');
+    // Valid UTF-8: made of UTF-8 pieces.
+    Utf8Bytes::from(String::from_utf8(frame).unwrap_or_default())
+}
+
 fn encode(answer: &Answer<'_>) -> Utf8Bytes {
     // Plain data with string keys: serializing cannot fail.
     Utf8Bytes::from(serde_json::to_string(answer).unwrap_or_default())
@@ -272,5 +288,25 @@ mod tests {
             event,
         });
         assert_eq!(event_frame("r\"1", &json), expected);
+    }
+
+    #[test]
+    fn an_ack_frame_is_what_serde_writes_for_the_message() {
+        let ids = [
+            None,
+            Some(RequestId::Number(0)),
+            Some(RequestId::Number(u64::MAX)),
+            Some(RequestId::Text("a \"quoted\" id".into())),
+        ];
+        for id in ids {
+            for seq in [None, Some(0), Some(12)] {
+                let expected = crate::outbox::encode(&ServerMsg::Ack {
+                    id: id.clone(),
+                    room: Some("r\"1".into()),
+                    seq,
+                });
+                assert_eq!(ack_frame(&id, "r\"1", seq), expected);
+            }
+        }
     }
 }

@@ -26,12 +26,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use self::answer::{event_frame, SnapshotView};
+use self::answer::{ack_frame, event_frame, SnapshotView};
 use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomState, METRICS};
-use crate::outbox::{encode, ConnId, Follow, Outbox};
+use crate::outbox::{ConnId, Follow, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
@@ -135,18 +135,14 @@ pub fn room_queue(bound: usize) -> (RoomTx, RoomRx) {
 }
 
 impl RoomTx {
-    pub fn try_send(&self, cmd: RoomCmd) -> Result<(), TrySendError<RoomCmd>> {
-        self.0.try_send(Box::new(cmd)).map_err(|e| match e {
-            TrySendError::Full(cmd) => TrySendError::Full(*cmd),
-            TrySendError::Closed(cmd) => TrySendError::Closed(*cmd),
-        })
+    /// Queues `cmd` unless the queue is full or closed (the error holds it).
+    pub fn try_send(&self, cmd: RoomCmd) -> Result<(), TrySendError<Box<RoomCmd>>> {
+        self.0.try_send(Box::new(cmd))
     }
 
-    pub async fn send(&self, cmd: RoomCmd) -> Result<(), SendError<RoomCmd>> {
-        self.0
-            .send(Box::new(cmd))
-            .await
-            .map_err(|e| SendError(*e.0))
+    /// Queues `cmd`, waiting for room; an error once the room has gone.
+    pub async fn send(&self, cmd: RoomCmd) -> Result<(), SendError<Box<RoomCmd>>> {
+        self.0.send(Box::new(cmd)).await
     }
 
     pub fn is_closed(&self) -> bool {
@@ -892,14 +888,7 @@ impl Room {
             self.subscribers.remember(text);
         }
         let first = decision.first_seq();
-        let ack = ack.map(|(outbox, id)| {
-            let frame = encode(&ServerMsg::Ack {
-                id: id.clone(),
-                room: Some(self.id.clone()),
-                seq: first,
-            });
-            (outbox, frame)
-        });
+        let ack = ack.map(|(outbox, id)| (outbox, ack_frame(id, &self.id, first)));
         self.subscribers.tell(frames, ack);
         if let Some(result) = self.core.game.result.filter(|_| self.finished_at.is_none()) {
             self.on_finished(result);
