@@ -162,6 +162,17 @@ struct Conn {
     owners: remote::Owners,
 }
 
+/// How a connection that did not say `hello` in time is closed.
+fn hello_timeout_closing(limit: Duration) -> Closing {
+    Closing(
+        CloseCode::Policy,
+        format!(
+            "no hello within {} ms (hello_timeout_ms)",
+            limit.as_millis()
+        ),
+    )
+}
+
 /// Serves one connection: its HTTP requests with `router`, and the protocol
 /// once it asks for a WebSocket; `place` (its count against the connection
 /// caps) is held until it ends.
@@ -209,6 +220,9 @@ pub async fn serve(
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
     let idle_limit = Duration::from_millis(config.limits.idle_timeout_ms);
     let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+    // The timers are polled only when the socket has nothing to read (below):
+    // after a long read, one ping, not one per tick missed.
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_seen = Instant::now();
     // Made once: a future made anew in every turn of the loop would join
     // (and leave) the signal's waiter list per message.
@@ -243,6 +257,12 @@ pub async fn serve(
             }
             io = socket.next() => {
                 last_seen = Instant::now();
+                // The hello timer is not polled while the socket always has
+                // something to read (a stream of control frames, which the
+                // rate limit does not count): the deadline is checked here too.
+                if !conn.hello && last_seen >= hello_deadline {
+                    break Some(hello_timeout_closing(hello_timeout));
+                }
                 let msg = match io {
                     Io::Read(msg) => msg,
                     Io::WriteFailed => break None,
@@ -290,9 +310,7 @@ pub async fn serve(
                 }
                 socket.ping();
             }
-            _ = hello_wait => {
-                break Some(Closing(CloseCode::Policy, format!("no hello within {} ms (hello_timeout_ms)", hello_timeout.as_millis())));
-            }
+            _ = hello_wait => break Some(hello_timeout_closing(hello_timeout)),
         }
     };
 

@@ -29,6 +29,10 @@ use crate::tournament::registry::Tournaments;
 pub struct Server {
     addr: SocketAddr,
     shutdown: CancellationToken,
+    /// The connections' view of the shutdown (`signal.rs`: cheaper for them
+    /// to poll at every wake-up than the token): raised when the token is
+    /// cancelled, by whoever cancels it.
+    stopping: Signal,
     connections: TaskTracker,
     rooms: TaskTracker,
     shared: Arc<connection::Shared>,
@@ -150,13 +154,31 @@ impl Server {
         }
         let router = http::api::router(http::api::Api::new(shared.clone(), shutdown.clone()));
         let connections = TaskTracker::new();
+        let stopping = Signal::default();
+        tokio::spawn({
+            let (shutdown, stopping) = (shutdown.clone(), stopping.clone());
+            async move {
+                shutdown.cancelled().await;
+                stopping.raise();
+            }
+        });
         {
             let shutdown = shutdown.clone();
+            let stopping = stopping.clone();
             let connections = connections.clone();
             let caps = Caps::new(&shared.config);
             let shared = shared.clone();
             tokio::spawn(async move {
-                accept_loop(listener, shared, router, caps, shutdown, connections).await;
+                accept_loop(
+                    listener,
+                    shared,
+                    router,
+                    caps,
+                    shutdown,
+                    stopping,
+                    connections,
+                )
+                .await;
             });
         }
         // Once the server accepts: the bots connect like any client.
@@ -176,6 +198,7 @@ impl Server {
         Ok(Server {
             addr,
             shutdown,
+            stopping,
             connections,
             rooms,
             shared,
@@ -217,6 +240,9 @@ impl Server {
     /// close, so no answer, and no seat token, is lost.
     pub async fn shutdown(self) {
         self.shutdown.cancel();
+        // At once, not when the task that watches the token gets to run: the
+        // connections stop reading before the rooms close.
+        self.stopping.raise();
         // The house bots first (their token is cancelled with ours): none may
         // linger to reconnect to a server started next on this address, beside
         // the bots that one puts back.
@@ -267,18 +293,9 @@ async fn accept_loop(
     router: axum::Router,
     caps: Arc<Caps>,
     shutdown: CancellationToken,
+    stopping: Signal,
     connections: TaskTracker,
 ) {
-    // The connections wait for the shutdown through a signal: cheaper to
-    // poll than the token at every wake-up of theirs (`signal.rs`).
-    let stopping = Signal::default();
-    tokio::spawn({
-        let (shutdown, stopping) = (shutdown.clone(), stopping.clone());
-        async move {
-            shutdown.cancelled().await;
-            stopping.raise();
-        }
-    });
     let mut backoff = Duration::from_millis(10);
     loop {
         tokio::select! {

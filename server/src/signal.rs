@@ -6,13 +6,13 @@
 //! Polling a `CancellationToken`'s future takes the token's lock (and its
 //! waiter list's) each time; a [`Signal`] costs one atomic load instead. Its
 //! token is polled only on the first poll, which puts the task on the
-//! token's waiter list, and once the flag is up.
+//! token's waiter list, when the waker changes, and once the flag is up.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
@@ -42,7 +42,7 @@ impl Signal {
         Raised {
             raised: self.clone(),
             wait: self.0.token.clone().cancelled_owned(),
-            registered: false,
+            registered: None,
         }
     }
 }
@@ -53,7 +53,9 @@ pin_project_lite::pin_project! {
         raised: Signal,
         #[pin]
         wait: WaitForCancellationFutureOwned,
-        registered: bool,
+        // The waker the token's waiter list holds (from the last poll that
+        // reached the token).
+        registered: Option<Waker>,
     }
 }
 
@@ -62,12 +64,17 @@ impl Future for Raised {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
-        if *this.registered && !this.raised.is_raised() {
-            // Still on the token's waiter list, with this task's waker (a
-            // task's waker wakes the same task whichever poll it came from).
+        let same_waker = this
+            .registered
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()));
+        if same_waker && !this.raised.is_raised() {
+            // Still on the token's waiter list, with this very waker.
             return Poll::Pending;
         }
-        *this.registered = true;
+        // The first poll, or one from another task (or waker): the token's
+        // future takes the new waker.
+        *this.registered = Some(cx.waker().clone());
         this.wait.poll(cx)
     }
 }
@@ -104,6 +111,30 @@ mod tests {
         assert_eq!(woken.0.load(Ordering::SeqCst), 1, "raising wakes the task");
         assert!(raised.as_mut().poll(&mut cx).is_ready());
         assert!(signal.is_raised());
+    }
+
+    #[test]
+    fn a_poll_with_another_waker_moves_the_wake_up_to_it() {
+        let signal = Signal::default();
+        let (first, second) = (Arc::new(Count::default()), Arc::new(Count::default()));
+        let mut raised = std::pin::pin!(signal.raised());
+        let waker = Waker::from(first.clone());
+        assert!(raised
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        // Moved on: polled from elsewhere, with another waker.
+        let waker = Waker::from(second.clone());
+        assert!(raised
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        signal.raise();
+        assert_eq!(
+            second.0.load(Ordering::SeqCst),
+            1,
+            "the latest waker is woken"
+        );
     }
 
     #[test]
