@@ -144,10 +144,6 @@ impl RoomTx {
     pub async fn send(&self, cmd: RoomCmd) -> Result<(), SendError<Box<RoomCmd>>> {
         self.0.send(Box::new(cmd)).await
     }
-
-    pub fn is_closed(&self) -> bool {
-        self.0.is_closed()
-    }
 }
 
 /// A room's line of the lobby list, with the accounts holding its seats
