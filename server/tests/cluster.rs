@@ -900,29 +900,6 @@ async fn next_of(peer: &mut Peer, kind: &str) -> Value {
     }
 }
 
-/// Holds a lock on room `room`'s owner row in database `db` until told, so
-/// that every claim skips the room; returns once it holds it.
-async fn hold_room(db: &str, room: &str) -> std::sync::mpsc::Sender<()> {
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let (locked, is_locked) = tokio::sync::oneshot::channel();
-    let (db, room) = (db.to_owned(), room.to_owned());
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&db, postgres::NoTls).expect("connect");
-        let mut tx = client.transaction().expect("begin");
-        tx.query(
-            "SELECT o.node FROM room_owners o JOIN rooms r ON r.no = o.room_no
-             WHERE r.id = $1 FOR UPDATE OF o",
-            &[&room],
-        )
-        .expect("lock the owner row");
-        let _ = locked.send(());
-        let _ = released.recv();
-        tx.commit().expect("commit");
-    });
-    is_locked.await.expect("locked");
-    release
-}
-
 /// Waits until one of `nodes` logs `line`; which one.
 async fn logged(nodes: &[&Process], line: &str) -> usize {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -986,8 +963,15 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
     let room = game["room"].as_str().expect("room").to_owned();
     let alice_seat = game["seat"].as_u64().expect("seat");
 
-    // The tournament goes to one node, its game's room to the other.
-    let release = hold_room(&db, &room).await;
+    // The tournament goes to one node, its game's room to the other: the
+    // room's owner row stays locked, so every claim skips the room.
+    let release = grundy_testkit::postgres::hold_locks(
+        &db,
+        "SELECT o.node FROM room_owners o JOIN rooms r ON r.no = o.room_no
+         WHERE r.id = $1 FOR UPDATE OF o",
+        &[&room],
+    )
+    .await;
     one.kill_hard().await;
     let nodes = [&two, &three];
     let taker = logged(&nodes, "took over 1 tournaments").await;

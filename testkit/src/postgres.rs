@@ -288,3 +288,27 @@ fn find_bin() -> Result<PathBuf, String> {
             format!("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): {INSTALL}")
         })
 }
+
+/// Runs `sql` (with `args` as `$1`, `$2`...) in a transaction on a thread of
+/// its own, and keeps the transaction, and the locks it took, open until the
+/// returned sender sends or is dropped; returns once the locks are held.
+pub async fn hold_locks(db: &str, sql: &str, args: &[&str]) -> std::sync::mpsc::Sender<()> {
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = tokio::sync::oneshot::channel();
+    let (db, sql) = (db.to_owned(), sql.to_owned());
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    std::thread::spawn(move || {
+        let mut client = ::postgres::Client::connect(&db, ::postgres::NoTls).expect("connect");
+        let mut tx = client.transaction().expect("begin");
+        let params: Vec<&(dyn ::postgres::types::ToSql + Sync)> = args
+            .iter()
+            .map(|a| a as &(dyn ::postgres::types::ToSql + Sync))
+            .collect();
+        tx.execute(sql.as_str(), &params).expect("take the locks");
+        let _ = locked.send(());
+        let _ = released.recv();
+        tx.commit().expect("commit");
+    });
+    is_locked.await.expect("locked");
+    release
+}

@@ -124,7 +124,9 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
     let two_url = format!("ws://{}", two.local_addr());
     let unheard = ada.request(login).await["token"].clone();
 
-    let release = lock_table(&db, "api_tokens").await;
+    // Every read of the tokens waits.
+    let lock = "LOCK TABLE api_tokens IN ACCESS EXCLUSIVE MODE";
+    let release = grundy_testkit::postgres::hold_locks(&db, lock, &[]).await;
     let mut waiting = Client::connect(&two_url, "guest").await;
     waiting
         .send(json!({"type": "hello", "version": 1, "token": unheard, "id": "waits"}))
@@ -161,25 +163,6 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
     };
     assert_eq!(welcome["type"], "welcome", "{welcome}");
     assert_eq!(welcome["account"]["username"], "ada", "{welcome}");
-}
-
-/// Holds an exclusive lock on `table` in `db` (every read of it waits)
-/// until told.
-async fn lock_table(db: &str, table: &str) -> std::sync::mpsc::Sender<()> {
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    let (locked, is_locked) = tokio::sync::oneshot::channel();
-    let (db, table) = (db.to_owned(), table.to_owned());
-    std::thread::spawn(move || {
-        let mut client = ::postgres::Client::connect(&db, ::postgres::NoTls).expect("connect");
-        let mut tx = client.transaction().expect("begin");
-        tx.batch_execute(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
-            .expect("lock");
-        let _ = locked.send(());
-        let _ = released.recv();
-        tx.commit().expect("commit");
-    });
-    is_locked.await.expect("locked");
-    release
 }
 
 /// Returns once a session waits for a lock on `table` in `db`.
