@@ -33,7 +33,7 @@ use crate::outbox::{Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
-use crate::signal::Signal;
+use crate::signal::{Alarm, Signal};
 use crate::store::MatchStore;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
@@ -219,16 +219,15 @@ pub async fn serve(
     let hello_deadline = Instant::now() + hello_timeout;
     let ping_every = Duration::from_millis(config.limits.ping_interval_ms);
     let idle_limit = Duration::from_millis(config.limits.idle_timeout_ms);
-    let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-    // The timers are polled only when the socket has nothing to read (below):
-    // after a long read, one ping, not one per tick missed.
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Set again after each ping: after a long read, one ping, not one per
+    // period missed.
+    let ping = Alarm::at(Instant::now() + ping_every);
     let mut last_seen = Instant::now();
     // Made once: a future made anew in every turn of the loop would join
     // (and leave) the signal's waiter list per message.
     let kicked = outbox.kick.raised();
     let shutting_down = stopping.raised();
-    tokio::pin!(kicked, shutting_down);
+    tokio::pin!(kicked, shutting_down, ping);
 
     let closing: Option<Closing> = loop {
         let hello_wait = async {
@@ -304,11 +303,12 @@ pub async fn serve(
                     }
                 }
             }
-            _ = ping.tick() => {
+            _ = &mut ping => {
                 if last_seen.elapsed() > idle_limit {
                     break Some(Closing(CloseCode::Away, format!("no sign of life for {} ms (idle_timeout_ms)", idle_limit.as_millis())));
                 }
                 socket.ping();
+                ping.as_mut().reset(Instant::now() + ping_every);
             }
             _ = hello_wait => break Some(hello_timeout_closing(hello_timeout)),
         }

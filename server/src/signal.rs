@@ -1,5 +1,6 @@
-//! A one-way signal that many connection tasks wait on: their outbox kicked,
-//! the server stopping.
+//! What a connection's task waits for beside its socket, made cheap to poll:
+//! a one-way [`Signal`] (its outbox kicked, the server stopping) and an
+//! [`Alarm`] (its ping timer).
 //!
 //! A connection's task waits for these in the same `select!` as its socket,
 //! so it polls them at every wake-up, that is for every frame in or out.
@@ -7,6 +8,8 @@
 //! waiter list's) each time; a [`Signal`] costs one atomic load instead. Its
 //! token is polled only on the first poll, which puts the task on the
 //! token's waiter list, when the waker changes, and once the flag is up.
+//! Likewise an [`Alarm`] polls its timer only when its deadline has passed
+//! or the waker changed: otherwise a poll is one read of the clock.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 #[derive(Clone, Debug, Default)]
@@ -76,6 +80,55 @@ impl Future for Raised {
         // future takes the new waker.
         *this.registered = Some(cx.waker().clone());
         this.wait.poll(cx)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A timer that resolves at its deadline, like tokio's `Sleep`, polled
+    /// cheaply before it: once its sleep holds the task's waker, the timer
+    /// wakes the task when due, and a poll before then needs no more than
+    /// the time of day.
+    pub struct Alarm {
+        #[pin]
+        sleep: Sleep,
+        // The waker the sleep holds (from the last poll that reached it).
+        registered: Option<Waker>,
+    }
+}
+
+impl Alarm {
+    pub fn at(deadline: Instant) -> Alarm {
+        Alarm {
+            sleep: tokio::time::sleep_until(deadline),
+            registered: None,
+        }
+    }
+
+    /// Sets the alarm again, to `deadline`.
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        let this = self.project();
+        this.sleep.reset(deadline);
+        // The next poll reaches the timer, which takes the waker again.
+        *this.registered = None;
+    }
+}
+
+impl Future for Alarm {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        let same_waker = this
+            .registered
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()));
+        // The timer fires no sooner than its deadline: before it, nothing
+        // to ask it.
+        if same_waker && Instant::now() < this.sleep.deadline() {
+            return Poll::Pending;
+        }
+        *this.registered = Some(cx.waker().clone());
+        this.sleep.poll(cx)
     }
 }
 
@@ -144,5 +197,42 @@ mod tests {
         let waker = Waker::from(Arc::new(Count::default()));
         let mut cx = Context::from_waker(&waker);
         assert!(std::pin::pin!(signal.raised()).poll(&mut cx).is_ready());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_alarm_rings_at_its_deadline_and_again_once_reset() {
+        let start = Instant::now();
+        let alarm = Alarm::at(start + std::time::Duration::from_secs(5));
+        tokio::pin!(alarm);
+        // Polled before its deadline (as at every frame), it waits.
+        let woken = Arc::new(Count::default());
+        let waker = Waker::from(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+        for _ in 0..3 {
+            assert!(alarm.as_mut().poll(&mut cx).is_pending());
+        }
+        (&mut alarm).await;
+        assert_eq!(Instant::now() - start, std::time::Duration::from_secs(5));
+        alarm
+            .as_mut()
+            .reset(Instant::now() + std::time::Duration::from_secs(2));
+        (&mut alarm).await;
+        assert_eq!(Instant::now() - start, std::time::Duration::from_secs(7));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_alarm_polled_by_another_task_wakes_that_task() {
+        let alarm = Box::pin(Alarm::at(
+            Instant::now() + std::time::Duration::from_secs(1),
+        ));
+        let mut alarm = alarm;
+        // First polled with a waker nobody will answer...
+        let idle = Waker::from(Arc::new(Count::default()));
+        assert!(alarm
+            .as_mut()
+            .poll(&mut Context::from_waker(&idle))
+            .is_pending());
+        // ...then awaited by a task: its waker must reach the timer.
+        tokio::spawn(async move { alarm.await }).await.unwrap();
     }
 }
