@@ -211,28 +211,39 @@ mod tests {
         for _ in 0..3 {
             assert!(alarm.as_mut().poll(&mut cx).is_pending());
         }
-        (&mut alarm).await;
+        // Awaited here (another waker): were the task not woken, it would
+        // sleep on, and the timeout would end the test.
+        let ring = std::time::Duration::from_secs(60);
+        tokio::time::timeout(ring, &mut alarm)
+            .await
+            .expect("the alarm rings");
         assert_eq!(Instant::now() - start, std::time::Duration::from_secs(5));
         alarm
             .as_mut()
             .reset(Instant::now() + std::time::Duration::from_secs(2));
-        (&mut alarm).await;
+        tokio::time::timeout(ring, &mut alarm)
+            .await
+            .expect("the alarm rings again");
         assert_eq!(Instant::now() - start, std::time::Duration::from_secs(7));
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_alarm_polled_by_another_task_wakes_that_task() {
-        let alarm = Box::pin(Alarm::at(
+        let mut alarm = Box::pin(Alarm::at(
             Instant::now() + std::time::Duration::from_secs(1),
         ));
-        let mut alarm = alarm;
         // First polled with a waker nobody will answer...
         let idle = Waker::from(Arc::new(Count::default()));
         assert!(alarm
             .as_mut()
             .poll(&mut Context::from_waker(&idle))
             .is_pending());
-        // ...then awaited by a task: its waker must reach the timer.
-        tokio::spawn(async move { alarm.await }).await.unwrap();
+        // ...then awaited by a task: its waker must reach the timer, or
+        // the task sleeps on and the timeout ends the test.
+        let task = tokio::spawn(async move { alarm.await });
+        tokio::time::timeout(std::time::Duration::from_secs(10), task)
+            .await
+            .expect("the task awaiting the alarm is woken when it rings")
+            .unwrap();
     }
 }
