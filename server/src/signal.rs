@@ -240,7 +240,7 @@ mod tests {
             .is_pending());
         // ...then awaited by a task: its waker must reach the timer, or
         // the task sleeps on and the timeout ends the test.
-        let task = tokio::spawn(async move { alarm.await });
+        let task = tokio::spawn(alarm);
         tokio::time::timeout(std::time::Duration::from_secs(10), task)
             .await
             .expect("the task awaiting the alarm is woken when it rings")
