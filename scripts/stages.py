@@ -81,8 +81,11 @@ def main():
     for comm, stack in samples(sys.stdin):
         total += 1
         shares[classify(comm, stack)] += 1
-        if stack:
-            leaves[stack[0]] += 1
+        # The innermost frame with a name ("{closure#0}" and "{async_fn#0}"
+        # say nothing on their own).
+        named = next((f for f in stack if not f.startswith("{")), None)
+        if named:
+            leaves[named] += 1
     if total == 0:
         sys.exit("stages.py: no samples on stdin (perf script output expected)")
     print(f"{total} samples")
