@@ -45,7 +45,10 @@ STAGES = [
     ("connection tasks", has("connection::serve")),
     ("room tasks", has("room::Room::run", "room::Room::handle")),
     ("tournament tasks", has("tournament::")),
-    ("runtime: park, epoll", has("park", "epoll_wait", "Driver::turn")),
+    (
+        "runtime: park, epoll",
+        has("::park_internal", "::park_driver", "::park_condvar", "Parker::park", "epoll_wait", "Driver::turn"),
+    ),
     ("runtime: scheduling", has("tokio::runtime")),
     ("other", lambda comm, stack: True),
 ]

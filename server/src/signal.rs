@@ -127,8 +127,13 @@ impl Future for Alarm {
         if same_waker && Instant::now() < this.sleep.deadline() {
             return Poll::Pending;
         }
-        *this.registered = Some(cx.waker().clone());
-        this.sleep.poll(cx)
+        // Out of the task's coop budget, the sleep asks for another poll
+        // without reaching its timer: only a poll that had budget leaves
+        // the timer holding the waker.
+        let had_budget = tokio::task::coop::has_budget_remaining();
+        let ready = this.sleep.poll(cx);
+        *this.registered = (had_budget && ready.is_pending()).then(|| cx.waker().clone());
+        ready
     }
 }
 
@@ -225,6 +230,33 @@ mod tests {
             .await
             .expect("the alarm rings again");
         assert_eq!(Instant::now() - start, std::time::Duration::from_secs(7));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_alarm_first_polled_out_of_budget_still_rings() {
+        // In a task of its own: a task's waker is the same at each poll,
+        // which lets the alarm skip its timer.
+        let task = tokio::spawn(async {
+            let alarm = Alarm::at(Instant::now() + std::time::Duration::from_secs(1));
+            tokio::pin!(alarm);
+            std::future::poll_fn(|cx| {
+                // The task's budget spent, as by a burst of frames in one
+                // poll...
+                while std::pin::pin!(tokio::task::coop::consume_budget())
+                    .poll(cx)
+                    .is_ready()
+                {}
+                // ...the alarm's first poll cannot reach its timer.
+                assert!(alarm.as_mut().poll(cx).is_pending());
+                Poll::Ready(())
+            })
+            .await;
+            alarm.await;
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(60), task)
+            .await
+            .expect("the alarm rings all the same")
+            .unwrap();
     }
 
     #[tokio::test(start_paused = true)]

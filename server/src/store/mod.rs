@@ -857,9 +857,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// walks the writer's whole page cache (SQLite rekeys a page to the lock
 /// page's number while it balances, and the commit's truncate then scans
 /// every cached page), which with 64 MiB cached was 2 % of the server's CPU
-/// under load. The writer touches only the tails of its tables and
-/// indexes: a smaller cache reads no more pages back (the same `pread`s
-/// per commit, measured with 2, 4 and 64 MiB).
+/// under load. Most of what the writer touches is the tails of its tables
+/// and indexes (events, seats), and a fresh database under load reads no
+/// more pages back with a smaller cache (the same `pread`s per commit,
+/// measured with 2, 4 and 64 MiB). The rooms' id and code indexes are
+/// random: once they outgrow the cache (about 100,000 rooms), a new or
+/// finished room reads a page or two back from the OS's cache.
 const WRITER_CACHE_KIB: i64 = 4096;
 
 /// The reader's page cache: match records and the tables loaded at start.
