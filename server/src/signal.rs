@@ -46,7 +46,7 @@ impl Signal {
         Raised {
             raised: self.clone(),
             wait: self.0.token.clone().cancelled_owned(),
-            registered: None,
+            registered: Registration::default(),
         }
     }
 }
@@ -57,9 +57,28 @@ pin_project_lite::pin_project! {
         raised: Signal,
         #[pin]
         wait: WaitForCancellationFutureOwned,
-        // The waker the token's waiter list holds (from the last poll that
-        // reached the token).
-        registered: Option<Waker>,
+        // The waker the token's waiter list holds.
+        registered: Registration,
+    }
+}
+
+/// The waker an inner future holds from the last poll that reached it, so
+/// that polls with the same waker can skip it.
+#[derive(Default)]
+struct Registration(Option<Waker>);
+
+impl Registration {
+    /// The inner future holds this context's waker already.
+    fn holds(&self, cx: &Context<'_>) -> bool {
+        self.0.as_ref().is_some_and(|w| w.will_wake(cx.waker()))
+    }
+
+    fn set(&mut self, cx: &Context<'_>) {
+        self.0 = Some(cx.waker().clone());
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
     }
 }
 
@@ -68,17 +87,13 @@ impl Future for Raised {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
-        let same_waker = this
-            .registered
-            .as_ref()
-            .is_some_and(|w| w.will_wake(cx.waker()));
-        if same_waker && !this.raised.is_raised() {
+        if this.registered.holds(cx) && !this.raised.is_raised() {
             // Still on the token's waiter list, with this very waker.
             return Poll::Pending;
         }
         // The first poll, or one from another task (or waker): the token's
         // future takes the new waker.
-        *this.registered = Some(cx.waker().clone());
+        this.registered.set(cx);
         this.wait.poll(cx)
     }
 }
@@ -91,8 +106,8 @@ pin_project_lite::pin_project! {
     pub struct Alarm {
         #[pin]
         sleep: Sleep,
-        // The waker the sleep holds (from the last poll that reached it).
-        registered: Option<Waker>,
+        // The waker the sleep's timer holds.
+        registered: Registration,
     }
 }
 
@@ -100,7 +115,7 @@ impl Alarm {
     pub fn at(deadline: Instant) -> Alarm {
         Alarm {
             sleep: tokio::time::sleep_until(deadline),
-            registered: None,
+            registered: Registration::default(),
         }
     }
 
@@ -109,7 +124,7 @@ impl Alarm {
         let this = self.project();
         this.sleep.reset(deadline);
         // The next poll reaches the timer, which takes the waker again.
-        *this.registered = None;
+        this.registered.clear();
     }
 }
 
@@ -118,13 +133,9 @@ impl Future for Alarm {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
-        let same_waker = this
-            .registered
-            .as_ref()
-            .is_some_and(|w| w.will_wake(cx.waker()));
         // The timer fires no sooner than its deadline: before it, nothing
         // to ask it.
-        if same_waker && Instant::now() < this.sleep.deadline() {
+        if this.registered.holds(cx) && Instant::now() < this.sleep.deadline() {
             return Poll::Pending;
         }
         // Out of the task's coop budget, the sleep asks for another poll
@@ -132,7 +143,11 @@ impl Future for Alarm {
         // the timer holding the waker.
         let had_budget = tokio::task::coop::has_budget_remaining();
         let ready = this.sleep.poll(cx);
-        *this.registered = (had_budget && ready.is_pending()).then(|| cx.waker().clone());
+        if had_budget && ready.is_pending() {
+            this.registered.set(cx);
+        } else {
+            this.registered.clear();
+        }
         ready
     }
 }
