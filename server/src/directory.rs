@@ -5,7 +5,11 @@
 //! Under a sustained load of short matches or tournaments, lingering alone
 //! would let them pile up.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// Keys are ids and codes the server made: a fast hash needs no defence
+// against keys chosen to collide.
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 struct Listing<E> {

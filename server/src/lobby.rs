@@ -2,7 +2,9 @@
 //! short code, lists the open ones, and brings unfinished rooms back after a
 //! restart. Its lock guards only the map, never a match.
 
-use std::collections::HashMap;
+// Keys are room ids the server made: a fast hash needs no defence against
+// keys chosen to collide.
+use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

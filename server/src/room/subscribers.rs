@@ -1,7 +1,9 @@
 //! Who hears a room's events, and the last events kept for a quick
 //! catch-up, as the text that was stored and sent (never parsed back).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use tokio_tungstenite::tungstenite::Utf8Bytes;

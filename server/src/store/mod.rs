@@ -64,7 +64,6 @@
 //! Version 8 keeps what each account's name reads as, under a unique index
 //! (`accounts.username_look`; PostgreSQL's migration `V4`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
@@ -1457,8 +1456,10 @@ fn kind_from_text(text: &str) -> Option<PlayerKind> {
 /// writer changes `rooms`, so an entry stays true until a rollback (which may
 /// take back the room that made it: everything is forgotten then) or the
 /// room's end (its last write, as far as the move path goes).
+/// (Its keys are room ids the server made: a fast hash needs no defence
+/// against keys chosen to collide.)
 #[derive(Default)]
-struct RoomNos(HashMap<String, i64>);
+struct RoomNos(foldhash::HashMap<String, i64>);
 
 impl RoomNos {
     /// Rooms known at once, at most: past this the map starts again.
