@@ -31,7 +31,7 @@ def both(*tests):
 
 
 STORE = thread("grundy-store")
-SEND = has("__libc_send", "__x64_sys_sendto", "__x64_sys_writev", "__libc_writev")
+SEND = has("__libc_send", "__x64_sys_sendto", "__x64_sys_sendmsg", "__libc_sendmsg")
 RECV = has("__libc_recv", "__x64_sys_recvfrom", "__x64_sys_readv")
 
 # (stage, test), in the order they are tried.

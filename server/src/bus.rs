@@ -761,10 +761,14 @@ impl Bus {
         let id = shared
             .next_conn
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (outbox, mut queue) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
-        let mut outbox = outbox.with_max_message(config.limits.max_message_bytes);
         let handover = Handover::default();
-        outbox.handover = Some(handover.clone());
+        let (outbox, mut queue) = Outbox::open(
+            id,
+            config.outbox_capacity,
+            config.outbox_bytes,
+            config.limits.max_message_bytes,
+            Some(handover.clone()),
+        );
         let tournaments = outbox.tournaments.clone();
         let stop = CancellationToken::new();
         let bus = self.clone();

@@ -200,8 +200,13 @@ pub async fn serve(
         return;
     };
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (outbox, queue) = Outbox::new(id, config.outbox_capacity, config.outbox_bytes);
-    let outbox = outbox.with_max_message(config.limits.max_message_bytes);
+    let (outbox, queue) = Outbox::open(
+        id,
+        config.outbox_capacity,
+        config.outbox_bytes,
+        config.limits.max_message_bytes,
+        None,
+    );
     let mut socket = Socket::new(ws, queue);
 
     let mut conn = Conn {
@@ -482,10 +487,11 @@ async fn finish(
 /// HTTP API: the answer's text, or None if nobody answered in time.
 pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (outbox, mut answers) = Outbox::new(id, 4, usize::MAX);
+    let max_message = shared.config.limits.max_message_bytes;
+    let (outbox, mut answers) = Outbox::open(id, 4, usize::MAX, max_message, None);
     let mut conn = Conn {
         shared: shared.clone(),
-        outbox: outbox.with_max_message(shared.config.limits.max_message_bytes),
+        outbox,
         player: Box::default(),
         session: None,
         address: None,

@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// How long a connection the server closed waits for the peer to close too.
 const LINGER: Duration = Duration::from_secs(1);
@@ -16,7 +15,7 @@ const LINGER: Duration = Duration::from_secs(1);
 /// sends a reset, and a reset can destroy the close frame and the last answers
 /// before the peer has read them (a flooding or oversized sender would never
 /// learn why it was cut off).
-pub async fn drain(tcp: &mut TcpStream) {
+pub async fn drain(tcp: &mut (impl AsyncRead + AsyncWrite + Unpin)) {
     let _ = tcp.shutdown().await;
     let mut buf = vec![0u8; 8192];
     let _ = tokio::time::timeout(LINGER, async {

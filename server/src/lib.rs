@@ -48,6 +48,7 @@ pub mod signal;
 pub mod store;
 pub mod task;
 pub mod tournament;
+pub mod wire;
 pub mod work;
 
 pub use config::Config;

@@ -6,7 +6,7 @@
 //! match or grow memory.
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -14,6 +14,7 @@ use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
 
 use crate::metrics::METRICS;
 use crate::signal::Signal;
+use crate::wire::{Direct, Wire};
 use futures_util::task::AtomicWaker;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
@@ -31,6 +32,14 @@ pub enum Frames {
 }
 
 impl Frames {
+    /// Their texts, in order.
+    fn texts(&self) -> ([&[u8]; 2], usize) {
+        match self {
+            Frames::One(a) => ([a.as_bytes(), &[]], 1),
+            Frames::Two(pair) => ([pair.0.as_bytes(), pair.1.as_bytes()], 2),
+        }
+    }
+
     /// The bytes of text they hold.
     pub fn bytes(&self) -> usize {
         match self {
@@ -57,8 +66,15 @@ impl IntoIterator for Frames {
     }
 }
 
+/// A connection's outbound queue, as rooms, tournaments and the connection
+/// hold it. A clone is one reference count (a move's command carries one to
+/// the room and back), not one per part.
+#[derive(Clone, Debug)]
+pub struct Outbox(Arc<Sender>);
+
+/// What every clone of an [`Outbox`] shares.
 #[derive(Debug)]
-pub struct Outbox {
+pub struct Sender {
     pub conn: ConnId,
     queue: Arc<Shared>,
     /// The most items and bytes of text that may wait.
@@ -89,33 +105,23 @@ pub struct Outbox {
 struct Shared {
     state: Mutex<State>,
     waker: AtomicWaker,
-    /// Outboxes alive: once none is, the queue ends when emptied.
-    senders: AtomicUsize,
+    /// Some outbox is alive: once none is, the queue ends when emptied.
+    open: AtomicBool,
 }
 
-impl Clone for Outbox {
-    fn clone(&self) -> Outbox {
-        self.queue.senders.fetch_add(1, Ordering::Relaxed);
-        Outbox {
-            conn: self.conn,
-            queue: self.queue.clone(),
-            capacity: self.capacity,
-            max_bytes: self.max_bytes,
-            max_message: self.max_message,
-            kick: self.kick.clone(),
-            rooms: self.rooms.clone(),
-            tournaments: self.tournaments.clone(),
-            handover: self.handover.clone(),
-        }
+impl std::ops::Deref for Outbox {
+    type Target = Sender;
+
+    fn deref(&self) -> &Sender {
+        &self.0
     }
 }
 
-impl Drop for Outbox {
+impl Drop for Sender {
     fn drop(&mut self) {
-        if self.queue.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // The last one: a waiting receiver learns the queue has ended.
-            self.queue.waker.wake();
-        }
+        // The last outbox is gone: a waiting receiver learns the queue has ended.
+        self.queue.open.store(false, Ordering::Release);
+        self.queue.waker.wake();
     }
 }
 
@@ -126,6 +132,12 @@ struct State {
     bytes: usize,
     /// The connection's end is gone: nothing more is taken.
     closed: bool,
+    /// The connection's socket, written to directly when nothing is
+    /// queued and the connection's task has nothing in flight (`wire.rs`).
+    wire: Option<Arc<Wire>>,
+    /// The connection's task has written (and flushed) everything it took
+    /// from the queue: a frame written directly now overtakes nothing.
+    idle: bool,
 }
 
 impl Shared {
@@ -229,7 +241,7 @@ impl Queue {
         // the registration.
         match self.try_recv() {
             Some(frames) => Poll::Ready(Some(frames)),
-            None if self.0.senders.load(Ordering::Acquire) == 0 => Poll::Ready(None),
+            None if !self.0.open.load(Ordering::Acquire) => Poll::Ready(None),
             None => Poll::Pending,
         }
     }
@@ -237,6 +249,7 @@ impl Queue {
     pub fn try_recv(&mut self) -> Option<Frames> {
         let mut state = self.0.state();
         let frames = state.items.pop_front()?;
+        state.idle = false;
         state.bytes -= frames.bytes();
         if state.items.is_empty() && state.items.capacity() > IDLE_CAPACITY {
             // A burst is over: an idle connection keeps a small deque.
@@ -246,9 +259,34 @@ impl Queue {
     }
 }
 
+impl Queue {
+    /// From now on, frames may be written straight to `wire` (the socket
+    /// this queue's frames go to) while the queue is empty and the
+    /// connection's task has nothing in flight.
+    pub fn attach(&self, wire: Arc<Wire>) {
+        let mut state = self.0.state();
+        state.wire = Some(wire);
+        state.idle = true;
+    }
+
+    /// No more direct writes: the connection is closing.
+    pub fn detach(&self) {
+        self.0.state().wire = None;
+    }
+
+    /// The connection's task has written and flushed everything it took:
+    /// true if the queue is still empty (direct writes may go on).
+    pub fn settle(&self) -> bool {
+        let mut state = self.0.state();
+        state.idle = state.items.is_empty();
+        state.idle
+    }
+}
+
 impl Drop for Queue {
     fn drop(&mut self) {
         let mut state = self.0.state();
+        state.wire = None;
         state.closed = true;
         state.items = VecDeque::new();
         state.bytes = 0;
@@ -262,31 +300,35 @@ impl Outbox {
     /// A queue of at most `capacity` items and `max_bytes` bytes of text (one
     /// larger item passes when nothing else is queued).
     pub fn new(conn: ConnId, capacity: usize, max_bytes: usize) -> (Outbox, Queue) {
+        Outbox::open(conn, capacity, max_bytes, usize::MAX, None)
+    }
+
+    /// [`Outbox::new`], with every message sent with [`Outbox::send`] held
+    /// to `max_message` bytes, and a client of another node's `handover`.
+    pub fn open(
+        conn: ConnId,
+        capacity: usize,
+        max_bytes: usize,
+        max_message: usize,
+        handover: Option<Handover>,
+    ) -> (Outbox, Queue) {
         let queue = Arc::new(Shared {
             state: Mutex::default(),
             waker: AtomicWaker::new(),
-            senders: AtomicUsize::new(1),
+            open: AtomicBool::new(true),
         });
-        (
-            Outbox {
-                conn,
-                queue: queue.clone(),
-                capacity,
-                max_bytes,
-                max_message: usize::MAX,
-                kick: Signal::default(),
-                rooms: Memberships::default(),
-                tournaments: Memberships::default(),
-                handover: None,
-            },
-            Queue(queue),
-        )
-    }
-
-    /// Holds every message sent with [`Outbox::send`] to `max_message` bytes.
-    pub fn with_max_message(mut self, max_message: usize) -> Outbox {
-        self.max_message = max_message;
-        self
+        let sender = Sender {
+            conn,
+            queue: queue.clone(),
+            capacity,
+            max_bytes,
+            max_message,
+            kick: Signal::default(),
+            rooms: Memberships::default(),
+            tournaments: Memberships::default(),
+            handover,
+        };
+        (Outbox(Arc::new(sender)), Queue(queue))
     }
 
     /// Queues a frame; false (and the connection is dropped) if the queue is full
@@ -303,6 +345,20 @@ impl Outbox {
             if state.closed {
                 // The connection is gone.
                 return false;
+            }
+            if let (true, true, Some(wire)) = (state.items.is_empty(), state.idle, &state.wire) {
+                let (texts, count) = frames.texts();
+                match wire.write_frames(&texts[..count]) {
+                    Direct::Written => return true,
+                    Direct::Spilled => {
+                        // The rest goes out before anything else the
+                        // connection's task writes: it must be woken.
+                        drop(state);
+                        self.queue.waker.wake();
+                        return true;
+                    }
+                    Direct::Refused => {}
+                }
             }
             if state.items.len() >= self.capacity {
                 "frames"
@@ -452,6 +508,43 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn frames_go_straight_to_the_socket_only_behind_nothing() {
+        use futures_util::StreamExt;
+        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        queue.attach(tcp.wire());
+        // Nothing queued, nothing in flight: written at once.
+        assert!(outbox.send_frame(Utf8Bytes::from("one")));
+        assert!(queue.try_recv().is_none());
+        let text = client.next().await.unwrap().unwrap().into_text().unwrap();
+        assert_eq!(text, "one");
+        // A queued frame (as when the socket was full) goes first: the next
+        // one queues behind it.
+        {
+            let mut state = outbox.queue.state();
+            state.items.push_back(Frames::One(frame(2)));
+            state.bytes += 2;
+        }
+        assert!(outbox.send_frame(frame(3)));
+        // The task takes them; until it has written them and settled, the
+        // queue is empty and yet a frame queues behind them.
+        assert_eq!(queue.try_recv().map(|f| f.bytes()), Some(2));
+        assert_eq!(queue.try_recv().map(|f| f.bytes()), Some(3));
+        assert!(outbox.send_frame(frame(4)));
+        assert_eq!(queue.try_recv().map(|f| f.bytes()), Some(4));
+        // Settled with the queue empty: straight to the socket again.
+        assert!(queue.settle());
+        assert!(outbox.send_frame(Utf8Bytes::from("five")));
+        assert!(queue.try_recv().is_none());
+        let text = client.next().await.unwrap().unwrap().into_text().unwrap();
+        assert_eq!(text, "five");
+        // A closing connection's frames wait in the queue for its close.
+        queue.detach();
+        assert!(outbox.send_frame(frame(6)));
+        assert_eq!(queue.try_recv().map(|f| f.bytes()), Some(6));
+    }
+
+    #[tokio::test]
     async fn a_reader_behind_by_too_many_frames_is_dropped() {
         let (outbox, _queue) = Outbox::new(1, 3, usize::MAX);
         for _ in 0..3 {
@@ -465,8 +558,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_over_the_message_bound_becomes_a_too_large_error() {
         use grundy_protocol::wire::RequestId;
-        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
-        let outbox = outbox.with_max_message(200);
+        let (outbox, mut queue) = Outbox::open(1, 8, usize::MAX, 200, None);
         let big = ServerMsg::Pong {
             id: Some(RequestId::Text("x".repeat(300))),
         };
@@ -524,8 +616,7 @@ mod tests {
             state: serde_json::from_value(state).unwrap(),
         };
         let whole = encode(&registered).len();
-        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
-        let outbox = outbox.with_max_message(whole / 4);
+        let (outbox, mut queue) = Outbox::open(1, 8, usize::MAX, whole / 4, None);
         assert!(outbox.send(&registered));
         let Some(Frames::One(frame)) = queue.recv().await else {
             panic!("nothing sent");

@@ -5,22 +5,25 @@
 //! queued is handed to the socket and flushed once, and then the socket is
 //! read. One task instead of a reader and a writer: a move's frames cost no
 //! second task's wake-up and no lock on a split stream, and an idle
-//! connection holds no writer task and no channel of its own.
+//! connection holds no writer task and no channel of its own. While the
+//! task has nothing in flight and the queue is empty, a room writes its
+//! frames to the socket itself (`wire.rs`) and the task is not woken at all.
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::{Sink, Stream};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::error::Error as WsError;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::outbox::Queue;
+use crate::wire::{Tcp, Wire};
 
 /// What reading and writing the socket came to.
 pub enum Io {
@@ -31,8 +34,12 @@ pub enum Io {
 }
 
 pub struct Socket {
-    ws: WebSocketStream<TcpStream>,
+    ws: WebSocketStream<Tcp>,
     queue: Queue,
+    /// The socket under `ws`, which rooms may write to directly.
+    wire: Arc<Wire>,
+    /// The queue knows the task has nothing in flight (`Queue::settle`).
+    settled: bool,
     /// Pings go out before queued frames.
     control: VecDeque<Message>,
     /// Frames taken off the queue and not yet handed to the socket.
@@ -44,10 +51,14 @@ pub struct Socket {
 }
 
 impl Socket {
-    pub fn new(ws: WebSocketStream<TcpStream>, queue: Queue) -> Socket {
+    pub fn new(ws: WebSocketStream<Tcp>, queue: Queue) -> Socket {
+        let wire = ws.get_ref().wire();
+        queue.attach(wire.clone());
         Socket {
             ws,
             queue,
+            wire,
+            settled: true,
             control: VecDeque::new(),
             pending: VecDeque::new(),
             unflushed: false,
@@ -96,7 +107,10 @@ impl Socket {
         loop {
             if self.control.is_empty() && self.pending.is_empty() {
                 match self.queue.poll_recv(cx) {
-                    Poll::Ready(Some(frames)) => self.pending.extend(frames),
+                    Poll::Ready(Some(frames)) => {
+                        self.settled = false;
+                        self.pending.extend(frames);
+                    }
                     Poll::Ready(None) | Poll::Pending => break,
                 }
             }
@@ -117,12 +131,19 @@ impl Socket {
             Pin::new(&mut self.ws).start_send(msg)?;
             self.unflushed = true;
         }
-        if self.unflushed {
+        // A room's direct write that went out in part left the rest to
+        // this task: flushing writes it.
+        if self.unflushed || self.wire.has_spill() {
             match Pin::new(&mut self.ws).poll_flush(cx) {
                 Poll::Ready(Ok(())) => self.unflushed = false,
                 Poll::Ready(Err(e)) => return Err(e),
-                Poll::Pending => {}
+                Poll::Pending => return Ok(()),
             }
+        }
+        if !self.settled && self.control.is_empty() && self.pending.is_empty() {
+            // Everything taken is out: rooms may write directly again, unless
+            // more came meanwhile (then the caller polls the queue again).
+            self.settled = self.queue.settle();
         }
         Ok(())
     }
@@ -130,7 +151,9 @@ impl Socket {
     /// Writes what is still queued, then the close frame (if any), within
     /// `limit` (a peer that stopped reading cannot hold the task); returns
     /// the TCP stream when all of it went out.
-    pub async fn close(mut self, frame: Option<CloseFrame>, limit: Duration) -> Option<TcpStream> {
+    pub async fn close(mut self, frame: Option<CloseFrame>, limit: Duration) -> Option<Tcp> {
+        // What comes now goes through the queue, and out before the close.
+        self.queue.detach();
         let written = tokio::time::timeout(limit, async {
             if self.failed {
                 return Err(());

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use crate::metrics::METRICS;
+use crate::wire::Tcp;
 
 /// The longest request head (request line and headers) read: a spec in the
 /// query of `/api/analyze` (at most `max_frame_bytes` of JSON, escaped)
@@ -56,7 +57,7 @@ pub async fn serve(
     timing: Timing,
     ws_config: WebSocketConfig,
     shutdown: &CancellationToken,
-) -> Option<WebSocketStream<TcpStream>> {
+) -> Option<WebSocketStream<Tcp>> {
     let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
     let serving = Arc::new(AtomicBool::new(false));
     let service = {
@@ -130,7 +131,7 @@ pub async fn serve(
     // before HTTP came beside it; what hyper read past the handshake (a
     // client's first frames) is handed over with it.
     let parts = upgraded.downcast::<TokioIo<TcpStream>>().ok()?;
-    let tcp = parts.io.into_inner();
+    let tcp = Tcp::new(parts.io.into_inner());
     Some(
         WebSocketStream::from_partially_read(
             tcp,
