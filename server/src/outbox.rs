@@ -339,6 +339,22 @@ impl Outbox {
 
     /// Queues frames to be written together.
     pub fn send_frames(&self, frames: Frames) -> bool {
+        self.push(frames, true)
+    }
+
+    /// Queues a frame for the connection's task to write, never writing it
+    /// directly: for a fan-out to many, which would otherwise make every
+    /// `send` call on the sender's task (a room with many watchers, a
+    /// tournament) instead of spreading them over the connections' tasks.
+    pub fn queue_frame(&self, frame: Utf8Bytes) -> bool {
+        self.push(Frames::One(frame), false)
+    }
+
+    /// Queues `frames`, or with `direct` writes them straight to the socket
+    /// when nothing is queued and the connection's task has nothing in
+    /// flight (a direct write's spill is not counted against `max_bytes`:
+    /// at most one message more).
+    fn push(&self, frames: Frames, direct: bool) -> bool {
         let size = frames.bytes();
         let refused = {
             let mut state = self.queue.state();
@@ -346,7 +362,8 @@ impl Outbox {
                 // The connection is gone.
                 return false;
             }
-            if let (true, true, Some(wire)) = (state.items.is_empty(), state.idle, &state.wire) {
+            let behind_nothing = state.items.is_empty() && state.idle;
+            if let (true, Some(wire)) = (direct && behind_nothing, &state.wire) {
                 let (texts, count) = frames.texts();
                 match wire.write_frames(&texts[..count]) {
                     Direct::Written => return true,
@@ -538,6 +555,10 @@ mod tests {
         assert!(queue.try_recv().is_none());
         let text = client.next().await.unwrap().unwrap().into_text().unwrap();
         assert_eq!(text, "five");
+        // A fan-out to many queues, behind nothing or not.
+        assert!(outbox.queue_frame(frame(5)));
+        assert_eq!(queue.try_recv().map(|f| f.bytes()), Some(5));
+        assert!(queue.settle());
         // A closing connection's frames wait in the queue for its close.
         queue.detach();
         assert!(outbox.send_frame(frame(6)));

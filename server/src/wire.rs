@@ -43,8 +43,10 @@ pub struct Wire {
 
 #[derive(Debug, Default)]
 struct Out {
-    /// The tail of frames a direct write left unwritten.
+    /// The tail of frames a direct write left unwritten (from `spilled`
+    /// on); its memory is let go once it is out.
     spill: Vec<u8>,
+    spilled: usize,
     /// The WebSocket's writer wrote part of its buffer: it stopped inside a
     /// frame, and nobody else may write until it has finished.
     torn: bool,
@@ -63,6 +65,7 @@ impl Wire {
     /// Writes `texts` as WebSocket text frames (server to client: not
     /// masked), now and without waiting.
     pub fn write_frames(&self, texts: &[&[u8]]) -> Direct {
+        debug_assert!(texts.len() <= 2, "at most two frames at once");
         let mut out = self.out();
         if out.torn || !out.spill.is_empty() {
             return Direct::Refused;
@@ -79,9 +82,10 @@ impl Wire {
         let slices = &slices[..count];
         let total: usize = slices.iter().map(|s| s.len()).sum();
         // sendmsg, not the writev of `TcpStream::try_write_vectored`: a
-        // socket's writev takes the longer way through the VFS.
+        // socket's writev takes the longer way through the VFS. No SIGPIPE
+        // from a reset peer, as with std's own writes.
         let sent = self.tcp().try_io(Interest::WRITABLE, || {
-            socket2::SockRef::from(self.tcp()).send_vectored(slices)
+            socket2::SockRef::from(self.tcp()).send_vectored_with_flags(slices, libc::MSG_NOSIGNAL)
         });
         match sent {
             Ok(n) if n == total => Direct::Written,
@@ -103,10 +107,14 @@ impl Wire {
     /// Writes what a direct write spilled; Ready once none is left.
     fn poll_spill(&self, out: &mut Out, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while !out.spill.is_empty() {
-            match self.tcp().try_write(&out.spill) {
+            match self.tcp().try_write(&out.spill[out.spilled..]) {
                 Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 Ok(n) => {
-                    out.spill.drain(..n);
+                    out.spilled += n;
+                    if out.spilled == out.spill.len() {
+                        out.spill = Vec::new();
+                        out.spilled = 0;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     ready!(self.tcp().poll_write_ready(cx))?;
@@ -213,6 +221,8 @@ impl AsyncWrite for Tcp {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(self.as_mut().poll_flush(cx))?;
+        // Through the socket, the write half being shared: it shuts the
+        // socket down again when dropped, which does nothing more.
         Poll::Ready(socket2::SockRef::from(self.wire.tcp()).shutdown(std::net::Shutdown::Write))
     }
 }

@@ -142,7 +142,8 @@ impl Socket {
         }
         if !self.settled && self.control.is_empty() && self.pending.is_empty() {
             // Everything taken is out: rooms may write directly again, unless
-            // more came meanwhile (then the caller polls the queue again).
+            // more came meanwhile (its push woke this task, which polls the
+            // queue again).
             self.settled = self.queue.settle();
         }
         Ok(())

@@ -10,6 +10,10 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::outbox::{ConnId, Frames, Outbox};
 
+/// The most subscribers a room writes to directly (the two players and
+/// a couple of watchers); see [`Subscribers::tell`].
+const DIRECT_FANOUT: usize = 4;
+
 pub struct Subscribers {
     outboxes: HashMap<ConnId, Outbox>,
     /// The last events' text, oldest first; a client further behind gets a
@@ -70,8 +74,19 @@ impl Subscribers {
     /// Tells every subscriber `frames`, in order. `ack`: a command's sender
     /// and its `ack`, which goes first; when the sender subscribes, the ack
     /// and the first frame leave together (one write). A subscriber whose
-    /// connection is gone is dropped.
+    /// connection is gone is dropped. The frames go straight to the sockets
+    /// (from the room's task) only in a room of at most [`DIRECT_FANOUT`]
+    /// subscribers; in a larger one, to their queues, and each connection's
+    /// task writes its own: many watchers cannot slow the players' moves.
     pub fn tell(&mut self, frames: Vec<Utf8Bytes>, ack: Option<(&Outbox, Utf8Bytes)>) {
+        let direct = self.outboxes.len() <= DIRECT_FANOUT;
+        let send = |o: &Outbox, frame: Utf8Bytes| {
+            if direct {
+                o.send_frame(frame)
+            } else {
+                o.queue_frame(frame)
+            }
+        };
         let mut frames = frames.into_iter();
         let mut first = frames.next();
         let mut acked = None;
@@ -82,7 +97,7 @@ impl Subscribers {
                         acked = Some(outbox.conn);
                     }
                     self.outboxes
-                        .retain(|conn, o| Some(*conn) == acked || o.send_frame(frame.clone()));
+                        .retain(|conn, o| Some(*conn) == acked || send(o, frame.clone()));
                 }
                 other => {
                     outbox.send_frame(ack);
@@ -91,7 +106,39 @@ impl Subscribers {
             }
         }
         for frame in first.into_iter().chain(frames) {
-            self.outboxes.retain(|_, o| o.send_frame(frame.clone()));
+            self.outboxes.retain(|_, o| send(o, frame.clone()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many subscribers get a frame queued (not written directly) when
+    /// a room of `count` tells them one.
+    async fn queued_in_a_room_of(count: u64) -> usize {
+        let mut subscribers = Subscribers::new(4);
+        let mut ends = Vec::new();
+        for conn in 0..count {
+            let (tcp, client) = crate::wire::tests::pair().await;
+            let (outbox, queue) = Outbox::new(conn, 8, usize::MAX);
+            queue.attach(tcp.wire());
+            subscribers.insert(outbox);
+            ends.push((tcp, client, queue));
+        }
+        subscribers.tell(vec![Utf8Bytes::from("moved")], None);
+        let mut queued = 0;
+        for (_, _, queue) in &mut ends {
+            queued += usize::from(queue.try_recv().is_some());
+        }
+        queued
+    }
+
+    #[tokio::test]
+    async fn a_small_room_writes_to_the_sockets_and_a_crowded_one_queues() {
+        assert_eq!(queued_in_a_room_of(DIRECT_FANOUT as u64).await, 0);
+        let crowded = DIRECT_FANOUT as u64 + 1;
+        assert_eq!(queued_in_a_room_of(crowded).await, crowded as usize);
     }
 }

@@ -1168,8 +1168,10 @@ impl Tournament {
             event: event.clone(),
         });
         self.core.apply(event);
+        // Queued: a tournament's watchers may be many (see
+        // `Outbox::queue_frame`).
         self.watchers
-            .retain(|_, outbox| outbox.send_frame(frame.clone()));
+            .retain(|_, outbox| outbox.queue_frame(frame.clone()));
         if self.core.status == TournamentStatus::Finished {
             // A finished tournament no longer counts against anyone's limit.
             for outbox in self.watchers.values() {
