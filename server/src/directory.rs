@@ -6,11 +6,11 @@
 //! would let them pile up.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 // Keys are ids and codes the server made: a fast hash needs no defence
 // against keys chosen to collide.
 use foldhash::{HashMap, HashMapExt};
-use std::sync::Arc;
 
 struct Listing<E> {
     entry: E,

@@ -257,9 +257,7 @@ impl Queue {
         }
         Some(frames)
     }
-}
 
-impl Queue {
     /// From now on, frames may be written straight to `wire` (the socket
     /// this queue's frames go to) while the queue is empty and the
     /// connection's task has nothing in flight.

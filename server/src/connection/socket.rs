@@ -180,3 +180,36 @@ impl Socket {
         matches!(written, Ok(Ok(()))).then(|| self.ws.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbox::{Frames, Outbox};
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::protocol::Role;
+
+    #[tokio::test]
+    async fn the_connections_task_writes_a_spill_with_nothing_queued() {
+        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let wire = tcp.wire();
+        let ws = WebSocketStream::from_raw_socket(tcp, Role::Server, None).await;
+        let (outbox, queue) = Outbox::new(1, 8, usize::MAX);
+        let mut socket = Socket::new(ws, queue);
+        // Larger than the socket's buffers: written in part, the rest spilled.
+        let big = Utf8Bytes::from("x".repeat(300_000));
+        assert!(outbox.send_frames(Frames::Two(Box::new((big.clone(), big)))));
+        assert!(wire.has_spill(), "the direct write went out whole");
+        // Nothing is queued: only the task's own look at the wire gets the
+        // rest out while the client reads.
+        let read = socket.meanwhile(async {
+            for _ in 0..2 {
+                let msg = client.next().await.unwrap().unwrap();
+                assert_eq!(msg.into_text().unwrap().len(), 300_000);
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("the spill went out");
+        assert!(!wire.has_spill());
+    }
+}

@@ -2,10 +2,9 @@
 //! catch-up, as the text that was stored and sent (never parsed back).
 
 use std::collections::VecDeque;
-
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::outbox::{ConnId, Frames, Outbox};
