@@ -175,6 +175,14 @@ pub trait Rules: Clone + Eq + Hash + Debug {
     /// The position as JSON: a spec that starts here where the game has one,
     /// otherwise a description of the state.
     fn to_json(&self) -> Value;
+
+    /// The text of [`to_json`](Rules::to_json), written to `out` (whose
+    /// error, e.g. at a size limit, stops the writing). A family may write
+    /// it without building the `Value` (the same text, its keys in the
+    /// `Value`'s order): the server writes one for every move.
+    fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+        serde_json::to_writer(out, &self.to_json())
+    }
 }
 
 /// Perfect play. Every answer must agree with the exhaustive solver.

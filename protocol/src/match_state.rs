@@ -93,14 +93,8 @@ impl MatchState {
     /// applied (a snapshot covered it) changes nothing: returns false. One that
     /// skips a number, or a move the position refuses, is an error.
     pub fn apply(&mut self, event: &Event, at: Instant) -> Result<bool, FollowError> {
-        if event.seq <= self.seq {
+        if !self.is_next(event.seq)? {
             return Ok(false);
-        }
-        if event.seq != self.seq + 1 {
-            return Err(FollowError::Gap {
-                got: event.seq,
-                last: self.seq,
-            });
         }
         match &event.body {
             EventBody::Seated {
@@ -134,6 +128,48 @@ impl MatchState {
             }
         }
         self.seq = event.seq;
+        Ok(true)
+    }
+
+    /// Applies a `moved` event (number `seq`) whose move the caller checked
+    /// and played from this very position: `next` is where it led, `mv` its
+    /// JSON text, `clocks_ms` both banks after it. The same as [`apply`]
+    /// with that event, without reading and playing the move again (the
+    /// server's room, which has just done so to decide it).
+    ///
+    /// [`apply`]: MatchState::apply
+    pub fn apply_played(
+        &mut self,
+        seq: u64,
+        next: &Position,
+        mv: &RawValue,
+        clocks_ms: [u64; 2],
+        at: Instant,
+    ) -> Result<bool, FollowError> {
+        if !self.is_next(seq)? {
+            return Ok(false);
+        }
+        self.position.clone_from(next);
+        self.moves_bytes += mv.get().len();
+        self.moves.push(mv.to_owned());
+        self.banks = clocks_ms;
+        self.turn_started = Some(at);
+        self.seq = seq;
+        Ok(true)
+    }
+
+    /// Whether event `seq` comes next: false for one applied already, an
+    /// error for one past a gap.
+    fn is_next(&self, seq: u64) -> Result<bool, FollowError> {
+        if seq <= self.seq {
+            return Ok(false);
+        }
+        if seq != self.seq + 1 {
+            return Err(FollowError::Gap {
+                got: seq,
+                last: self.seq,
+            });
+        }
         Ok(true)
     }
 
@@ -279,6 +315,56 @@ mod tests {
         assert_eq!(m.to_move(), None);
         // The banks stop at the end.
         assert_eq!(m.clocks_at(later + Duration::from_secs(60)), [8_500, 8_000]);
+    }
+
+    #[test]
+    fn a_played_move_applies_as_its_event_does() {
+        let t0 = Instant::now();
+        let mut by_event = nim_with_clock();
+        by_event.apply(&event(1, EventBody::Started), t0).unwrap();
+        let mut played = by_event.clone();
+        let at = t0 + Duration::from_millis(700);
+        for (seq, mv) in [
+            (2, json!({"heap": 1, "take": 1})),
+            (3, json!({"heap": 0, "take": 1})),
+        ] {
+            let clocks = [9_300, 10_000 - seq];
+            let moved = EventBody::Moved {
+                seat: 0,
+                mv: mv.clone(),
+                clocks_ms: clocks,
+                position: Value::Null,
+            };
+            assert!(by_event.apply(&event(seq, moved), at).unwrap());
+            let mut next = played.position.clone();
+            next.play(&played.position.parse_move(&mv).unwrap())
+                .unwrap();
+            let text = serde_json::value::to_raw_value(&mv).unwrap();
+            assert!(played.apply_played(seq, &next, &text, clocks, at).unwrap());
+            assert_eq!(played.position, by_event.position);
+            let texts = |m: &MatchState| {
+                m.moves()
+                    .iter()
+                    .map(|t| t.get().to_string())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(texts(&played), texts(&by_event));
+            assert_eq!(played.moves_bytes(), by_event.moves_bytes());
+            assert_eq!(played.banks, by_event.banks);
+            assert_eq!(played.seq, by_event.seq);
+            assert_eq!(played.turn_started, by_event.turn_started);
+        }
+        // As with events: one applied already changes nothing, a gap is refused.
+        let text = serde_json::value::to_raw_value(&json!({"heap": 1, "take": 1})).unwrap();
+        let position = played.position.clone();
+        assert!(!played
+            .apply_played(3, &position, &text, [0, 0], at)
+            .unwrap());
+        assert_eq!(played.plies(), 2);
+        assert_eq!(
+            played.apply_played(5, &position, &text, [0, 0], at),
+            Err(FollowError::Gap { got: 5, last: 3 })
+        );
     }
 
     #[test]

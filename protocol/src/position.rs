@@ -4,6 +4,7 @@
 //! docs/games.md spec.
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{MoveError, SpecError};
@@ -84,6 +85,10 @@ macro_rules! families {
             fn to_json(&self) -> Value {
                 match self { $(Position::$variant(p) => p.to_json()),* }
             }
+
+            fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+                match self { $(Position::$variant(p) => p.write_json(out)),* }
+            }
         }
 
         impl Strategy for Position {
@@ -118,6 +123,24 @@ families! {
     Moore(games::moore::Moore, games::moore::MooreMove) = "moore",
     NewStone(games::new_stone::NewStone, games::new_stone::NewStoneMove) = "new-stone",
     Sum(games::sum::Sum, games::sum::PartMove) = "sum",
+}
+
+impl Move {
+    /// The move's JSON text with its keys in the order a `Value` keeps them:
+    /// the text a client gets, whether or not the move went through a
+    /// `Value` on its way.
+    pub fn to_json_text(&self) -> Box<RawValue> {
+        match self {
+            // Their fields are declared in that order: printed as they are.
+            Move::Nim(_)
+            | Move::Treblecross(_)
+            | Move::Staircase(_)
+            | Move::Wythoff(_)
+            | Move::Moore(_) => serde_json::value::to_raw_value(self),
+            _ => serde_json::to_value(self).and_then(|v| serde_json::value::to_raw_value(&v)),
+        }
+        .expect("a move prints as JSON")
+    }
 }
 
 impl Position {

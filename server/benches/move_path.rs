@@ -76,10 +76,12 @@ fn play(mut core: Core, texts: &[String]) -> Core {
         let decision = core.decide(intent, Instant::now()).expect("a legal move");
         let mut frames = Vec::new();
         for record in &decision.records {
-            if let Record::Event(event) = record {
-                let json: Arc<str> = serde_json::to_string(event).expect("serializes").into();
-                frames.push(event_frame(ROOM, &json));
-            }
+            let json: Arc<str> = match record {
+                Record::Event(event) => serde_json::to_string(event).expect("serializes").into(),
+                Record::Moved(played) => played.json().into(),
+                Record::Seat { .. } => continue,
+            };
+            frames.push(event_frame(ROOM, &json));
         }
         let ack = ack_frame(&id, ROOM, decision.first_seq());
         for record in &decision.records {

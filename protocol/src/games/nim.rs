@@ -1,7 +1,7 @@
 //! `nim`: classic Nim (Bouton) and misère Nim.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
@@ -146,10 +146,30 @@ impl Rules for Nim {
     }
 
     fn to_json(&self) -> Value {
-        if self.misere {
-            json!({"game": "nim", "heaps": self.heaps, "misere": true})
-        } else {
-            json!({"game": "nim", "heaps": self.heaps})
+        serde_json::to_value(self.view()).expect("a Nim position prints as JSON")
+    }
+
+    fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+        serde_json::to_writer(out, &self.view())
+    }
+}
+
+/// A Nim position as JSON, `{"game": "nim", "heaps": [...]}` with
+/// `"misere": true` when it is: its keys in the order a `Value` keeps them.
+#[derive(Serialize)]
+struct View<'a> {
+    game: &'static str,
+    heaps: &'a [u64],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    misere: bool,
+}
+
+impl Nim {
+    fn view(&self) -> View<'_> {
+        View {
+            game: "nim",
+            heaps: &self.heaps,
+            misere: self.misere,
         }
     }
 }

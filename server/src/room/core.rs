@@ -6,13 +6,17 @@
 //! happen, or a refusal, without changing anything; [`Core::apply`] is the
 //! only way the state changes. The room's task (`room/mod.rs`) decides,
 //! makes the records durable, applies them, and tells everyone; a restart
-//! replays the stored records through the same `apply`.
+//! replays the stored records through the same `apply`, a move as the event
+//! it was stored as (live, a [`Played`] move's position is taken as decided,
+//! not played again).
 
+use std::fmt::Write as _;
 use std::time::Instant;
 
 use grundy_protocol::match_state::{FollowError, MatchState};
 use grundy_protocol::wire::{EndReason, ErrorCode, Event, EventBody, MatchResult};
 use grundy_protocol::{Outcome, Position, Rules, Status, Strategy};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::clock::{self, Timing};
@@ -33,6 +37,69 @@ pub enum Record {
         house: bool,
     },
     Event(Event),
+    /// A move decided here, written as its `moved` event.
+    Moved(Played),
+}
+
+/// A move decided here, with where it leads: the room writes its `moved`
+/// event from it without a `Value` tree, and [`Core::apply`] takes the
+/// position from it rather than reading and playing the move again. Stored
+/// and sent as that event, and read back as one.
+#[derive(Debug, Clone)]
+pub struct Played {
+    pub seq: u64,
+    pub seat: u8,
+    /// The move's JSON text (`Move::to_json_text`).
+    pub mv: Box<RawValue>,
+    /// Both banks after it.
+    pub clocks_ms: [u64; 2],
+    /// The position after it as JSON text (`Rules::write_json`), unless it
+    /// is larger than a `moved` event may carry.
+    pub position: Option<String>,
+    /// The position after it.
+    pub next: Position,
+}
+
+impl Played {
+    /// The `moved` event's JSON text: what `serde_json` makes of
+    /// [`Played::event`] (a test holds them equal).
+    pub fn json(&self) -> String {
+        let (mv, position) = (self.mv.get(), self.position.as_deref().unwrap_or("null"));
+        let mut out = String::with_capacity(96 + mv.len() + position.len());
+        let [a, b] = self.clocks_ms;
+        // Writing to a `String` cannot fail.
+        let _ = write!(
+            out,
+            r#"{{"seq":{},"kind":"moved","seat":{},"move":{mv},"clocks_ms":[{a},{b}],"position":{position}}}"#,
+            self.seq, self.seat,
+        );
+        out
+    }
+
+    /// The event, as a client or a restart reads it.
+    pub fn event(&self) -> Event {
+        let value = |text: &str| serde_json::from_str(text).unwrap_or(Value::Null);
+        Event {
+            seq: self.seq,
+            body: EventBody::Moved {
+                seat: self.seat,
+                mv: value(self.mv.get()),
+                clocks_ms: self.clocks_ms,
+                position: self.position.as_deref().map_or(Value::Null, value),
+            },
+        }
+    }
+}
+
+impl PartialEq for Played {
+    fn eq(&self, other: &Played) -> bool {
+        self.seq == other.seq
+            && self.seat == other.seat
+            && self.mv.get() == other.mv.get()
+            && self.clocks_ms == other.clocks_ms
+            && self.position == other.position
+            && self.next == other.next
+    }
 }
 
 /// What someone asks of a match.
@@ -103,12 +170,9 @@ pub struct Decision {
 impl Decision {
     /// The sequence number of the first event, the one a command's `ack` names.
     pub fn first_seq(&self) -> Option<u64> {
-        self.events().next().map(|e| e.seq)
-    }
-
-    pub fn events(&self) -> impl Iterator<Item = &Event> {
-        self.records.iter().filter_map(|r| match r {
-            Record::Event(e) => Some(e),
+        self.records.iter().find_map(|r| match r {
+            Record::Event(e) => Some(e.seq),
+            Record::Moved(p) => Some(p.seq),
             Record::Seat { .. } => None,
         })
     }
@@ -186,6 +250,10 @@ impl Core {
                 Ok(())
             }
             Record::Event(event) => self.game.apply(event, at).map(|_| ()),
+            Record::Moved(p) => self
+                .game
+                .apply_played(p.seq, &p.next, &p.mv, p.clocks_ms, at)
+                .map(|_| ()),
         }
     }
 
@@ -462,21 +530,10 @@ impl Core {
         if let Some(clock) = self.game.clock {
             clocks[seat as usize] += clock.increment_ms;
         }
-        let canonical = serde_json::to_value(&m).unwrap_or_else(|_| mv.clone());
+        let canonical = m.to_json_text();
         let plies = self.game.plies() + 1;
-        let moves_bytes = self.game.moves_bytes() + json_len(&canonical, usize::MAX);
-        let position = next.to_json();
-        let position = if json_fits(&position, self.rules.max_event_position_bytes) {
-            position
-        } else {
-            Value::Null
-        };
-        let mut bodies = vec![EventBody::Moved {
-            seat,
-            mv: canonical,
-            clocks_ms: clocks,
-            position,
-        }];
+        let moves_bytes = self.game.moves_bytes() + canonical.get().len();
+        let position = position_text(&next, self.rules.max_event_position_bytes);
         let to_move = 1 - seat;
         let end = if let Status::Over { to_move_wins } = next.status() {
             let winner = if to_move_wins { to_move } else { seat };
@@ -491,19 +548,31 @@ impl Core {
         } else {
             None
         };
+        let seq = self.game.seq + 1;
+        let mut records = vec![Record::Moved(Played {
+            seq,
+            seat,
+            mv: canonical,
+            clocks_ms: clocks,
+            position,
+            next,
+        })];
         if let Some((winner, reason)) = end {
             // The move and the end it causes are one decision, recorded in
             // one write (`WriteOp::All`): a crash keeps both or neither.
-            bodies.push(EventBody::Ended {
-                result: MatchResult {
-                    winner: Some(winner),
-                    reason,
+            records.push(Record::Event(Event {
+                seq: seq + 1,
+                body: EventBody::Ended {
+                    result: MatchResult {
+                        winner: Some(winner),
+                        reason,
+                    },
                 },
-            });
+            }));
         }
         Ok(Decision {
             seat: Some(seat),
-            records: self.events(bodies),
+            records,
             refused: None,
         })
     }
@@ -544,34 +613,32 @@ impl Core {
     }
 }
 
-/// Whether `value` serializes to at most `limit` bytes.
-fn json_fits(value: &Value, limit: usize) -> bool {
-    json_len(value, limit) <= limit
-}
-
-/// The length of `value`'s JSON text, counted without building it; past
-/// `limit` the count stops (and says `limit + 1`).
-fn json_len(value: &Value, limit: usize) -> usize {
-    struct Count {
-        left: usize,
+/// The position's JSON text, or None past `limit` bytes (the writing
+/// stops there).
+fn position_text(position: &Position, limit: usize) -> Option<String> {
+    /// A buffer that refuses to grow past its limit.
+    struct Capped {
+        text: Vec<u8>,
+        limit: usize,
     }
-    impl std::io::Write for Count {
+    impl std::io::Write for Capped {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.left = self
-                .left
-                .checked_sub(buf.len())
-                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            if self.text.len() + buf.len() > self.limit {
+                return Err(std::io::Error::other("over the limit"));
+            }
+            self.text.extend_from_slice(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut count = Count { left: limit };
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => limit - count.left,
-        Err(_) => limit.saturating_add(1),
-    }
+    let mut out = Capped {
+        text: Vec::new(),
+        limit,
+    };
+    position.write_json(&mut out).ok()?;
+    String::from_utf8(out.text).ok()
 }
 
 #[cfg(test)]
@@ -643,7 +710,14 @@ mod tests {
     }
 
     fn bodies(d: &Decision) -> Vec<EventBody> {
-        d.events().map(|e| e.body.clone()).collect()
+        d.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Event(e) => Some(e.body.clone()),
+                Record::Moved(p) => Some(p.event().body),
+                Record::Seat { .. } => None,
+            })
+            .collect()
     }
 
     fn ended(winner: Option<u8>, reason: EndReason) -> EventBody {
@@ -934,6 +1008,15 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn a_position_fits_an_event_up_to_the_limit_exactly() {
+        let p = Position::from_spec(&json!({"game": "nim", "heaps": [3, 10]})).unwrap();
+        let text = r#"{"game":"nim","heaps":[3,10]}"#;
+        assert_eq!(position_text(&p, text.len()).as_deref(), Some(text));
+        assert_eq!(position_text(&p, text.len() - 1), None);
+        assert_eq!(position_text(&p, 0), None);
     }
 
     #[test]
@@ -1256,6 +1339,12 @@ mod tests {
                     .map(|(r, when)| match r {
                         Record::Event(e) => {
                             let text = serde_json::to_string(&e).unwrap();
+                            (Record::Event(serde_json::from_str(&text).unwrap()), when)
+                        }
+                        Record::Moved(p) => {
+                            // Written without serde: the text serde writes.
+                            let text = p.json();
+                            assert_eq!(text, serde_json::to_string(&p.event()).unwrap());
                             (Record::Event(serde_json::from_str(&text).unwrap()), when)
                         }
                         seat => (seat, when),

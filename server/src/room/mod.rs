@@ -830,8 +830,8 @@ impl Room {
                     token: token.clone(),
                     house: *house,
                 }),
+                // Serialized once: the store keeps this text and subscribers get it.
                 Record::Event(event) => {
-                    // Serialized once: the store keeps this text and subscribers get it.
                     let json: Arc<str> = serde_json::to_string(event)
                         .map_err(|e| {
                             tracing::error!(room = %self.id, "cannot encode an event: {e}");
@@ -856,6 +856,16 @@ impl Room {
                             finished_at_ms: now_ms(),
                         });
                     }
+                    texts.push(json);
+                }
+                Record::Moved(played) => {
+                    let json: Arc<str> = played.json().into();
+                    ops.push(WriteOp::Event {
+                        room: self.id.clone(),
+                        seq: played.seq,
+                        json: json.clone(),
+                        at_ms: now_ms(),
+                    });
                     texts.push(json);
                 }
             }
