@@ -432,6 +432,42 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
     assert_eq!(unknown["code"], "unknown_room", "{unknown}");
 }
 
+/// A connection's commands to a room it sent one to before (its moves)
+/// find the room while it is in memory, and once it has left memory are
+/// refused as for any unknown room.
+#[tokio::test]
+async fn commands_to_a_room_gone_from_memory_are_refused() {
+    let config = Config {
+        finished_rooms_in_memory: 1,
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let mut b = Client::connect(&server.url(), "bob").await;
+    let create = json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}});
+    let seated = a.request(create.clone()).await;
+    let (first, token) = (seated["room"].clone(), seated["token"].clone());
+    let joined = b.request(json!({"type": "join", "room": first})).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let mv = json!({"type": "move", "room": first, "token": token, "move": {"heap": 1, "take": 3}});
+    assert_eq!(a.request(mv).await["type"], "ack");
+    let resign = json!({"type": "resign", "room": first, "token": token});
+    assert_eq!(a.request(resign.clone()).await["type"], "ack");
+    // A room counts as finished once its task has gone round again: any
+    // later answer from it says so.
+    assert_eq!(a.request(resign.clone()).await["code"], "match_over");
+    // Another room finishes (by another connection): the first leaves memory.
+    let seated = b.request(create).await;
+    let (room, token) = (&seated["room"], &seated["token"]);
+    let abort = json!({"type": "abort", "room": room, "token": token});
+    assert_eq!(b.request(abort.clone()).await["type"], "ack");
+    assert_eq!(b.request(abort).await["code"], "match_over");
+    let watched = b.request(json!({"type": "watch", "room": first})).await;
+    assert_eq!(watched["code"], "unknown_room", "{watched}");
+    let refused = a.request(resign).await;
+    assert_eq!(refused["code"], "unknown_room", "{refused}");
+}
+
 /// `list_rooms` returns at most `limit` rooms (open ones first, then by code)
 /// and says how many there are in all; a limit out of range is refused.
 #[tokio::test]
