@@ -150,8 +150,7 @@ impl MatchState {
             return Ok(false);
         }
         self.position.clone_from(next);
-        self.moves_bytes += mv.get().len();
-        self.moves.push(mv.to_owned());
+        self.push_move(mv.to_owned());
         self.banks = clocks_ms;
         self.turn_started = Some(at);
         self.seq = seq;
@@ -187,9 +186,14 @@ impl MatchState {
         })?;
         // Written by serde_json itself: taken as it is, not parsed again.
         let text = serde_json::value::to_raw_value(mv).expect("a Value prints as JSON");
+        self.push_move(text);
+        Ok(())
+    }
+
+    /// Keeps a move played, as its JSON text.
+    fn push_move(&mut self, text: Box<RawValue>) {
         self.moves_bytes += text.get().len();
         self.moves.push(text);
-        Ok(())
     }
 
     /// How many moves have been played.
