@@ -1244,11 +1244,11 @@ fn apply_op<'a, C: Sql>(
             let spec = encode(room, "spec", spec)?;
             let clock = clock.map(|c| encode(room, "clock", &c)).transpose()?;
             let created_at_ms = signed(room, "created_at_ms", *created_at_ms)?;
-            let mut row = conn
-                .query_one(
+            let no = conn
+                .insert_no(
                     "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms,
                                         tournament, hints)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING no",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     args![
                         room,
                         code,
@@ -1267,9 +1267,7 @@ fn apply_op<'a, C: Sql>(
                         code: code.clone(),
                     },
                     _ => e.into(),
-                })?
-                .ok_or_else(|| corrupt(room, None, "the new room has no number"))?;
-            let no = row.int(0).map_err(|e| corrupt(room, None, e))?;
+                })?;
             nos.insert(room, no);
             if let Some(lease) = events.fence {
                 let epoch = signed(room, "epoch", lease.epoch)?;

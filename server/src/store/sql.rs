@@ -189,6 +189,9 @@ pub(crate) trait Sql {
     fn query(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<Row>, DbError>;
     /// Runs statements with no parameters (transactions, savepoints, schema).
     fn batch(&mut self, sql: &str) -> Result<(), DbError>;
+    /// Runs `insert`, an INSERT of one row into a table keyed by an integer
+    /// `no` that the database assigns, and returns that `no`.
+    fn insert_no(&mut self, insert: &str, args: &[Arg<'_>]) -> Result<i64, DbError>;
 
     /// The first row, if any.
     fn query_one(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<Option<Row>, DbError> {
@@ -298,6 +301,14 @@ impl Sql for rusqlite::Connection {
 
     fn batch(&mut self, sql: &str) -> Result<(), DbError> {
         self.execute_batch(sql).map_err(sqlite_error)
+    }
+
+    /// `no` is the rowid (`INTEGER PRIMARY KEY`). Not `RETURNING no`: SQLite
+    /// runs a RETURNING clause as a trigger, and a statement with a trigger
+    /// keeps a statement journal, a copy of every page it changes.
+    fn insert_no(&mut self, insert: &str, args: &[Arg<'_>]) -> Result<i64, DbError> {
+        self.exec(insert, args)?;
+        Ok(self.last_insert_rowid())
     }
 }
 
@@ -456,6 +467,27 @@ impl Sql for PgConn {
     fn batch(&mut self, sql: &str) -> Result<(), DbError> {
         self.used = std::time::Instant::now();
         self.client.batch_execute(sql).map_err(pg_error)
+    }
+
+    fn insert_no(&mut self, insert: &str, args: &[Arg<'_>]) -> Result<i64, DbError> {
+        let no = self
+            .query(&format!("{insert} RETURNING no"), args)?
+            .into_iter()
+            .next()
+            .map(|mut row| row.int(0));
+        match no {
+            Some(Ok(no)) => Ok(no),
+            Some(Err(message)) => Err(DbError {
+                fault: Fault::Other,
+                message,
+                dialect: Dialect::Postgres,
+            }),
+            None => Err(DbError {
+                fault: Fault::Other,
+                message: "an INSERT ... RETURNING no returned no row".to_string(),
+                dialect: Dialect::Postgres,
+            }),
+        }
     }
 }
 
