@@ -45,7 +45,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
 use crate::connection::{self, Request, RoomRequest, Shared};
-use crate::outbox::{ConnId, Follow, Frames, Handover, Outbox};
+use crate::outbox::{ConnId, Follow, Frames, Handover, Outbox, MAX_FRAMES};
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
@@ -1058,12 +1058,15 @@ fn open<T: serde::de::DeserializeOwned>(
 
 /// Hands a batch of frames from another node to a client's outbox.
 fn deliver(outbox: &Outbox, frames: Vec<String>) {
-    let mut frames = frames.into_iter().map(Utf8Bytes::from);
-    match (frames.next(), frames.next()) {
-        (Some(a), None) => outbox.send_frames(Frames::One(a)),
-        (Some(a), Some(b)) => outbox.send_frames(Frames::Two(Box::new((a, b)))),
-        _ => false,
-    };
+    let frames: Vec<Utf8Bytes> = frames.into_iter().map(Utf8Bytes::from).collect();
+    for write in frames
+        .chunks(MAX_FRAMES)
+        .filter_map(|w| Frames::of(None, w))
+    {
+        if !outbox.send_frames(write) {
+            return;
+        }
+    }
 }
 
 /// A remote connection ended: its rooms and tournaments hear it is gone,

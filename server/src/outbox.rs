@@ -21,22 +21,49 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 /// Identifies a connection inside this server process.
 pub type ConnId = u64;
 
-/// What the writer task takes off the queue: one frame, or two that belong
-/// together (an `ack` and the event it announces), written with one flush.
+/// What the writer task takes off the queue: one frame, or up to
+/// [`MAX_FRAMES`] that leave together (a request's `ack` and the events its
+/// decision made), written with one flush.
 #[derive(Debug)]
 pub enum Frames {
     One(Utf8Bytes),
-    /// Boxed: every slot of a connection's queue is as large as the largest
-    /// variant, and idle connections should stay small.
-    Two(Box<(Utf8Bytes, Utf8Bytes)>),
+    /// Two to [`MAX_FRAMES`]. Boxed: every slot of a connection's queue is as
+    /// large as the largest variant, and idle connections should stay small.
+    Many(Box<[Utf8Bytes]>),
 }
 
+/// The most frames one write takes (one `sendmsg` of a direct write).
+pub const MAX_FRAMES: usize = 4;
+
 impl Frames {
+    /// `first` (if any), then `rest`, as one write; `None` when empty.
+    /// At most [`MAX_FRAMES`] in all.
+    pub fn of(first: Option<Utf8Bytes>, rest: &[Utf8Bytes]) -> Option<Frames> {
+        debug_assert!(rest.len() + usize::from(first.is_some()) <= MAX_FRAMES);
+        match (first, rest) {
+            (None, []) => None,
+            (Some(a), []) => Some(Frames::One(a)),
+            (None, [a]) => Some(Frames::One(a.clone())),
+            (first, rest) => Some(Frames::Many(
+                first.into_iter().chain(rest.iter().cloned()).collect(),
+            )),
+        }
+    }
+
     /// Their texts, in order.
-    fn texts(&self) -> ([&[u8]; 2], usize) {
+    fn texts(&self) -> ([&[u8]; MAX_FRAMES], usize) {
+        let mut texts: [&[u8]; MAX_FRAMES] = [&[]; MAX_FRAMES];
         match self {
-            Frames::One(a) => ([a.as_bytes(), &[]], 1),
-            Frames::Two(pair) => ([pair.0.as_bytes(), pair.1.as_bytes()], 2),
+            Frames::One(a) => {
+                texts[0] = a.as_bytes();
+                (texts, 1)
+            }
+            Frames::Many(many) => {
+                for (text, frame) in texts.iter_mut().zip(many.iter()) {
+                    *text = frame.as_bytes();
+                }
+                (texts, many.len().min(MAX_FRAMES))
+            }
         }
     }
 
@@ -44,25 +71,21 @@ impl Frames {
     pub fn bytes(&self) -> usize {
         match self {
             Frames::One(a) => a.len(),
-            Frames::Two(pair) => pair.0.len() + pair.1.len(),
+            Frames::Many(many) => many.iter().map(|f| f.len()).sum(),
         }
     }
 }
 
 impl IntoIterator for Frames {
     type Item = Utf8Bytes;
-    type IntoIter = std::iter::Flatten<std::array::IntoIter<Option<Utf8Bytes>, 2>>;
+    type IntoIter =
+        std::iter::Chain<std::option::IntoIter<Utf8Bytes>, std::vec::IntoIter<Utf8Bytes>>;
 
     fn into_iter(self) -> Self::IntoIter {
         match self {
-            Frames::One(a) => [Some(a), None],
-            Frames::Two(pair) => {
-                let (a, b) = *pair;
-                [Some(a), Some(b)]
-            }
+            Frames::One(a) => Some(a).into_iter().chain(Vec::new()),
+            Frames::Many(many) => None.into_iter().chain(many.into_vec()),
         }
-        .into_iter()
-        .flatten()
     }
 }
 
@@ -345,7 +368,13 @@ impl Outbox {
     /// `send` call on the sender's task (a room with many watchers, a
     /// tournament) instead of spreading them over the connections' tasks.
     pub fn queue_frame(&self, frame: Utf8Bytes) -> bool {
-        self.push(Frames::One(frame), false)
+        self.queue_frames(Frames::One(frame))
+    }
+
+    /// Queues frames for the connection's task to write together, never
+    /// writing them directly (as [`Outbox::queue_frame`]).
+    pub fn queue_frames(&self, frames: Frames) -> bool {
+        self.push(frames, false)
     }
 
     /// Queues `frames`, or with `direct` writes them straight to the socket
@@ -508,7 +537,7 @@ mod tests {
         for _ in 0..4 {
             assert!(outbox.send_frame(frame(200)));
         }
-        assert!(outbox.send_frames(Frames::Two(Box::new((frame(100), frame(100))))));
+        assert!(outbox.send_frames(Frames::Many(Box::new([frame(100), frame(100)]))));
         assert!(!outbox.kick.is_raised());
         // 1,000 bytes are queued: one more is one too many.
         assert!(!outbox.send_frame(frame(1)));

@@ -197,7 +197,7 @@ mod tests {
         let mut socket = Socket::new(ws, queue);
         // Larger than the socket's buffers: written in part, the rest spilled.
         let big = Utf8Bytes::from("x".repeat(300_000));
-        assert!(outbox.send_frames(Frames::Two(Box::new((big.clone(), big)))));
+        assert!(outbox.send_frames(Frames::Many(Box::new([big.clone(), big]))));
         assert!(wire.has_spill(), "the direct write went out whole");
         // Nothing is queued: only the task's own look at the wire gets the
         // rest out while the client reads.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use crate::outbox::{ConnId, Frames, Outbox};
+use crate::outbox::{ConnId, Frames, Outbox, MAX_FRAMES};
 
 /// The most subscribers a room writes to directly (the two players and
 /// a couple of watchers); see [`Subscribers::tell`].
@@ -70,43 +70,59 @@ impl Subscribers {
         (bytes <= budget).then(|| wanted.cloned().collect())
     }
 
-    /// Tells every subscriber `frames`, in order. `ack`: a command's sender
-    /// and its `ack`, which goes first; when the sender subscribes, the ack
-    /// and the first frame leave together (one write). A subscriber whose
+    /// Tells every subscriber `frames`, in order, in as few writes as can
+    /// take them. `ack`: a command's sender and its `ack`, which goes first;
+    /// when the sender subscribes, the ack and the frames leave together
+    /// (one write for a move, its end included). A subscriber whose
     /// connection is gone is dropped. The frames go straight to the sockets
     /// (from the room's task) only in a room of at most [`DIRECT_FANOUT`]
     /// subscribers; in a larger one, to their queues, and each connection's
     /// task writes its own: many watchers cannot slow the players' moves.
     pub fn tell(&mut self, frames: Vec<Utf8Bytes>, ack: Option<(&Outbox, Utf8Bytes)>) {
         let direct = self.outboxes.len() <= DIRECT_FANOUT;
-        let send = |o: &Outbox, frame: Utf8Bytes| {
-            if direct {
-                o.send_frame(frame)
-            } else {
-                o.queue_frame(frame)
-            }
-        };
-        let mut frames = frames.into_iter();
-        let mut first = frames.next();
-        let mut acked = None;
+        // The requester, if it is here, and whether it still is once told.
+        let mut requester = None;
         if let Some((outbox, ack)) = ack {
-            match first.take() {
-                Some(frame) if self.contains(outbox.conn) => {
-                    if outbox.send_frames(Frames::Two(Box::new((ack, frame.clone())))) {
-                        acked = Some(outbox.conn);
-                    }
-                    self.outboxes
-                        .retain(|conn, o| Some(*conn) == acked || send(o, frame.clone()));
-                }
-                other => {
-                    outbox.send_frame(ack);
-                    first = other;
-                }
+            if self.contains(outbox.conn) {
+                requester = Some((outbox.conn, send_all(outbox, Some(ack), &frames, true)));
+            } else {
+                outbox.send_frame(ack);
             }
         }
-        for frame in first.into_iter().chain(frames) {
-            self.outboxes.retain(|_, o| send(o, frame.clone()));
+        self.outboxes.retain(|conn, outbox| match requester {
+            Some((requester, here)) if requester == *conn => here,
+            _ => send_all(outbox, None, &frames, direct),
+        });
+    }
+}
+
+/// Sends `first` (an `ack`) and `frames` to `outbox`, each write taking as
+/// many as one write can (a player hears a move's end with the move itself,
+/// in one `sendmsg`); false once its connection is gone. With `direct`, to
+/// the socket if nothing waits before them; otherwise through the
+/// connection's queue.
+fn send_all(
+    outbox: &Outbox,
+    mut first: Option<Utf8Bytes>,
+    frames: &[Utf8Bytes],
+    direct: bool,
+) -> bool {
+    let mut rest = frames;
+    loop {
+        let take = rest.len().min(MAX_FRAMES - usize::from(first.is_some()));
+        let (now, later) = rest.split_at(take);
+        let Some(write) = Frames::of(first.take(), now) else {
+            return true;
+        };
+        let sent = if direct {
+            outbox.send_frames(write)
+        } else {
+            outbox.queue_frames(write)
+        };
+        if !sent {
+            return false;
         }
+        rest = later;
     }
 }
 
@@ -132,6 +148,63 @@ mod tests {
             queued += usize::from(queue.try_recv().is_some());
         }
         queued
+    }
+
+    /// What each subscriber of a crowded room (whose frames are queued, so
+    /// they can be looked at) gets in each write when the room tells it
+    /// `events` after subscriber 0's request.
+    async fn writes_in_a_crowded_room(events: usize) -> Vec<Vec<Vec<String>>> {
+        let mut subscribers = Subscribers::new(4);
+        let mut queues = Vec::new();
+        let mut outboxes = Vec::new();
+        for conn in 0..=DIRECT_FANOUT as u64 {
+            let (outbox, queue) = Outbox::new(conn, 64, usize::MAX);
+            subscribers.insert(outbox.clone());
+            outboxes.push(outbox);
+            queues.push(queue);
+        }
+        let frames = (1..=events)
+            .map(|n| Utf8Bytes::from(format!("e{n}")))
+            .collect();
+        subscribers.tell(frames, Some((&outboxes[0], Utf8Bytes::from("ack"))));
+        let mut writes = Vec::new();
+        for queue in &mut queues {
+            let mut of_one = Vec::new();
+            while let Some(write) = queue.try_recv() {
+                of_one.push(write.into_iter().map(|f| f.to_string()).collect());
+            }
+            writes.push(of_one);
+        }
+        writes
+    }
+
+    #[tokio::test]
+    async fn a_decisions_frames_leave_in_as_few_writes_as_take_them() {
+        let w = |texts: &[&str]| texts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        // A move: the mover's ack and event in one write, the event alone to
+        // the others.
+        let writes = writes_in_a_crowded_room(1).await;
+        assert_eq!(writes[0], vec![w(&["ack", "e1"])]);
+        assert!(writes[1..].iter().all(|of_one| *of_one == vec![w(&["e1"])]));
+        // A last move: its end goes with it.
+        let writes = writes_in_a_crowded_room(2).await;
+        assert_eq!(writes[0], vec![w(&["ack", "e1", "e2"])]);
+        assert!(writes[1..]
+            .iter()
+            .all(|of_one| *of_one == vec![w(&["e1", "e2"])]));
+        // More than a write takes: in order, over as many as needed.
+        let writes = writes_in_a_crowded_room(6).await;
+        assert_eq!(
+            writes[0],
+            vec![w(&["ack", "e1", "e2", "e3"]), w(&["e4", "e5", "e6"])]
+        );
+        assert!(writes[1..]
+            .iter()
+            .all(|of_one| *of_one == vec![w(&["e1", "e2", "e3", "e4"]), w(&["e5", "e6"])]));
+        // Nothing to tell: the ack alone.
+        let writes = writes_in_a_crowded_room(0).await;
+        assert_eq!(writes[0], vec![w(&["ack"])]);
+        assert!(writes[1..].iter().all(Vec::is_empty));
     }
 
     #[tokio::test]
