@@ -11,7 +11,8 @@ pub struct Config {
     /// Frames queued for one connection before it counts as a slow reader.
     pub outbox_capacity: usize,
     /// Bytes of text queued for one connection before it counts as a slow
-    /// reader (one larger message passes when nothing else is queued).
+    /// reader (one larger write, a message or the few frames of one
+    /// decision, passes when nothing else is queued).
     pub outbox_bytes: usize,
     /// A player's first move must come within this (timed matches), or the match
     /// is aborted as a no-show.

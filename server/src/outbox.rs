@@ -36,10 +36,10 @@ pub enum Frames {
 pub const MAX_FRAMES: usize = 4;
 
 impl Frames {
-    /// `first` (if any), then `rest`, as one write; `None` when empty.
-    /// At most [`MAX_FRAMES`] in all.
+    /// `first` (if any), then `rest`, as one write; `None` when empty. More
+    /// than [`MAX_FRAMES`] are never written directly: the connection's task
+    /// writes them.
     pub fn of(first: Option<Utf8Bytes>, rest: &[Utf8Bytes]) -> Option<Frames> {
-        debug_assert!(rest.len() + usize::from(first.is_some()) <= MAX_FRAMES);
         match (first, rest) {
             (None, []) => None,
             (Some(a), []) => Some(Frames::One(a)),
@@ -50,20 +50,29 @@ impl Frames {
         }
     }
 
-    /// Their texts, in order.
-    fn texts(&self) -> ([&[u8]; MAX_FRAMES], usize) {
+    /// How many frames.
+    pub fn count(&self) -> usize {
+        match self {
+            Frames::One(_) => 1,
+            Frames::Many(many) => many.len(),
+        }
+    }
+
+    /// Their texts, in order; None for more than one write takes.
+    fn texts(&self) -> Option<([&[u8]; MAX_FRAMES], usize)> {
         let mut texts: [&[u8]; MAX_FRAMES] = [&[]; MAX_FRAMES];
         match self {
             Frames::One(a) => {
                 texts[0] = a.as_bytes();
-                (texts, 1)
+                Some((texts, 1))
             }
-            Frames::Many(many) => {
+            Frames::Many(many) if many.len() <= MAX_FRAMES => {
                 for (text, frame) in texts.iter_mut().zip(many.iter()) {
                     *text = frame.as_bytes();
                 }
-                (texts, many.len().min(MAX_FRAMES))
+                Some((texts, many.len()))
             }
+            Frames::Many(_) => None,
         }
     }
 
@@ -100,7 +109,7 @@ pub struct Outbox(Arc<Sender>);
 pub struct Sender {
     pub conn: ConnId,
     queue: Arc<Shared>,
-    /// The most items and bytes of text that may wait.
+    /// The most frames and bytes of text that may wait.
     capacity: usize,
     max_bytes: usize,
     /// The largest message this connection is sent (`max_message_bytes`):
@@ -151,6 +160,8 @@ impl Drop for Sender {
 #[derive(Debug, Default)]
 struct State {
     items: VecDeque<Frames>,
+    /// Frames in `items` (an item holds one or more).
+    frames: usize,
     /// Bytes of text in `items`.
     bytes: usize,
     /// The connection's end is gone: nothing more is taken.
@@ -273,6 +284,7 @@ impl Queue {
         let mut state = self.0.state();
         let frames = state.items.pop_front()?;
         state.idle = false;
+        state.frames -= frames.count();
         state.bytes -= frames.bytes();
         if state.items.is_empty() && state.items.capacity() > IDLE_CAPACITY {
             // A burst is over: an idle connection keeps a small deque.
@@ -310,6 +322,7 @@ impl Drop for Queue {
         state.wire = None;
         state.closed = true;
         state.items = VecDeque::new();
+        state.frames = 0;
         state.bytes = 0;
     }
 }
@@ -318,8 +331,9 @@ impl Drop for Queue {
 const IDLE_CAPACITY: usize = 4;
 
 impl Outbox {
-    /// A queue of at most `capacity` items and `max_bytes` bytes of text (one
-    /// larger item passes when nothing else is queued).
+    /// A queue of at most `capacity` frames and `max_bytes` bytes of text
+    /// (one larger item, a write's frames, passes when nothing else is
+    /// queued).
     pub fn new(conn: ConnId, capacity: usize, max_bytes: usize) -> (Outbox, Queue) {
         Outbox::open(conn, capacity, max_bytes, usize::MAX, None)
     }
@@ -380,7 +394,7 @@ impl Outbox {
     /// Queues `frames`, or with `direct` writes them straight to the socket
     /// when nothing is queued and the connection's task has nothing in
     /// flight (a direct write's spill is not counted against `max_bytes`:
-    /// at most one message more).
+    /// at most one write's frames more).
     fn push(&self, frames: Frames, direct: bool) -> bool {
         let size = frames.bytes();
         let refused = {
@@ -390,8 +404,8 @@ impl Outbox {
                 return false;
             }
             let behind_nothing = state.items.is_empty() && state.idle;
-            if let (true, Some(wire)) = (direct && behind_nothing, &state.wire) {
-                let (texts, count) = frames.texts();
+            let texts = frames.texts().filter(|_| direct && behind_nothing);
+            if let (Some((texts, count)), Some(wire)) = (texts, &state.wire) {
                 match wire.write_frames(&texts[..count]) {
                     Direct::Written => return true,
                     Direct::Spilled => {
@@ -404,11 +418,12 @@ impl Outbox {
                     Direct::Refused => {}
                 }
             }
-            if state.items.len() >= self.capacity {
+            if state.frames + frames.count() > self.capacity {
                 "frames"
             } else if state.bytes > 0 && state.bytes + size > self.max_bytes {
                 "bytes"
             } else {
+                state.frames += frames.count();
                 state.items.push_back(frames);
                 state.bytes += size;
                 drop(state);
@@ -567,6 +582,7 @@ mod tests {
         {
             let mut state = outbox.queue.state();
             state.items.push_back(Frames::One(frame(2)));
+            state.frames += 1;
             state.bytes += 2;
         }
         assert!(outbox.send_frame(frame(3)));
@@ -601,6 +617,45 @@ mod tests {
         assert!(!outbox.send_frame(frame(1)));
         assert!(outbox.kick.is_raised());
         assert_eq!(outbox.queue.state().bytes, 3);
+    }
+
+    #[tokio::test]
+    async fn frames_written_together_count_one_by_one() {
+        let (outbox, mut queue) = Outbox::new(1, 4, usize::MAX);
+        assert!(outbox.send_frames(Frames::Many(Box::new([frame(1), frame(1), frame(1)]))));
+        assert!(outbox.send_frame(frame(1)));
+        // Four frames in two items: the queue is full.
+        assert!(!outbox.send_frames(Frames::Many(Box::new([frame(1), frame(1)]))));
+        assert!(outbox.kick.is_raised());
+        assert_eq!(queue.try_recv().map(|f| f.count()), Some(3));
+        assert_eq!(queue.try_recv().map(|f| f.count()), Some(1));
+        assert_eq!(outbox.queue.state().frames, 0);
+    }
+
+    #[tokio::test]
+    async fn more_frames_than_a_write_takes_go_through_the_connections_task() {
+        use futures_util::StreamExt;
+        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
+        queue.attach(tcp.wire());
+        let texts = |n: usize| (0..n).map(|i| Utf8Bytes::from(format!("f{i}")));
+        // As many as one write takes: straight to the socket, in order.
+        assert!(outbox.send_frames(Frames::Many(texts(MAX_FRAMES).collect())));
+        assert!(queue.try_recv().is_none());
+        for i in 0..MAX_FRAMES {
+            let text = client.next().await.unwrap().unwrap().into_text().unwrap();
+            assert_eq!(text, format!("f{i}"));
+        }
+        // One more: queued whole, none of it lost.
+        assert!(outbox.send_frames(Frames::Many(texts(MAX_FRAMES + 1).collect())));
+        let queued: Vec<String> = queue
+            .try_recv()
+            .unwrap()
+            .into_iter()
+            .map(|f| f.to_string())
+            .collect();
+        let expected: Vec<String> = texts(MAX_FRAMES + 1).map(|f| f.to_string()).collect();
+        assert_eq!(queued, expected);
     }
 
     #[tokio::test]
