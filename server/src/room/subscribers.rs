@@ -208,6 +208,33 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_subscriber_whose_queue_fills_half_way_is_dropped_and_told_nothing_twice() {
+        let mut subscribers = Subscribers::new(4);
+        let mut queues = Vec::new();
+        let mut outboxes = Vec::new();
+        for conn in 0..=DIRECT_FANOUT as u64 {
+            // Subscriber 1 takes five frames: the first write of six, not
+            // the second.
+            let capacity = if conn == 1 { 5 } else { 64 };
+            let (outbox, queue) = Outbox::new(conn, capacity, usize::MAX);
+            subscribers.insert(outbox.clone());
+            outboxes.push(outbox);
+            queues.push(queue);
+        }
+        let frames = |n: usize| (1..=n).map(|n| Utf8Bytes::from(format!("e{n}"))).collect();
+        subscribers.tell(frames(6), None);
+        assert!(outboxes[1].kick.is_raised());
+        assert!(!subscribers.contains(1));
+        assert!(subscribers.contains(0) && subscribers.contains(2));
+        subscribers.tell(frames(1), None);
+        let mut got = Vec::new();
+        while let Some(write) = queues[1].try_recv() {
+            got.extend(write.into_iter().map(|f| f.to_string()));
+        }
+        assert_eq!(got, ["e1", "e2", "e3", "e4"]);
+    }
+
+    #[tokio::test]
     async fn a_small_room_writes_to_the_sockets_and_a_crowded_one_queues() {
         assert_eq!(queued_in_a_room_of(DIRECT_FANOUT as u64).await, 0);
         let crowded = DIRECT_FANOUT as u64 + 1;
