@@ -635,8 +635,10 @@ fn position_text(position: &Position, limit: usize) -> Option<String> {
             Ok(())
         }
     }
+    // Room for most positions at once (a buffer growing from nothing
+    // reallocates three or four times on the way).
     let mut out = Capped {
-        text: Vec::new(),
+        text: Vec::with_capacity(limit.min(128)),
         limit,
     };
     position.write_json(&mut out).ok()?;
