@@ -7,10 +7,13 @@
 #   bench/compare.sh                          # C = 100 and 1000, 5 s + 1 s warm-up
 #   COMPARE_MATCHES="100" COMPARE_DURATION=3 bench/compare.sh
 #   BENCH_BIN=/path/to/release bench/compare.sh   # prebuilt Grundy binaries
+#   COMPARE_REPEAT=3 bench/compare.sh          # three rounds, medians
 #
 # Environment: BENCH_BIN (a directory with grundy-server, grundy-load and
 # grundy-echo; default: build them), COMPARE_MATCHES (list of C),
-# COMPARE_DURATION / COMPARE_WARMUP (seconds per run), COMPARE_SYSTEMS (which
+# COMPARE_DURATION / COMPARE_WARMUP (seconds per run), COMPARE_REPEAT (rounds
+# of every run, one after the other: the table gives each figure's median and
+# the ratios the median of each round's ratio, with their range), COMPARE_SYSTEMS (which
 # to run, default "relay grundy boardgameio colyseus"), COMPARE_NODE_WORKERS
 # (processes per Node load client, default 1), COMPARE_PORT (first of four
 # ports), COMPARE_SOURCE_IPS (local addresses for grundy-load),
@@ -27,6 +30,7 @@ ROOT=$PWD
 MATCHES=${COMPARE_MATCHES:-"100 1000"}
 DURATION=${COMPARE_DURATION:-5}
 WARMUP=${COMPARE_WARMUP:-1}
+REPEAT=${COMPARE_REPEAT:-1}
 SYSTEMS=${COMPARE_SYSTEMS:-"relay grundy boardgameio colyseus"}
 WORKERS=${COMPARE_NODE_WORKERS:-1}
 PORT=${COMPARE_PORT:-17890}
@@ -82,6 +86,7 @@ start_peer() {
 # x / y with two decimals, or - when either is missing (or y is 0).
 ratio() {
     case "$1$2" in *-*|"") echo "-"; return ;; esac
+    if [ -z "$1" ] || [ -z "$2" ]; then echo "-"; return; fi
     awk -v x="$1" -v y="$2" 'BEGIN { if (y > 0) printf "%.2f", x / y; else print "-" }'
 }
 
@@ -152,10 +157,14 @@ if has colyseus; then
         "@colyseus/sdk $(node -p "require('$PEERS_DIR/colyseus/node_modules/@colyseus/sdk/package.json').version")"
 fi
 echo "each run: ${WARMUP} s warm-up + ${DURATION} s measured; Node load clients: $WORKERS process(es) each"
+[ "$REPEAT" -gt 1 ] && echo "rounds: $REPEAT (every run once a round, in order; medians below)"
 
+# LINE[C,SYSTEM,ROUND]: a run's line; LINE[C,SYSTEM]: its figures' medians.
 declare -A LINE
+for round in $(seq "$REPEAT"); do
 for c in $MATCHES; do
     echo
+    [ "$REPEAT" -gt 1 ] && echo "round $round, C = $c"
     for sys in $SYSTEMS; do
         case $sys in
             relay) spid=${ECHO_PID:-} ;;
@@ -180,7 +189,38 @@ for c in $MATCHES; do
             'BEGIN { o = ((m - s) / 100 - (c1 - c0)) / (t1 - t0); printf "%.2f", (o < 0) ? 0 : o }')
         l="$l other_cores=$other"
         printf '%-12s %s\n' "$sys:" "$l"
-        LINE[$c,$sys]=$l
+        LINE[$c,$sys,$round]=$l
+    done
+done
+done
+
+# The median of the numbers given ("-" and empty ones left out), or "-".
+median() {
+    printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+            else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# The field KEY of every round of C and SYSTEM, "-" where missing.
+rounds_of() {
+    local r v
+    for r in $(seq "$REPEAT"); do
+        v=$(field "$1" "${LINE[$2,$3,$r]:-}")
+        echo "${v:--}"
+    done
+}
+for c in $MATCHES; do
+    for sys in $SYSTEMS; do
+        l=""
+        for key in moves_per_s p50_ms p99_ms server_us_per_move load_us_per_move load_cores other_cores; do
+            # shellcheck disable=SC2046 # one word per round
+            l+=" $key=$(median $(rounds_of "$key" "$c" "$sys"))"
+        done
+        errors=0
+        for e in $(rounds_of errors "$c" "$sys"); do
+            [ "$e" = "-" ] && e=1
+            errors=$((errors + e))
+        done
+        LINE[$c,$sys]="${l# } errors=$errors"
     done
 done
 
@@ -232,16 +272,31 @@ for c in $MATCHES; do
     done
 done
 
+# grundy / relay for KEY at C: each round's ratio (runs of one round are
+# minutes apart, not hours), their median and, over rounds, their range.
+round_ratio() {
+    local r ratios=()
+    for r in $(seq "$REPEAT"); do
+        ratios+=("$(ratio "$(field "$1" "${LINE[$2,grundy,$r]:-}")" "$(field "$1" "${LINE[$2,relay,$r]:-}")")")
+    done
+    if [ "$REPEAT" -eq 1 ]; then
+        echo "${ratios[0]}"
+    else
+        printf '%s (%s-%s)' "$(median "${ratios[@]}")" \
+            "$(printf '%s\n' "${ratios[@]}" | grep -E '^[0-9.]+$' | sort -g | head -n 1)" \
+            "$(printf '%s\n' "${ratios[@]}" | grep -E '^[0-9.]+$' | sort -g | tail -n 1)"
+    fi
+}
+
 if has relay && has grundy; then
     echo
     echo "issue 21's checks (grundy / relay, same sitting; targets: moves/s >= 0.5, server CPU <= 2.5, p99 <= 2):"
-    printf '%6s %16s %24s %12s\n' C moves/s server_us/move p99
+    printf '%6s %18s %24s %18s\n' C moves/s server_us/move p99
     for c in $MATCHES; do
-        printf '%6s %16s %24s %12s\n' "$c" \
-            "$(ratio "$(get moves_per_s "$c" grundy)" "$(get moves_per_s "$c" relay)")" \
-            "$(ratio "$(get server_us_per_move "$c" grundy)" "$(get server_us_per_move "$c" relay)")" \
-            "$(ratio "$(get p99_ms "$c" grundy)" "$(get p99_ms "$c" relay)")"
+        printf '%6s %18s %24s %18s\n' "$c" "$(round_ratio moves_per_s "$c")" \
+                "$(round_ratio server_us_per_move "$c")" "$(round_ratio p99_ms "$c")"
     done
+    [ "$REPEAT" -gt 1 ] && echo "(each: the median of the $REPEAT rounds' ratios, their range in brackets)"
 fi
 if has grundy && { has boardgameio || has colyseus; }; then
     echo
