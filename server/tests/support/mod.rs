@@ -25,6 +25,8 @@ pub struct Process {
     pub url: String,
     pub stdout: BufReader<ChildStdout>,
     pub stderr: Arc<Mutex<String>>,
+    /// Copies the pipe into `stderr` until the process closes it.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Process {
@@ -50,7 +52,7 @@ impl Process {
             .spawn()
             .expect("the server starts");
         let stderr = Arc::new(Mutex::new(String::new()));
-        if let Some(mut pipe) = child.stderr.take() {
+        let stderr_reader = child.stderr.take().map(|mut pipe| {
             let sink = stderr.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 4096];
@@ -58,8 +60,8 @@ impl Process {
                     let text = String::from_utf8_lossy(&buf[..n]);
                     sink.lock().unwrap().push_str(&text);
                 }
-            });
-        }
+            })
+        });
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut line = String::new();
         let read = timeout(PATIENCE, stdout.read_line(&mut line)).await;
@@ -79,6 +81,7 @@ impl Process {
             url,
             stdout,
             stderr,
+            stderr_reader,
         }
     }
 
@@ -87,6 +90,7 @@ impl Process {
         self.child.kill().await.expect("kill -9");
         let status = self.child.wait().await.expect("wait");
         assert_eq!(signal_of(status), Some(9), "{status:?}");
+        self.read_stderr_to_end().await;
     }
 
     /// SIGTERM, as a service manager would; returns the exit status.
@@ -99,12 +103,25 @@ impl Process {
             .await
             .expect("kill -TERM");
         assert!(sent.success());
-        match timeout(Duration::from_secs(5), self.child.wait()).await {
+        let status = match timeout(Duration::from_secs(5), self.child.wait()).await {
             Ok(status) => status.expect("wait"),
             Err(_) => panic!(
                 "still running 5 s after SIGTERM; stderr: {}",
                 self.stderr.lock().unwrap()
             ),
+        };
+        self.read_stderr_to_end().await;
+        status
+    }
+
+    /// Waits until the copy of stderr holds everything the exited process
+    /// wrote: its last lines may still be in the pipe when `wait` returns.
+    async fn read_stderr_to_end(&mut self) {
+        if let Some(reader) = self.stderr_reader.take() {
+            timeout(PATIENCE, reader)
+                .await
+                .expect("stderr closed after the exit")
+                .expect("the stderr reader");
         }
     }
 }
