@@ -28,10 +28,12 @@ use serde_json::{json, Value};
 #[derive(Parser)]
 #[command(name = "grundy-bot", version)]
 struct Cli {
-    /// The server's WebSocket address; or a cluster's nodes, separated by
-    /// commas (the first that answers is used, and a bot that loses its
-    /// node comes back through the next).
-    #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
+    /// The server's WebSocket address (`ws://host:port`, or `host:port`);
+    /// or a cluster's nodes, separated by commas (the first that answers is
+    /// used, and a bot that loses its node comes back through the next).
+    /// Default: $GRUNDY_SERVER, else ws://127.0.0.1:7878.
+    #[arg(long, global = true, env = "GRUNDY_SERVER", default_value = "ws://127.0.0.1:7878",
+          value_parser = grundy_client::address::parse_server)]
     server: String,
     /// Play as the account of this personal API token (create, join), not as
     /// a guest. Default: $GRUNDY_TOKEN.

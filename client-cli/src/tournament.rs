@@ -64,7 +64,8 @@ pub struct ListArgs {
     /// max_players, round, rounds.
     #[arg(long)]
     json: bool,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -78,7 +79,8 @@ pub struct ShowArgs {
     /// standings, ended_early, seq.
     #[arg(long)]
     json: bool,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -122,7 +124,8 @@ pub struct CreateArgs {
     /// Seeds the random starts (the same seed and pairings give the same starts).
     #[arg(long)]
     seed: Option<u64>,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -133,7 +136,8 @@ pub struct StartArgs {
     /// The owner token printed by `grundy tournament create`.
     #[arg(long)]
     token: String,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -151,7 +155,8 @@ pub struct JoinArgs {
     /// registered.
     #[arg(long)]
     token: Option<String>,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -159,7 +164,8 @@ pub struct JoinArgs {
 pub struct WatchArgs {
     /// The tournament's code (or id).
     code: String,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -178,7 +184,8 @@ pub struct ExportArgs {
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 
@@ -196,7 +203,8 @@ pub struct RatingsArgs {
     /// player, player_kind, unclaimed, rating, deviation, volatility, games.
     #[arg(long)]
     json: bool,
-    #[arg(long, default_value = DEFAULT_SERVER)]
+    /// The server (default: $GRUNDY_SERVER, else ws://127.0.0.1:7878).
+    #[arg(long, env = "GRUNDY_SERVER", default_value = DEFAULT_SERVER, value_parser = net::parse_server)]
     server: String,
 }
 

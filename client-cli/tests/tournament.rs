@@ -64,6 +64,21 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
     assert!(listed.contains(&code), "{listed}");
     assert!(listed.contains("Tiny cup"), "{listed}");
     assert!(listed.contains("registering"), "{listed}");
+    // The server named as for every other command: a bare host:port, in
+    // the flag or in GRUNDY_SERVER.
+    let bare = url.trim_start_matches("ws://");
+    let listed = stdout(&grundy(&["tournament", "list", "--server", bare]));
+    assert!(listed.contains(&code), "{listed}");
+    let from_env = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(["tournament", "show", &code])
+        .env("NO_COLOR", "1")
+        .env("GRUNDY_SERVER", bare)
+        .env_remove("GRUNDY_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run grundy");
+    assert!(from_env.status.success(), "{from_env:?}");
+    assert!(stdout(&from_env).contains("Tiny cup"), "{from_env:?}");
 
     // The perfect bot registers first (player 0) and plays on its own.
     let entrant = server

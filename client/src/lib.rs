@@ -2,6 +2,7 @@
 //! over WebSocket needs, the bot, the `grundy` command, the server's own house
 //! bots and the tests alike.
 //!
+//! - [`address`]: server addresses as people write them;
 //! - [`client`]: the connection: hello (as a guest or with an account's
 //!   token), requests answered by id, the stream of events;
 //! - [`account`]: opening an account, logging in, tokens;
@@ -14,6 +15,7 @@
 //! [`Level`]: grundy_protocol::Level
 
 pub mod account;
+pub mod address;
 pub mod client;
 pub mod seat;
 pub mod spec;
