@@ -334,14 +334,22 @@ fn keep(url: &str, token: Option<&str>) -> Result<()> {
 }
 
 /// A password typed without echo at a terminal, or the next line of
-/// standard input when it is not one (scripts).
+/// standard input when it is not one (scripts). An empty one is refused
+/// here: sent, it would only count as a wrong password towards a lockout.
 fn read_password(prompt: &str) -> Result<String> {
-    if std::io::stdin().is_terminal() {
-        return rpassword::prompt_password(prompt).context("cannot read the password");
+    let password = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(prompt).context("cannot read the password")?
+    } else {
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line)? == 0 {
+            bail!("no password: standard input ended (a script gives it as the first line)");
+        }
+        line.trim_end_matches(['\n', '\r']).to_string()
+    };
+    if password.is_empty() {
+        bail!("the password is empty");
     }
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+    Ok(password)
 }
 
 fn new_password() -> Result<String> {

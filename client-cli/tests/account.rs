@@ -73,6 +73,17 @@ fn an_account_is_opened_logged_in_kept_privately_and_logged_out() {
         "{}",
         text(&wrong)
     );
+    // No password given is refused here and never sent: five of these on
+    // top of the wrong one would have locked the account.
+    for input in ["", "\n", "", "\n", ""] {
+        let none = run(&["account", "login", "quinn"], input);
+        assert!(!none.status.success());
+        let said = text(&none);
+        assert!(
+            said.contains("no password") || said.contains("the password is empty"),
+            "{said}"
+        );
+    }
     let login = run(&["account", "login", "quinn"], "a long passphrase\n");
     assert!(login.status.success(), "{}", text(&login));
     assert!(
