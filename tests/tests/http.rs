@@ -344,6 +344,40 @@ async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
         400,
         "bad_request",
     );
+    for limit in [0, 1001] {
+        let msg = refused(
+            &http(
+                server.addr,
+                "GET",
+                &format!("/api/ratings?game=nim&limit={limit}"),
+            )
+            .await,
+            400,
+            "bad_request",
+        );
+        assert!(msg.contains("limit: must be 1 to 1000"), "{msg}");
+    }
+    let msg = refused(
+        &http(
+            server.addr,
+            "GET",
+            &format!("/api/tournaments/{id}?round=0"),
+        )
+        .await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("round"), "{msg}");
+    // Before the start no round is planned yet: any from 1 is empty.
+    let ahead = http(
+        server.addr,
+        "GET",
+        &format!("/api/tournaments/{id}?round=3"),
+    )
+    .await
+    .json();
+    assert_eq!(ahead["only_round"], 3, "{ahead}");
+    assert_eq!(ahead["games"], json!([]), "{ahead}");
     let msg = refused(
         &http(server.addr, "GET", "/api/nothing").await,
         404,

@@ -714,6 +714,17 @@ async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
             .collect::<Vec<_>>()
     );
     assert!(!round_two.games.is_empty());
+    // A round the tournament cannot have is named, not answered empty.
+    for round in [0, state.rounds + 1] {
+        let refused = owner
+            .request(json!({"type": "get_tournament", "tournament": id, "round": round}))
+            .await;
+        assert_eq!(refused["code"], "bad_request", "{refused}");
+        assert!(
+            refused["message"].as_str().unwrap_or("").contains("round"),
+            "{refused}"
+        );
+    }
     let games_of_dave: Vec<_> = state
         .games
         .iter()

@@ -172,6 +172,24 @@ impl TournamentState {
         self.games.retain(|g| g.round == round);
         self.only_round = Some(round);
     }
+
+    /// [`keep_round`](Self::keep_round) for a round a client asked for:
+    /// Err (what is wrong, for a `bad_request`) unless the tournament can
+    /// have it — 1 to `rounds` once started; before the start, when no
+    /// round is planned yet, any round from 1 (and every one is empty).
+    pub fn keep_asked_round(&mut self, round: u32) -> Result<(), String> {
+        if round == 0 {
+            return Err("round: rounds count from 1, got 0".into());
+        }
+        if self.rounds > 0 && round > self.rounds {
+            return Err(format!(
+                "round: must be 1 to {} (the tournament's rounds), got {round}",
+                self.rounds
+            ));
+        }
+        self.keep_round(round);
+        Ok(())
+    }
 }
 
 /// A line of the tournament list.

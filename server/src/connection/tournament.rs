@@ -65,10 +65,10 @@ impl Conn {
                     .await
                 {
                     Ok(Ok(Some(mut state))) => {
-                        if let Some(round) = round {
-                            state.keep_round(round);
+                        match round.map(|round| state.keep_asked_round(round)) {
+                            Some(Err(why)) => self.error(id, ErrorCode::BadRequest, why),
+                            _ => self.reply(ServerMsg::Tournament { id, state }),
                         }
-                        self.reply(ServerMsg::Tournament { id, state })
                     }
                     Ok(Ok(None)) => self.error(
                         id,
@@ -95,7 +95,15 @@ impl Conn {
                         "get_ratings needs `game`: a game id such as \"nim\" or \"kayles\"",
                     );
                 };
-                let limit = limit.unwrap_or(100).min(MAX_RATINGS) as usize;
+                let limit = limit.unwrap_or(100);
+                if !(1..=MAX_RATINGS).contains(&limit) {
+                    return self.error(
+                        id,
+                        ErrorCode::BadRequest,
+                        format!("limit: must be 1 to {MAX_RATINGS}, got {limit}"),
+                    );
+                }
+                let limit = limit as usize;
                 // Each game is rated apart (Kayles apart from Dawson's
                 // Kayles); an unknown one has nobody rated.
                 let ratings = self.shared.ratings.top(&game, limit);

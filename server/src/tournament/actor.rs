@@ -508,10 +508,11 @@ impl Tournament {
             }
             TournamentCmd::Get { outbox, id, round } => {
                 let mut state = self.core.state(self.rating());
-                if let Some(round) = round {
-                    state.keep_round(round);
-                }
-                outbox.send(&ServerMsg::Tournament { id, state });
+                let answer = match round.map(|round| state.keep_asked_round(round)) {
+                    Some(Err(why)) => ServerMsg::error(id, ErrorCode::BadRequest, why),
+                    _ => ServerMsg::Tournament { id, state },
+                };
+                outbox.send(&answer);
             }
             TournamentCmd::Follow { outbox } => self.subscribe(&outbox, None),
             TournamentCmd::Gone { conn } => {
