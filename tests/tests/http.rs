@@ -457,6 +457,45 @@ async fn http_connections_are_bounded_in_time() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
+/// The status line hyper answers `request` with, on a connection of its own.
+async fn status_line(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("tcp");
+    // A refused head may be answered before all of it was written.
+    let _ = tcp.write_all(request).await;
+    let mut answer = vec![0u8; 64];
+    let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut answer))
+        .await
+        .expect("answered in time")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer[..n]).into_owned();
+    answer.lines().next().unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn request_heads_and_targets_are_bounded_exactly() {
+    let server = TestServer::start().await;
+    // A head of exactly 256 KiB is read; one byte more is a 431.
+    let head = |len: usize| {
+        let start = "GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ";
+        let end = "\r\nconnection: close\r\n\r\n";
+        let pad = "a".repeat(len - start.len() - end.len());
+        format!("{start}{pad}{end}").into_bytes()
+    };
+    let at_limit = status_line(server.addr, &head(256 * 1024)).await;
+    assert!(at_limit.starts_with("HTTP/1.1 200"), "{at_limit}");
+    let over = status_line(server.addr, &head(256 * 1024 + 1)).await;
+    assert!(over.starts_with("HTTP/1.1 431"), "{over}");
+    // A request target over 65,534 bytes is a 414.
+    let target = |len: usize| {
+        let path = format!("/healthz?{}", "a".repeat(len - "/healthz?".len()));
+        format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").into_bytes()
+    };
+    let at_limit = status_line(server.addr, &target(65_534)).await;
+    assert!(at_limit.starts_with("HTTP/1.1 200"), "{at_limit}");
+    let over = status_line(server.addr, &target(65_535)).await;
+    assert!(over.starts_with("HTTP/1.1 414"), "{over}");
+}
+
 #[tokio::test]
 async fn health_is_503_while_the_store_does_not_commit() {
     use grundy_server::store::{HookedWrites, SqliteStore, StoreError, WriteOp};

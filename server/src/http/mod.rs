@@ -34,9 +34,11 @@ use tower::ServiceExt;
 use crate::metrics::METRICS;
 use crate::wire::Tcp;
 
-/// The longest request head (request line and headers) read: a spec in the
-/// query of `/api/analyze` (at most `max_frame_bytes` of JSON, escaped)
-/// fits; hyper answers a longer one with 431.
+/// The longest request head (request line and headers) read; hyper answers
+/// a longer one with 431. (Its own limit on the request target, 65,534
+/// bytes, answers a longer path and query with 414.) Both the parser's
+/// limit and the read buffer's are set: the buffer alone may take in a read
+/// that runs past it.
 const MAX_HEAD_BYTES: usize = 256 * 1024;
 
 /// How a connection's HTTP phase is bounded.
@@ -92,6 +94,7 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(timing.head)
         .max_buf_size(MAX_HEAD_BYTES)
+        .max_header_size(MAX_HEAD_BYTES)
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     tokio::pin!(connection);
