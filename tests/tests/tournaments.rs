@@ -107,6 +107,28 @@ fn check_consistent(state: &TournamentState) {
     assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "sorted: {ranks:?}");
 }
 
+/// Sends `msg` and checks its answer: an `ack` first, then the tournament
+/// event of `kind` it names (as a room's command does).
+async fn acked_before_its_event(client: &mut Client, mut msg: Value, kind: &str) {
+    msg["id"] = json!(900);
+    client.send(msg).await;
+    let first = loop {
+        let m = client.recv().await;
+        if m["id"] == 900 || m["event"]["kind"] == kind {
+            break m;
+        }
+    };
+    assert_eq!(first["type"], "ack", "the ack before the event: {first}");
+    let event = loop {
+        let m = client.recv().await;
+        if m["type"] == "tournament_event" {
+            break m;
+        }
+    };
+    assert_eq!(event["event"]["kind"], kind, "{event}");
+    assert_eq!(event["event"]["seq"], first["seq"], "{event}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_robin_of_perfect_bots_scores_one_game_per_pairing() {
     let server = TestServer::start().await;
@@ -599,10 +621,12 @@ async fn bad_tournament_requests_get_clear_answers() {
         "unauthorized",
     )
     .await;
-    let started = owner
-        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
-        .await;
-    assert_eq!(started["type"], "ack", "{started}");
+    acked_before_its_event(
+        &mut owner,
+        json!({"type": "start_tournament", "tournament": code, "token": owner_token}),
+        "started",
+    )
+    .await;
     refuses(
         &mut owner,
         json!({"type": "start_tournament", "tournament": code, "token": owner_token}),
@@ -637,10 +661,12 @@ async fn bad_tournament_requests_get_clear_answers() {
     )
     .await;
     // Withdrawing twice: the second time is refused.
-    let ack = alice
-        .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
-        .await;
-    assert_eq!(ack["type"], "ack", "{ack}");
+    acked_before_its_event(
+        &mut alice,
+        json!({"type": "withdraw", "tournament": code, "token": alice_token}),
+        "withdrawn",
+    )
+    .await;
     refuses(
         &mut alice,
         json!({"type": "withdraw", "tournament": code, "token": alice_token}),

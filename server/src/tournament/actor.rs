@@ -27,6 +27,9 @@ use crate::room::{EndHook, RoomCmd, RoomTx};
 use crate::store::{now_ms, Lease, MatchStore, RatingRow, StoreError, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
+/// Where a command's `ack` goes: its connection's outbox and its request id.
+type Ack<'a> = (&'a Outbox, Option<RequestId>);
+
 /// How long to wait before trying again after a failed step (a full server,
 /// a failed write).
 const RETRY: Duration = Duration::from_secs(1);
@@ -472,13 +475,15 @@ impl Tournament {
                 }
             }
             TournamentCmd::Withdraw { outbox, id, token } => {
-                let result = self.withdraw(&token).await;
-                self.ack(&outbox, id, result);
+                if let Err((code, message)) = self.withdraw(&token, (&outbox, id.clone())).await {
+                    outbox.send(&ServerMsg::error(id, code, message));
+                }
                 self.advance().await;
             }
             TournamentCmd::Start { outbox, id, token } => {
-                let result = self.start(&token).await;
-                self.ack(&outbox, id, result);
+                if let Err((code, message)) = self.start(&token, (&outbox, id.clone())).await {
+                    outbox.send(&ServerMsg::error(id, code, message));
+                }
                 self.advance().await;
             }
             TournamentCmd::Watch { outbox, id, since } => {
@@ -574,18 +579,6 @@ impl Tournament {
         outbox.send(&msg);
     }
 
-    fn ack(&self, outbox: &Outbox, id: Option<RequestId>, result: Result<(), Refusal>) {
-        let msg = match result {
-            Ok(()) => ServerMsg::Ack {
-                id,
-                room: None,
-                seq: Some(self.core.seq()),
-            },
-            Err((code, message)) => ServerMsg::error(id, code, message),
-        };
-        outbox.send(&msg);
-    }
-
     async fn register(
         &mut self,
         outbox: &Outbox,
@@ -674,7 +667,8 @@ impl Tournament {
         Ok((player, token))
     }
 
-    async fn withdraw(&mut self, token: &str) -> Result<(), Refusal> {
+    /// Withdraws the player of `token`; `ack` hears the command's `ack`.
+    async fn withdraw(&mut self, token: &str, ack: Ack<'_>) -> Result<(), Refusal> {
         let Some(player) = self.core.player_of(token) else {
             return refuse(
                 ErrorCode::Unauthorized,
@@ -687,8 +681,12 @@ impl Tournament {
         if self.core.players[player as usize].withdrawn {
             return refuse(ErrorCode::TournamentOver, "you have withdrawn already");
         }
-        self.record(TournamentEventBody::Withdrawn { player })
-            .await?;
+        self.record_answering(
+            TournamentEventBody::Withdrawn { player },
+            Vec::new(),
+            Some(ack),
+        )
+        .await?;
         // The game in progress is lost by resignation; the room reports it.
         if let Some(game) = self.core.running_game_of(player) {
             let seat = game.players.iter().position(|&p| p == player);
@@ -704,7 +702,8 @@ impl Tournament {
         Ok(())
     }
 
-    async fn start(&mut self, token: &str) -> Result<(), Refusal> {
+    /// Starts the tournament for its owner; `ack` hears the command's `ack`.
+    async fn start(&mut self, token: &str, ack: Ack<'_>) -> Result<(), Refusal> {
         if token.is_empty()
             || !crate::secret::constant_time_eq(token.as_bytes(), self.owner_token.as_bytes())
         {
@@ -725,9 +724,13 @@ impl Tournament {
         }
         let most = super::pairing::round_robin_rounds(players);
         let rounds = self.core.settings.rounds.map_or(most, |r| r.min(most));
-        self.record(TournamentEventBody::Started { rounds })
-            .await
-            .map(|_| ())
+        self.record_answering(
+            TournamentEventBody::Started { rounds },
+            Vec::new(),
+            Some(ack),
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Does every step that can be done now: pair, start games, forfeit,
@@ -1126,10 +1129,28 @@ impl Tournament {
         body: TournamentEventBody,
         ratings: Vec<RatingRow>,
     ) -> Result<u64, Refusal> {
+        self.record_answering(body, ratings, None).await
+    }
+
+    /// The same, and the command that caused the event gets its `ack`
+    /// (naming the event) before anyone hears the event, as a room's does.
+    async fn record_answering(
+        &mut self,
+        body: TournamentEventBody,
+        ratings: Vec<RatingRow>,
+        ack: Option<Ack<'_>>,
+    ) -> Result<u64, Refusal> {
         let event = self.next_event(body);
         let seq = event.seq;
         let done = self.write(&event, ratings);
         self.committed(done).await?;
+        if let Some((outbox, id)) = ack {
+            outbox.send(&ServerMsg::Ack {
+                id,
+                room: None,
+                seq: Some(seq),
+            });
+        }
         self.publish(event);
         Ok(seq)
     }
