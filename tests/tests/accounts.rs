@@ -79,6 +79,22 @@ async fn an_account_plays_under_its_name_and_kind_and_a_guest_under_a_given_one(
         "{seat}"
     );
     assert_eq!(seat["player_kind"], "guest");
+    // A later hello without a name keeps the connection's name, given or
+    // chosen; one with a name changes it.
+    let given = seat["name"].clone();
+    for hello in [
+        json!({"type": "hello", "version": 1}),
+        json!({"type": "hello", "version": 1, "name": " "}),
+    ] {
+        let welcome = g.request(hello).await;
+        assert_eq!(welcome["name"], given, "{welcome}");
+    }
+    let welcome = g
+        .request(json!({"type": "hello", "version": 1, "name": "Gus"}))
+        .await;
+    assert_eq!(welcome["name"], "Gus", "{welcome}");
+    let welcome = g.request(json!({"type": "hello", "version": 1})).await;
+    assert_eq!(welcome["name"], "Gus", "{welcome}");
     let token0 = seated["token"].as_str().unwrap();
     let moved = alice
         .request(json!({"type": "move", "room": room, "token": token0,
