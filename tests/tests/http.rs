@@ -75,12 +75,10 @@ async fn the_page_is_served_with_its_modules() {
         404,
         "not_found",
     );
-    let msg = refused(
-        &http(server.addr, "POST", "/").await,
-        405,
-        "method_not_allowed",
-    );
+    let posted = http(server.addr, "POST", "/").await;
+    let msg = refused(&posted, 405, "method_not_allowed");
     assert!(msg.contains("GET"), "{msg}");
+    assert_eq!(posted.header("allow"), Some("GET,HEAD"));
 }
 
 #[tokio::test]
@@ -384,11 +382,9 @@ async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
         "not_found",
     );
     assert!(msg.contains("/api/nothing"), "{msg}");
-    refused(
-        &http(server.addr, "DELETE", "/api/rooms").await,
-        405,
-        "method_not_allowed",
-    );
+    let deleted = http(server.addr, "DELETE", "/api/rooms").await;
+    refused(&deleted, 405, "method_not_allowed");
+    assert_eq!(deleted.header("allow"), Some("GET,HEAD"));
 }
 
 #[tokio::test]

@@ -21,11 +21,16 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; connect-src 'self'; \
 /// A file of the page (`/` is `index.html`), or a JSON 404.
 pub async fn asset(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
-        return error_response(
+        let mut refused = error_response(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             format!("{method} {}: the page is read with GET", uri.path()),
         );
+        // A 405 names the methods that are allowed (RFC 9110), as the API's do.
+        refused
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
+        return refused;
     }
     let path = match uri.path().trim_start_matches('/') {
         "" => "index.html",
