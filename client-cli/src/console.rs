@@ -198,6 +198,12 @@ impl Console {
         }
     }
 
+    /// Whether the lines come from a script (standard input is not a
+    /// terminal), which types ahead of the match.
+    pub fn scripted(&self) -> bool {
+        !std::io::stdin().is_terminal()
+    }
+
     /// Whether the line editor draws the prompt (and so can keep it live).
     pub fn is_live(&self) -> bool {
         self.editor.is_some()

@@ -847,6 +847,13 @@ struct Watch {
     /// (ply, milliseconds left) warnings given.
     warned: Vec<(usize, u64)>,
     resign_asked: bool,
+    /// A script's move read before its turn, played once the turn comes:
+    /// piped lines arrive faster than an opponent moves (or than a house
+    /// bot sits down). No line is read while one waits.
+    held: Option<String>,
+    /// The ply at which a move of ours was accepted, until its event moves
+    /// the match on: it is not our turn any more, whatever the state says.
+    moved_at: Option<usize>,
 }
 
 /// Follows the room, the clock and the person's input on one connection.
@@ -863,6 +870,12 @@ async fn session(
     loop {
         if f.game.result.is_some() {
             return Ok(Step::Over);
+        }
+        if watch.held.is_some() && my_turn(f, seat.seat, watch) {
+            let line = watch.held.take().unwrap_or_default();
+            if let Some(step) = typed_line(c, seat, f, &line, console, paint, watch).await? {
+                return Ok(step);
+            }
         }
         tokio::select! {
             msg = c.next() => match msg? {
@@ -886,7 +899,10 @@ async fn session(
                 }
                 _ => {}
             },
-            typed = console.next() => match typed {
+            typed = console.next(), if watch.held.is_none() => match typed {
+                Typed::Line(line) if console.scripted() && waits_for_turn(f, seat.seat, watch, &line) => {
+                    watch.held = Some(line);
+                }
                 Typed::Line(line) => {
                     if let Some(step) = typed_line(c, seat, f, &line, console, paint, watch).await? {
                         return Ok(step);
@@ -898,6 +914,17 @@ async fn session(
             _ = tick.tick() => clock_tick(f, seat.seat, console, watch),
         }
     }
+}
+
+/// Whether the match has started and `me` is to move (with no move of
+/// ours accepted and not yet seen).
+fn my_turn(f: &Follow, me: u8, watch: &Watch) -> bool {
+    f.game.started && f.to_move() == Some(me) && watch.moved_at != Some(f.game.plies())
+}
+
+/// Whether `line` is a move typed before its turn.
+fn waits_for_turn(f: &Follow, me: u8, watch: &Watch, line: &str) -> bool {
+    !my_turn(f, me, watch) && matches!(input::parse(&f.game.position, line), Ok(Input::Move(..)))
 }
 
 /// Every half second: the live prompt's clocks, and warnings of low time.
@@ -1009,7 +1036,10 @@ async fn typed_line(
                 .await?;
                 match refused {
                     // The moved event (already queued) redraws the board.
-                    None => return Ok(None),
+                    None => {
+                        watch.moved_at = Some(f.game.plies());
+                        return Ok(None);
+                    }
                     Some(e) => console.say(&paint.bad(&net::words(&e))),
                 }
             }

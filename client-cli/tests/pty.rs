@@ -127,6 +127,32 @@ fn local_mode_plays_the_house_bot_in_one_command() {
     p.exp_eof().expect("exits");
 }
 
+/// A script types every move at once: each waits for its turn (the house
+/// bot sitting down, then its reply) instead of being refused.
+#[test]
+fn a_script_pipes_its_moves_ahead_of_the_match() {
+    let out = common::grundy_piped(
+        &[
+            "play",
+            "--local",
+            "--game",
+            "subtraction --set 1 3",
+            "--bot",
+            "perfect",
+        ],
+        "0 1\n0 1\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(!text.contains("has not started"), "{text}");
+    assert!(!text.contains("not your turn"), "{text}");
+    assert!(
+        text.contains("house-bot (perfect) played: take 1 from heap 0 (of 2)."),
+        "{text}"
+    );
+    assert!(text.contains("you won: you made the last move"), "{text}");
+}
+
 #[test]
 fn two_people_with_a_spectator_and_a_server_restart() {
     let mut server = TestServer::start();

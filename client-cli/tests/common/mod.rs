@@ -102,6 +102,29 @@ pub fn grundy(args: &[&str]) -> std::process::Output {
         .expect("run grundy")
 }
 
+/// `grundy ARGS` run to the end with `input` piped to it, as a script
+/// would (this binary's config folder, no server or token from the
+/// environment).
+pub fn grundy_piped(args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grundy"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", shared_config())
+        .env("HOME", shared_config())
+        .env_remove("GRUNDY_SERVER")
+        .env_remove("GRUNDY_TOKEN")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run grundy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write");
+    drop(stdin);
+    child.wait_with_output().expect("grundy ends")
+}
+
 /// Opens a listed, untimed room of `spec` for a person: the room's id, the
 /// seat token and the snapshot.
 pub async fn open_room(
