@@ -12,6 +12,24 @@ pub const MAX_INCREMENT_MS: u64 = 3_600_000;
 const HOW: &str = "write minutes+seconds, e.g. 5+2 (5 minutes, 2 seconds a move), \
                    1.5+0, 90s+1 or 1h+30";
 
+/// Checks a clock given on the wire; the error names the field, its range
+/// and the value given.
+pub fn check_clock(clock: &Clock) -> Result<(), String> {
+    if !(1..=MAX_BANK_MS).contains(&clock.initial_ms) {
+        return Err(format!(
+            "clock.initial_ms: must be 1 to {MAX_BANK_MS} (24 hours), got {}",
+            clock.initial_ms
+        ));
+    }
+    if clock.increment_ms > MAX_INCREMENT_MS {
+        return Err(format!(
+            "clock.increment_ms: must be at most {MAX_INCREMENT_MS} (1 hour), got {}",
+            clock.increment_ms
+        ));
+    }
+    Ok(())
+}
+
 /// Reads a time control; the error says what is wrong and how to write it.
 pub fn parse_time_control(text: &str) -> Result<Clock, String> {
     let (base, increment) = match text.split_once('+') {

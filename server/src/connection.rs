@@ -37,8 +37,8 @@ use crate::signal::{Alarm, Signal};
 use crate::store::MatchStore;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
-use crate::tournament::settings::{MAX_BANK_MS, MAX_INCREMENT_MS};
 use crate::work::Pool;
+use grundy_protocol::time_control::check_clock;
 
 mod account;
 mod read;
@@ -780,15 +780,8 @@ impl Conn {
             Some(Ok(level)) => Some(level),
             Some(Err(e)) => return self.error(id, ErrorCode::BadRequest, format!("bot: {e}")),
         };
-        if let Some(c) = clock {
-            if c.initial_ms == 0 || c.initial_ms > MAX_BANK_MS || c.increment_ms > MAX_INCREMENT_MS
-            {
-                return self.error(
-                    id,
-                    ErrorCode::BadRequest,
-                    format!("clock: initial_ms must be 1..={MAX_BANK_MS} and increment_ms at most {MAX_INCREMENT_MS}"),
-                );
-            }
+        if let Some(Err(why)) = clock.as_ref().map(check_clock) {
+            return self.error(id, ErrorCode::BadRequest, why);
         }
         if hints && clock.is_some() {
             // A clock makes the game a contest: hints are for casual play.

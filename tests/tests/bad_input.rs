@@ -442,6 +442,15 @@ async fn nonsense_fields(url: &str) {
             r#"field "clock""#,
         ),
         (
+            json!({"type": "create_room", "spec": nim, "clock": {"initial_ms": 0}}),
+            "clock.initial_ms: must be 1 to 86400000 (24 hours), got 0",
+        ),
+        (
+            json!({"type": "create_room", "spec": nim,
+                   "clock": {"initial_ms": 1000, "increment_ms": 3_600_001}}),
+            "clock.increment_ms: must be at most 3600000 (1 hour), got 3600001",
+        ),
+        (
             json!({"type": "create_room", "random": {"family": "nim", "seed": 1.5}}),
             r#"field "random""#,
         ),

@@ -18,7 +18,7 @@ const MAX_NAME: usize = 80;
 /// Most rounds a Swiss may ask for (it is cut to what the players allow).
 const MAX_ROUNDS: u32 = 1000;
 /// The protocol's limits on a clock (docs/protocol.md).
-pub use grundy_protocol::time_control::{MAX_BANK_MS, MAX_INCREMENT_MS};
+use grundy_protocol::time_control::check_clock;
 /// How many random starts are drawn at creation to check that the family and
 /// size give games that can be played.
 const PROBES: u64 = 4;
@@ -61,19 +61,14 @@ pub fn fill(
         _ => {}
     }
     let clock = settings.clock.unwrap_or(DEFAULT_CLOCK);
-    if clock.initial_ms == 0
-        || clock.initial_ms > MAX_BANK_MS
-        || clock.increment_ms > MAX_INCREMENT_MS
-    {
-        return bad(format!(
-            "clock: initial_ms must be 1..={MAX_BANK_MS} and increment_ms at most {MAX_INCREMENT_MS}"
-        ));
+    if let Err(why) = check_clock(&clock) {
+        return bad(why);
     }
     settings.clock = Some(clock);
     let most = limits.tournament_players;
     match settings.max_players {
         Some(n) if !(2..=most).contains(&n) => {
-            return bad(format!("max_players must be 2..={most}, got {n}"))
+            return bad(format!("max_players: must be 2 to {most}, got {n}"))
         }
         Some(_) => {}
         None => settings.max_players = Some(most),
