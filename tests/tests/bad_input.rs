@@ -486,10 +486,17 @@ async fn nonsense_fields(url: &str) {
         assert_error(&m, "bad_request", "type");
     }
     // An id that is neither a number nor a string is named too (and not echoed).
-    c.send(json!({"type": "ping", "id": {"n": 1}})).await;
-    let m = c.recv().await;
-    assert_error(&m, "bad_request", r#"field "id""#);
-    assert_eq!(m["id"], Value::Null);
+    for id in [json!({"n": 1}), json!(-1), json!(1.5)] {
+        c.send(json!({"type": "ping", "id": id})).await;
+        let m = c.recv().await;
+        assert_error(&m, "bad_request", r#"field "id""#);
+        assert_error(
+            &m,
+            "bad_request",
+            "expected a request id: a string, or an integer",
+        );
+        assert_eq!(m["id"], Value::Null);
+    }
     // The room is untouched: the free seat is still free.
     let mut b = Client::connect(url, "bob").await;
     let seated = b.request(json!({"type": "join", "room": room})).await;

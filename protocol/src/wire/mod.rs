@@ -19,11 +19,40 @@ pub use tournament::*;
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// A client-chosen request id, echoed in the answer: a string or a number.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(u64),
     Text(String),
+}
+
+/// Read by hand rather than as an untagged enum: a bad id is told what an
+/// id may be (not "did not match any variant"), and nothing is buffered.
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Id;
+        impl serde::de::Visitor<'_> for Id {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a request id: a string, or an integer from 0 to 18446744073709551615")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(n))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<RequestId, E> {
+                u64::try_from(n)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(n), &self))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<RequestId, E> {
+                Ok(RequestId::Text(s.to_owned()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<RequestId, E> {
+                Ok(RequestId::Text(s))
+            }
+        }
+        d.deserialize_any(Id)
+    }
 }
 
 /// The time control of a match: a bank per player plus an increment per move.
