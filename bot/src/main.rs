@@ -184,8 +184,20 @@ struct CreateArgs {
     seed: u64,
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
+/// Runs the command; an error is one line (its causes after colons), never
+/// a backtrace, whatever `RUST_BACKTRACE` says: exit status 1.
+fn main() -> std::process::ExitCode {
+    let run = tokio::runtime::Runtime::new().map_err(anyhow::Error::from);
+    match run.and_then(|rt| rt.block_on(run_command())) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run_command() -> Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -388,7 +400,7 @@ async fn run_matches(url: &str, args: MatchArgs) -> Result<()> {
         let game = duel(url, &spec, seats, args.seed.wrapping_add(i as u64)).await?;
         if !args.json {
             println!(
-                "game {:>3}: seat 0 {:<8} seat 1 {:<8} winner {}  ({:?})  {}",
+                "game {:>3}: seat 0 {:<8} seat 1 {:<8} winner {}  ({})  {}",
                 i + 1,
                 game.seats[0],
                 game.seats[1],

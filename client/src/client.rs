@@ -18,7 +18,7 @@ pub enum ClientError {
     Connect { url: String, message: String },
     #[error("the connection closed")]
     Closed,
-    #[error("the server refused: {code:?}: {message}")]
+    #[error("the server refused ({code}): {message}")]
     Refused { code: ErrorCode, message: String },
     #[error("unexpected answer: {0}")]
     Unexpected(String),

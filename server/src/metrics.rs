@@ -73,10 +73,7 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
 impl Metrics {
     pub fn refused(&self, code: ErrorCode) {
         // The wire's own name of the code (refusals are not the hot path).
-        let code = match serde_json::to_value(code) {
-            Ok(serde_json::Value::String(code)) => code,
-            _ => return,
-        };
+        let code = code.to_string();
         self.refusals.get_or_create(&CodeLabel { code }).inc();
     }
 

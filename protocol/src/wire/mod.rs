@@ -492,6 +492,30 @@ pub enum EndReason {
     MoveLimit,
 }
 
+/// Writes a unit variant by its wire name (`bad_spec`, `no_show`): what
+/// people see of a code or reason is what the protocol calls it.
+fn wire_name<T: Serialize + std::fmt::Debug>(
+    value: &T,
+    f: &mut std::fmt::Formatter,
+) -> std::fmt::Result {
+    match serde_json::to_value(value) {
+        Ok(Value::String(name)) => f.write_str(&name),
+        _ => write!(f, "{value:?}"),
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        wire_name(self, f)
+    }
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        wire_name(self, f)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MatchResult {
     /// The winning seat, or null for an aborted match.
