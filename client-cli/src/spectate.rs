@@ -119,6 +119,15 @@ async fn fetch_rooms(c: &mut Client) -> Result<(Vec<RoomSummary>, u64)> {
 }
 
 pub async fn lobby(args: LobbyArgs) -> Result<()> {
+    if let Some(game) = args
+        .game
+        .as_deref()
+        .filter(|g| !grundy_protocol::names::is_game(g))
+    {
+        bail!(
+            "--game {game:?}: no such game; give its id or its name (nim, kayles, \"Dawson's Kayles\", wythoff, ...: docs/games.md)"
+        );
+    }
     let mut c = connect(&args.server).await?;
     let mut lines = args.live.then(Console::plain_lines);
     let mut last = String::new();

@@ -92,6 +92,13 @@ fn the_lobby_has_a_header_names_filters_and_json() {
     assert!(only.contains(&kayles) && !only.contains(&nim), "{only}");
     let none = lobby(&url, &["--game", "dawson"]);
     assert!(none.contains("No room matches."), "{none}");
+    let named = lobby(&url, &["--game", "Dawson's Kayles"]);
+    assert!(named.contains("No room matches."), "{named}");
+    // A game that does not exist is named as such, not "no room matches".
+    let unknown = grundy(&["lobby", "--server", &url, "--game", "chess"]);
+    assert!(!unknown.status.success(), "{unknown:?}");
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(said.contains(r#"--game "chess": no such game"#), "{said}");
 
     let json: serde_json::Value =
         serde_json::from_str(&lobby(&url, &["--json", "--open"])).expect("JSON");

@@ -45,6 +45,15 @@ pub fn game_name(id: &str) -> &str {
         .map_or(id, |(_, name)| name)
 }
 
+/// Whether `text` names a game, by its id or its name, in any case (`nim`,
+/// `Dawson's Kayles`).
+pub fn is_game(text: &str) -> bool {
+    let text = text.trim();
+    NAMES
+        .iter()
+        .any(|(id, name)| id.eq_ignore_ascii_case(text) || name.eq_ignore_ascii_case(text))
+}
+
 /// The game's name for a spec (by its `game` field).
 pub fn spec_name(spec: &Value) -> &str {
     game_name(spec.get("game").and_then(Value::as_str).unwrap_or(""))
