@@ -114,6 +114,15 @@ pub fn max_size(game: &str) -> Option<u64> {
     GAMES.iter().find(|g| g.0 == game).map(|g| g.2)
 }
 
+/// The field of a request for a random start that an error of
+/// [`random_spec`] is about: its `game` is what requests call `family`.
+pub fn request_field(error: &SpecError) -> &str {
+    match error.field.as_str() {
+        "game" => "family",
+        field => field,
+    }
+}
+
 /// A random start spec of `game` (any game id of docs/protocol.md's spec table,
 /// including the presets `bash`, `subtraction`, `kayles`, `dawson`, `lasker`),
 /// deterministic in `seed`; `size` bounds the position's size per game (see the

@@ -904,12 +904,13 @@ fn random_start(
     r: &grundy_protocol::wire::RandomStart,
     max_bytes: usize,
 ) -> Result<(Value, Position), String> {
-    let spec = grundy_protocol::random::random_spec(&r.family, r.seed, r.size)
-        .map_err(|e| format!("random: {e}"))?;
+    use grundy_protocol::random;
+    let spec = random::random_spec(&r.family, r.seed, r.size)
+        .map_err(|e| format!("random.{}: {}", random::request_field(&e), e.message))?;
     let bytes = serde_json::to_string(&spec).map_or(usize::MAX, |t| t.len());
     if bytes > max_bytes {
         return Err(format!(
-            "random: size: this start is {bytes} bytes of JSON, more than a client may send \
+            "random.size: this start is {bytes} bytes of JSON, more than a client may send \
              (max_frame_bytes, {max_bytes}): ask for a smaller size"
         ));
     }

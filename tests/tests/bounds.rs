@@ -33,7 +33,17 @@ async fn a_random_start_larger_than_a_client_could_send_is_refused() {
     assert_eq!(answer["code"], "bad_spec", "{answer}");
     let message = answer["message"].as_str().unwrap();
     assert!(
-        message.contains("size") && message.contains("1000"),
+        message.contains("random.size") && message.contains("1000"),
+        "{message}"
+    );
+    // The request's own field names, not the engine's (`family`, not `game`).
+    let answer = c
+        .request(json!({"type": "create_room", "random": {"family": "chess", "seed": 1}}))
+        .await;
+    assert_eq!(answer["code"], "bad_spec", "{answer}");
+    let message = answer["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("random.family: unknown game"),
         "{message}"
     );
     // The largest random graph allowed is answered whole, within the bound.

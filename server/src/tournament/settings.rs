@@ -91,7 +91,10 @@ pub fn probe_specs(settings: &TournamentSettings) -> Result<Vec<Value>, Refusal>
                 settings.seed.unwrap_or(0).wrapping_add(i),
                 settings.size,
             )
-            .map_err(|e| (ErrorCode::BadSpec, format!("family: {e}")))
+            .map_err(|e| {
+                let field = grundy_protocol::random::request_field(&e);
+                (ErrorCode::BadSpec, format!("{field}: {}", e.message))
+            })
         })
         .collect()
 }
