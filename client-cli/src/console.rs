@@ -41,6 +41,8 @@ const HISTORY: usize = 500;
 
 pub struct Console {
     lines: mpsc::UnboundedReceiver<Typed>,
+    /// What was read and given back (`unread`), read again first.
+    unread: Option<Typed>,
     prompt: Arc<Mutex<String>>,
     editor: Option<Editor>,
 }
@@ -98,6 +100,7 @@ impl Console {
         });
         Console {
             lines: rx,
+            unread: None,
             prompt,
             editor: None,
         }
@@ -144,6 +147,7 @@ impl Console {
         });
         Some(Console {
             lines: rx,
+            unread: None,
             prompt,
             editor: Some(Editor {
                 printer: sender,
@@ -157,7 +161,16 @@ impl Console {
 
     /// The next thing the person typed.
     pub async fn next(&mut self) -> Typed {
+        if let Some(typed) = self.unread.take() {
+            return typed;
+        }
         self.lines.recv().await.unwrap_or(Typed::End)
+    }
+
+    /// Gives back what `next` returned, for the next `next` (a line read
+    /// ahead by a match that ended meanwhile belongs to what follows).
+    pub fn unread(&mut self, typed: Typed) {
+        self.unread = Some(typed);
     }
 
     /// Prints `text` (a line or several; a final newline is added).

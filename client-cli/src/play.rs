@@ -847,10 +847,15 @@ struct Watch {
     /// (ply, milliseconds left) warnings given.
     warned: Vec<(usize, u64)>,
     resign_asked: bool,
-    /// A script's move read before its turn, played once the turn comes:
-    /// piped lines arrive faster than an opponent moves (or than a house
-    /// bot sits down). No line is read while one waits.
-    held: Option<String>,
+    /// A script's line (or its end) read before its turn, acted on once
+    /// the turn comes: piped lines arrive faster than an opponent moves (or
+    /// than a house bot sits down), and a move may name a heap the reply
+    /// makes. No line is read while one waits.
+    held: Option<Typed>,
+    /// A held line being acted on, with the match's plies then: kept if the
+    /// connection drops meanwhile, and held again after the reconnection
+    /// if the match has not moved on (the line did not reach the server).
+    acting: Option<(String, usize)>,
     /// The ply at which a move of ours was accepted, until its event moves
     /// the match on: it is not our turn any more, whatever the state says.
     moved_at: Option<usize>,
@@ -867,14 +872,30 @@ async fn session(
 ) -> Result<Step, ClientError> {
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    if let Some((line, plies)) = watch.acting.take() {
+        if f.game.plies() == plies {
+            watch.held = Some(Typed::Line(line));
+        }
+    }
     loop {
         if f.game.result.is_some() {
+            // A line read ahead is for what comes after the match.
+            if let Some(typed) = watch.held.take() {
+                console.unread(typed);
+            }
             return Ok(Step::Over);
         }
         if watch.held.is_some() && my_turn(f, seat.seat, watch) {
-            let line = watch.held.take().unwrap_or_default();
-            if let Some(step) = typed_line(c, seat, f, &line, console, paint, watch).await? {
-                return Ok(step);
+            match watch.held.take() {
+                Some(Typed::Line(line)) => {
+                    watch.acting = Some((line.clone(), f.game.plies()));
+                    let step = typed_line(c, seat, f, &line, console, paint, watch).await?;
+                    watch.acting = None;
+                    if let Some(step) = step {
+                        return Ok(step);
+                    }
+                }
+                _ => return Ok(Step::Quit),
             }
         }
         tokio::select! {
@@ -900,8 +921,8 @@ async fn session(
                 _ => {}
             },
             typed = console.next(), if watch.held.is_none() => match typed {
-                Typed::Line(line) if console.scripted() && waits_for_turn(f, seat.seat, watch, &line) => {
-                    watch.held = Some(line);
+                typed if console.scripted() && !my_turn(f, seat.seat, watch) => {
+                    watch.held = Some(typed);
                 }
                 Typed::Line(line) => {
                     if let Some(step) = typed_line(c, seat, f, &line, console, paint, watch).await? {
@@ -920,11 +941,6 @@ async fn session(
 /// ours accepted and not yet seen).
 fn my_turn(f: &Follow, me: u8, watch: &Watch) -> bool {
     f.game.started && f.to_move() == Some(me) && watch.moved_at != Some(f.game.plies())
-}
-
-/// Whether `line` is a move typed before its turn.
-fn waits_for_turn(f: &Follow, me: u8, watch: &Watch, line: &str) -> bool {
-    !my_turn(f, me, watch) && matches!(input::parse(&f.game.position, line), Ok(Input::Move(..)))
 }
 
 /// Every half second: the live prompt's clocks, and warnings of low time.

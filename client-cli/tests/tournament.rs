@@ -69,11 +69,8 @@ fn a_person_plays_a_round_robin_against_the_perfect_bot_at_the_prompt() {
     let bare = url.trim_start_matches("ws://");
     let listed = stdout(&grundy(&["tournament", "list", "--server", bare]));
     assert!(listed.contains(&code), "{listed}");
-    let from_env = std::process::Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(["tournament", "show", &code])
-        .env("NO_COLOR", "1")
+    let from_env = common::grundy_command(common::shared_config(), &["tournament", "show", &code])
         .env("GRUNDY_SERVER", bare)
-        .env_remove("GRUNDY_TOKEN")
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run grundy");

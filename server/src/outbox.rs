@@ -480,6 +480,7 @@ impl Outbox {
             bytes = frame.len(),
             "a {kind} message is over max_message_bytes: sent as too_large"
         );
+        METRICS.refused(ErrorCode::TooLarge);
         self.send_frame(encode(&too_large(id, frame.len(), self.max_message, hint)))
     }
 

@@ -74,29 +74,30 @@ pub fn grundy_pty(args: &[&str]) -> PtySession {
     grundy_pty_in(shared_config(), args)
 }
 
-/// `grundy ARGS` in a pseudo-terminal with `config` as its config folder.
-pub fn grundy_pty_in(config: &std::path::Path, args: &[&str]) -> PtySession {
+/// `grundy ARGS` with `config` as its config folder, no colours, and no
+/// server or token from the environment.
+pub fn grundy_command(config: &std::path::Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grundy"));
     cmd.args(args)
         .env("NO_COLOR", "1")
-        .env("TERM", "dumb")
         .env("XDG_CONFIG_HOME", config)
         .env("HOME", config)
         .env_remove("GRUNDY_SERVER")
         .env_remove("GRUNDY_TOKEN");
+    cmd
+}
+
+/// `grundy ARGS` in a pseudo-terminal with `config` as its config folder.
+pub fn grundy_pty_in(config: &std::path::Path, args: &[&str]) -> PtySession {
+    let mut cmd = grundy_command(config, args);
+    cmd.env("TERM", "dumb");
     spawn_command(cmd, Some(PATIENCE_MS)).expect("spawn grundy")
 }
 
 /// `grundy ARGS` run to the end without a terminal, its output kept (this
 /// binary's config folder, no server or token from the environment).
 pub fn grundy(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("XDG_CONFIG_HOME", shared_config())
-        .env("HOME", shared_config())
-        .env_remove("GRUNDY_SERVER")
-        .env_remove("GRUNDY_TOKEN")
+    grundy_command(shared_config(), args)
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run grundy")
@@ -107,13 +108,7 @@ pub fn grundy(args: &[&str]) -> std::process::Output {
 /// environment).
 pub fn grundy_piped(args: &[&str], input: &str) -> std::process::Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_grundy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("XDG_CONFIG_HOME", shared_config())
-        .env("HOME", shared_config())
-        .env_remove("GRUNDY_SERVER")
-        .env_remove("GRUNDY_TOKEN")
+    let mut child = grundy_command(shared_config(), args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
