@@ -921,7 +921,7 @@ async fn session(
                 _ => {}
             },
             typed = console.next(), if watch.held.is_none() => match typed {
-                typed if console.scripted() && !my_turn(f, seat.seat, watch) => {
+                typed if console.scripted() && waits_for_turn(f, seat, watch) => {
                     watch.held = Some(typed);
                 }
                 Typed::Line(line) => {
@@ -941,6 +941,13 @@ async fn session(
 /// ours accepted and not yet seen).
 fn my_turn(f: &Follow, me: u8, watch: &Watch) -> bool {
     f.game.started && f.to_move() == Some(me) && watch.moved_at != Some(f.game.plies())
+}
+
+/// Whether a script's line waits for its turn: once the match is on, or
+/// before it when a house bot is about to sit down (a room open for a
+/// person may wait for ever: its lines, and its end, act at once).
+fn waits_for_turn(f: &Follow, seat: &Seat, watch: &Watch) -> bool {
+    !my_turn(f, seat.seat, watch) && (f.game.started || seat.bot.is_some())
 }
 
 /// Every half second: the live prompt's clocks, and warnings of low time.

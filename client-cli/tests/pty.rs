@@ -153,6 +153,23 @@ fn a_script_pipes_its_moves_ahead_of_the_match() {
     assert!(text.contains("you won: you made the last move"), "{text}");
 }
 
+/// A script that opens a room for a person does not wait for one: the end
+/// of its input leaves at once, the seat kept.
+#[test]
+fn a_script_in_a_room_open_for_a_person_leaves_at_its_end() {
+    let server = TestServer::start();
+    let url = server.url();
+    let out = common::grundy_piped(
+        &[
+            "play", "--server", &url, "--game", "nim 3", "--open", "--name", "sol",
+        ],
+        "",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(text.contains("You left; your seat is kept"), "{text}");
+}
+
 #[test]
 fn two_people_with_a_spectator_and_a_server_restart() {
     let mut server = TestServer::start();
