@@ -26,8 +26,9 @@ pub enum RequestId {
     Text(String),
 }
 
-/// Read by hand rather than as an untagged enum: a bad id is told what an
-/// id may be (not "did not match any variant"), and nothing is buffered.
+/// Read by hand rather than as an untagged enum, so that a bad id is told
+/// what an id may be (not "did not match any variant"); read alone, it is
+/// not buffered either.
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Id;
