@@ -371,6 +371,26 @@ async fn the_room_limit_counts_unfinished_matches_only() {
     assert_eq!(a.request(create).await["type"], "seated");
 }
 
+/// Room ids are 32 hexadecimal digits that sort in the order the rooms were
+/// made (UUIDs of version 7), so the store's index of ids grows at its end.
+#[tokio::test]
+async fn room_ids_sort_in_creation_order() {
+    let server = TestServer::start().await;
+    let mut a = Client::connect(&server.url(), "alice").await;
+    let create = json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}});
+    let mut ids = Vec::new();
+    for _ in 0..8 {
+        let seated = a.request(create.clone()).await;
+        let id = seated["room"].as_str().expect("a room id").to_string();
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        ids.push(id);
+    }
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "ids in creation order");
+}
+
 /// Under a steady stream of short matches, finished rooms neither fill the
 /// server's room limit nor stay in memory without bound: past
 /// `finished_rooms_in_memory` the oldest leave, and their records remain.
