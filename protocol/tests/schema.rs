@@ -614,3 +614,15 @@ fn what_the_server_writes_validates() {
         check(&root, &root, &v, "$").unwrap_or_else(|e| panic!("{v}: {e}"));
     }
 }
+
+/// What people read of a code or an end (an error line, a log) is the
+/// protocol's own name for it, as docs/protocol.md spells it.
+#[test]
+fn codes_and_reasons_display_as_their_wire_names() {
+    assert_eq!(ErrorCode::BadSpec.to_string(), "bad_spec");
+    assert_eq!(ErrorCode::NotYourTurn.to_string(), "not_your_turn");
+    assert_eq!(ErrorCode::TooLarge.to_string(), "too_large");
+    assert_eq!(EndReason::Rules.to_string(), "rules");
+    assert_eq!(EndReason::NoShow.to_string(), "no_show");
+    assert_eq!(EndReason::MoveLimit.to_string(), "move_limit");
+}

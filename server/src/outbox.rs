@@ -661,12 +661,20 @@ mod tests {
 
     #[tokio::test]
     async fn an_answer_over_the_message_bound_becomes_a_too_large_error() {
+        use crate::metrics::CodeLabel;
         use grundy_protocol::wire::RequestId;
+        let counted = || {
+            let code = "too_large".to_string();
+            METRICS.refusals.get_or_create(&CodeLabel { code }).get()
+        };
         let (outbox, mut queue) = Outbox::open(1, 8, usize::MAX, 200, None);
         let big = ServerMsg::Pong {
             id: Some(RequestId::Text("x".repeat(300))),
         };
+        let before = counted();
         assert!(outbox.send(&big));
+        // Counted with the refusals (other tests may add to it meanwhile).
+        assert!(counted() > before, "too_large not counted");
         let Some(Frames::One(frame)) = queue.recv().await else {
             panic!("nothing sent");
         };
