@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId};
+use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RandomStart, RequestId};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -149,7 +149,10 @@ impl<'a> Unread<'a> {
             },
         };
         Err(Malformed::bad(match outline.culprit(kind, &refused) {
-            Some(field) => format!("bad {kind} message: field \"{field}\": {refused}"),
+            Some(at) => {
+                let (field, refused) = within(at, outline.fields[at], refused);
+                format!("bad {kind} message: field \"{field}\": {refused}")
+            }
             None => format!("bad {kind} message: {refused}"),
         }))
     }
@@ -201,7 +204,7 @@ impl Outline<'_> {
     /// The field whose value alone makes a `kind` message fail with
     /// `refused`. None when `refused` is about a missing field (no one
     /// field's fault), or when no one field fails that way.
-    fn culprit(&self, kind: &str, refused: &str) -> Option<&'static str> {
+    fn culprit(&self, kind: &str, refused: &str) -> Option<usize> {
         if refused.starts_with(MISSING) {
             return None;
         }
@@ -215,7 +218,29 @@ impl Outline<'_> {
             matches!(serde_json::from_str::<ClientMsg>(&self.text(kind, Some(at))),
                 Err(e) if without_position(&e) == refused)
         })?;
-        Some(FIELDS[at])
+        Some(at)
+    }
+}
+
+/// The field at index `at` of [`FIELDS`] and why it is refused, named down
+/// to the member at fault when the field is an object of a known shape (a
+/// `clock`'s `initial_ms`: `clock.initial_ms`).
+fn within(at: usize, raw: Option<&RawValue>, refused: String) -> (String, String) {
+    fn path<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Option<(String, String)> {
+        let mut reader = serde_json::Deserializer::from_str(raw.get());
+        let error = serde_path_to_error::deserialize::<_, T>(&mut reader).err()?;
+        let inner = error.path().to_string();
+        (inner != ".").then(|| (inner, without_position(error.inner())))
+    }
+    let field = FIELDS[at];
+    let inner = raw.and_then(|raw| match field {
+        "clock" => path::<Clock>(raw),
+        "random" => path::<RandomStart>(raw),
+        _ => None,
+    });
+    match inner {
+        Some((inner, why)) => (format!("{field}.{inner}"), why),
+        None => (field.to_string(), refused),
     }
 }
 
@@ -440,12 +465,46 @@ mod tests {
     #[test]
     fn the_field_of_the_wrong_type_is_named_with_serdes_error() {
         for (msg, field) in one_bad_field() {
+            if field == "clock" || field == "random" {
+                continue; // named down to the member at fault: below
+            }
             let kind = msg["type"].as_str().unwrap_or_default();
             let error = ClientMsg::deserialize(&msg)
                 .expect_err("malformed")
                 .to_string();
             let expected = format!("bad {kind} message: field \"{field}\": {error}");
             assert_eq!(refusal(&msg), Malformed::bad(expected), "{msg}");
+        }
+    }
+
+    #[test]
+    fn an_object_field_is_named_down_to_its_member_at_fault() {
+        let nim = json!({"game": "nim", "heaps": [3]});
+        for (msg, expected) in [
+            (
+                json!({"type": "create_room", "spec": nim, "clock": {"initial_ms": -5}}),
+                "bad create_room message: field \"clock.initial_ms\": \
+                 invalid value: integer `-5`, expected u64",
+            ),
+            (
+                json!({"type": "create_room", "random": {"family": "nim", "seed": 1.5}}),
+                "bad create_room message: field \"random.seed\": \
+                 invalid type: floating point `1.5`, expected u64",
+            ),
+            (
+                json!({"type": "create_tournament", "format": "swiss", "spec": nim,
+                       "clock": {"initial_ms": 1000, "increment_ms": "2"}}),
+                "bad create_tournament message: field \"clock.increment_ms\": \
+                 invalid type: string \"2\", expected u64",
+            ),
+            // Wrong as a whole: the field alone, as serde says it.
+            (
+                json!({"type": "create_room", "spec": nim, "clock": "5+0"}),
+                "bad create_room message: field \"clock\": \
+                 invalid type: string \"5+0\", expected struct Clock",
+            ),
+        ] {
+            assert_eq!(refusal(&msg).message, expected, "{msg}");
         }
     }
 
@@ -588,7 +647,10 @@ mod tests {
         assert!(!outline.repeated);
         assert_eq!(outline.id(), Some(RequestId::Text("a".into())));
         let refused = "invalid type: integer `5`, expected a string";
-        assert_eq!(outline.culprit("join", refused), Some("room"));
+        assert_eq!(
+            outline.culprit("join", refused).map(|at| FIELDS[at]),
+            Some("room")
+        );
         assert_eq!(outline.culprit("join", "something else"), None);
     }
 
