@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, RandomStart, RequestId};
+use grundy_protocol::wire::{ClientMsg, Clock, ErrorCode, NewToken, RandomStart, RequestId};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -59,6 +59,10 @@ const FIELDS: &[&str] = &[
     "expires_in_days",
     "token_id",
 ];
+
+/// The fields of a token's settings (`NewToken`), flattened into `login`
+/// and `create_token`.
+const NEW_TOKEN: [&str; 3] = ["name", "scopes", "expires_in_days"];
 
 /// How serde starts the error for a required field left out: no one field is
 /// at fault.
@@ -214,10 +218,18 @@ impl Outline<'_> {
             .filter_map(|(at, raw)| raw.map(|raw| (raw.get().len(), at)))
             .collect();
         present.sort_unstable();
-        let (_, at) = present.into_iter().find(|&(_, at)| {
-            matches!(serde_json::from_str::<ClientMsg>(&self.text(kind, Some(at))),
-                Err(e) if without_position(&e) == refused)
-        })?;
+        let fails_alone = |at: usize| match kind {
+            // Their token fields are read after the rest (flattened): alone
+            // in the message they would meet a missing `username` first.
+            "login" | "create_token" if NEW_TOKEN.contains(&FIELDS[at]) => {
+                let text = format!("{{\"{}\":{}}}", FIELDS[at], self.fields[at]?.get());
+                serde_json::from_str::<NewToken>(&text).err()
+            }
+            _ => serde_json::from_str::<ClientMsg>(&self.text(kind, Some(at))).err(),
+        };
+        let (_, at) = present.into_iter().find(
+            |&(_, at)| matches!(fails_alone(at), Some(e) if without_position(&e) == refused),
+        )?;
         Some(at)
     }
 }
@@ -478,7 +490,7 @@ mod tests {
     }
 
     #[test]
-    fn an_object_field_is_named_down_to_its_member_at_fault() {
+    fn an_object_or_flattened_field_is_named_down_to_its_member_at_fault() {
         let nim = json!({"game": "nim", "heaps": [3]});
         for (msg, expected) in [
             (
@@ -496,6 +508,18 @@ mod tests {
                        "clock": {"initial_ms": 1000, "increment_ms": "2"}}),
                 "bad create_tournament message: field \"clock.increment_ms\": \
                  invalid type: string \"2\", expected u64",
+            ),
+            // A token's settings, read after the rest of the message.
+            (
+                json!({"type": "login", "username": "ann", "password": "pw",
+                       "scopes": ["flying"]}),
+                "bad login message: field \"scopes\": unknown variant `flying`, \
+                 expected one of `play`, `tournaments`, `account`",
+            ),
+            (
+                json!({"type": "create_token", "expires_in_days": -1}),
+                "bad create_token message: field \"expires_in_days\": \
+                 invalid value: integer `-1`, expected u32",
             ),
             // Wrong as a whole: the field alone, as serde says it.
             (
