@@ -13,6 +13,7 @@ fn a_failure_is_one_error_line_and_status_1() {
     let out = Command::new(env!("CARGO_BIN_EXE_grundy-bot"))
         .args(["--server", &format!("127.0.0.1:{port}"), "house"])
         .env("RUST_BACKTRACE", "1")
+        .env_remove("RUST_LOG")
         .output()
         .expect("grundy-bot runs");
     let err = String::from_utf8_lossy(&out.stderr);

@@ -154,26 +154,22 @@ fn a_script_pipes_its_moves_ahead_of_the_match() {
 }
 
 /// A script's line read while the match was still on, and held for a turn
-/// that never came (the match ended), goes to the prompt after the match.
+/// that never came (the house bot's reply ended the match), goes to the
+/// prompt after the match.
 #[test]
 fn a_scripts_line_held_at_the_end_goes_to_the_after_match_prompt() {
+    // Heaps 1 and 1: the script's one move loses; `moves` is read while the
+    // bot's reply is still to come, so it is held.
     let out = common::grundy_piped(
-        &[
-            "play",
-            "--local",
-            "--game",
-            "subtraction --set 1 3",
-            "--bot",
-            "perfect",
-        ],
-        "0 1\n0 1\nmoves\n",
+        &["play", "--local", "--game", "nim 1 1", "--bot", "perfect"],
+        "0 1\nmoves\n",
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
-    assert!(text.contains("you won: you made the last move"), "{text}");
-    // The move list that `moves` prints: the third and last move.
+    assert!(text.contains("you lost"), "{text}");
+    // The move list that `moves` prints: the second and last move.
     let after = text.split("Type `moves`").nth(1).unwrap_or_default();
-    assert!(after.contains("   3. "), "{text}");
+    assert!(after.contains("   2. "), "{text}");
 }
 
 /// A script that opens a room for a person does not wait for one: the end

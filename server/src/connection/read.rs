@@ -9,6 +9,13 @@
 //! meets it and the missing fields only at the end, so the probe of the field at
 //! fault fails with the very error the whole message failed with.
 //!
+//! Two kinds of field are probed otherwise. The token settings of `login` and
+//! `create_token` (`name`, `scopes`, `expires_in_days`) are flattened into the
+//! message and read after the rest, so each is probed alone as a `NewToken`.
+//! And the member at fault inside a `clock` or `random` object is named too
+//! (`clock.initial_ms`): that object alone is read once more with
+//! `serde_path_to_error`, if it is small, as a real one is.
+//!
 //! The cost stays near that of reading a good message, however many fields the
 //! message has: the typed read's own error is kept; the text is read once more
 //! without building anything, to find the `type`, the `id` and where the known
@@ -210,7 +217,11 @@ impl Outline<'_> {
     /// field's fault), or when no one field fails that way.
     fn culprit(&self, kind: &str, refused: &str) -> Option<usize> {
         if refused.starts_with(MISSING) {
-            return None;
+            // No field's fault, unless a member of an object is missing.
+            return (self.fields.iter().enumerate()).find_map(|(at, raw)| {
+                let (_, why) = member_at_fault(FIELDS[at], (*raw)?)?;
+                (why == refused).then_some(at)
+            });
         }
         // The shortest first: the field at fault is most often a scalar,
         // found before a large spec or move is read again.
@@ -238,21 +249,34 @@ impl Outline<'_> {
 /// to the member at fault when the field is an object of a known shape (a
 /// `clock`'s `initial_ms`: `clock.initial_ms`).
 fn within(at: usize, raw: Option<&RawValue>, refused: String) -> (String, String) {
+    let field = FIELDS[at];
+    match raw.and_then(|raw| member_at_fault(field, raw)) {
+        Some((inner, why)) if inner.starts_with('[') => (format!("{field}{inner}"), why),
+        Some((inner, why)) if inner != "." => (format!("{field}.{inner}"), why),
+        _ => (field.to_string(), refused),
+    }
+}
+
+/// The largest `clock` or `random` value read again for the member at fault:
+/// a real one is under 100 bytes, and a padded one costs no second read.
+const MEMBER_PROBE_BYTES: usize = 512;
+
+/// Where `raw`, the value of `field`, fails to read as that field's object
+/// (`.` for the object itself) and why; None if it reads, or is not one of
+/// those objects, or is too large to read again.
+fn member_at_fault(field: &str, raw: &RawValue) -> Option<(String, String)> {
     fn path<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Option<(String, String)> {
         let mut reader = serde_json::Deserializer::from_str(raw.get());
         let error = serde_path_to_error::deserialize::<_, T>(&mut reader).err()?;
-        let inner = error.path().to_string();
-        (inner != ".").then(|| (inner, without_position(error.inner())))
+        Some((error.path().to_string(), without_position(error.inner())))
     }
-    let field = FIELDS[at];
-    let inner = raw.and_then(|raw| match field {
+    if raw.get().len() > MEMBER_PROBE_BYTES {
+        return None;
+    }
+    match field {
         "clock" => path::<Clock>(raw),
         "random" => path::<RandomStart>(raw),
         _ => None,
-    });
-    match inner {
-        Some((inner, why)) => (format!("{field}.{inner}"), why),
-        None => (field.to_string(), refused),
     }
 }
 
@@ -521,6 +545,23 @@ mod tests {
                 "bad create_token message: field \"expires_in_days\": \
                  invalid value: integer `-1`, expected u32",
             ),
+            // A member missing, or given in a list: named all the same.
+            (
+                json!({"type": "create_room", "spec": nim, "clock": {"increment_ms": 0}}),
+                "bad create_room message: field \"clock\": missing field `initial_ms`",
+            ),
+            (
+                json!({"type": "create_room", "spec": nim, "clock": [-5]}),
+                "bad create_room message: field \"clock[0]\": \
+                 invalid value: integer `-5`, expected u64",
+            ),
+            // Too large to read again: the field alone.
+            (
+                json!({"type": "create_room", "spec": nim,
+                       "clock": {"pad": "x".repeat(MEMBER_PROBE_BYTES), "initial_ms": -5}}),
+                "bad create_room message: field \"clock\": \
+                 invalid value: integer `-5`, expected u64",
+            ),
             // Wrong as a whole: the field alone, as serde says it.
             (
                 json!({"type": "create_room", "spec": nim, "clock": "5+0"}),
@@ -721,6 +762,26 @@ mod tests {
             without_position(&e),
             "invalid type: integer `5`, expected a string"
         );
+    }
+
+    #[test]
+    fn the_token_settings_are_those_of_create_token_in_the_schema() {
+        let schema = grundy_protocol::schema::protocol_schema();
+        let create_token = (schema["$defs"]["ClientMsg"]["oneOf"].as_array())
+            .expect("a oneOf of messages")
+            .iter()
+            .find(|msg| msg["properties"]["type"]["const"] == "create_token")
+            .expect("create_token in the schema");
+        let mut in_schema: Vec<&str> = (create_token["properties"].as_object())
+            .expect("its properties")
+            .keys()
+            .map(String::as_str)
+            .filter(|&key| key != "type" && key != "id")
+            .collect();
+        in_schema.sort_unstable();
+        let mut known = NEW_TOKEN.to_vec();
+        known.sort_unstable();
+        assert_eq!(known, in_schema);
     }
 
     #[test]
