@@ -439,7 +439,7 @@ async fn nonsense_fields(url: &str) {
         ),
         (
             json!({"type": "create_room", "spec": nim, "clock": {"initial_ms": -5}}),
-            r#"field "clock""#,
+            r#"field "clock.initial_ms""#,
         ),
         (
             json!({"type": "create_room", "spec": nim, "clock": {"initial_ms": 0}}),
@@ -452,7 +452,7 @@ async fn nonsense_fields(url: &str) {
         ),
         (
             json!({"type": "create_room", "random": {"family": "nim", "seed": 1.5}}),
-            r#"field "random""#,
+            r#"field "random.seed""#,
         ),
         (
             json!({"type": "move", "room": room, "token": 12, "move": {"heap": 0, "take": 1}}),

@@ -213,8 +213,10 @@ impl Outline<'_> {
     }
 
     /// The field whose value alone makes a `kind` message fail with
-    /// `refused`. None when `refused` is about a missing field (no one
-    /// field's fault), or when no one field fails that way.
+    /// `refused`. When `refused` is about a missing field, only a `clock` or
+    /// `random` object that lacks a member is at fault (a field missing from
+    /// the message is no one field's fault). None when no field fails that
+    /// way.
     fn culprit(&self, kind: &str, refused: &str) -> Option<usize> {
         if refused.starts_with(MISSING) {
             // No field's fault, unless a member of an object is missing.
