@@ -29,6 +29,20 @@ pub struct Process {
     stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// A failed test shows what each of its servers logged: a rare failure in
+/// CI is then read from its output, not guessed at.
+impl Drop for Process {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = self.stderr.lock().map(|l| l.clone()).unwrap_or_default();
+            eprintln!(
+                "--- log of the server at {} ---\n{log}--- end of its log ---",
+                self.url
+            );
+        }
+    }
+}
+
 impl Process {
     /// Starts the binary on port 0 over `db` (a file or a `postgres://` URL)
     /// and reads the address it prints.
