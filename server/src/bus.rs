@@ -228,6 +228,8 @@ pub struct Bus {
     /// This node's id in the store, now.
     node: Mutex<Arc<str>>,
     stop: CancellationToken,
+    /// Cancelled when this node stops taking commands, before its rooms stop.
+    stop_commands: CancellationToken,
     /// The other nodes' tournaments as last asked, and when.
     tournament_list: tokio::sync::Mutex<Option<(tokio::time::Instant, Vec<TournamentSummary>)>>,
 }
@@ -276,6 +278,7 @@ impl Bus {
             command_tasks: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
+            stop_commands: CancellationToken::new(),
             tournament_list: tokio::sync::Mutex::new(None),
         });
         tokio::spawn(bus.clone().connection_events(events));
@@ -638,17 +641,28 @@ impl Bus {
         }
     }
 
-    /// Stops the heartbeat and taking commands (what was sent already is
-    /// answered), and ends the remote connections (shutdown, once the rooms
-    /// have stopped): each sends what its rooms sent last, then where they
-    /// were, and its client's node follows them to their next nodes.
-    pub async fn close(&self) {
-        self.stop.cancel();
+    /// Stops taking commands (what was sent already is answered). Done
+    /// first at shutdown, while the rooms still run: a command sent after it
+    /// hears at once that nobody serves this node, and looks for the room
+    /// again. Were it taken later, a client node's command sent while this
+    /// node exits (a client following a room this node just stopped) could
+    /// reach it and never be answered: a 3-s wait, then that client resumes.
+    pub async fn stop_commands(&self) {
+        self.stop_commands.cancel();
         let serving: Vec<_> = lock(&self.command_tasks).drain(..).collect();
         let answered = futures_util::future::join_all(serving);
         if tokio::time::timeout(HANDOVER_WAIT, answered).await.is_err() {
             tracing::warn!("bus: some commands were not answered in time");
         }
+    }
+
+    /// Stops the heartbeat and taking commands (if not stopped already), and
+    /// ends the remote connections (shutdown, once the rooms have stopped):
+    /// each sends what its rooms sent last, then where they were, and its
+    /// client's node follows them to their next nodes.
+    pub async fn close(&self) {
+        self.stop_commands().await;
+        self.stop.cancel();
         let remotes: Vec<_> = lock(&self.remotes).drain().collect();
         let mut tasks = Vec::with_capacity(remotes.len());
         for (_, remote) in remotes {
@@ -695,7 +709,7 @@ impl Bus {
         loop {
             let message = tokio::select! {
                 message = subscription.next() => message,
-                _ = self.stop.cancelled(), if !draining => {
+                _ = self.stop_commands.cancelled(), if !draining => {
                     draining = true;
                     if let Err(e) = subscription.drain().await {
                         tracing::warn!("bus: cannot stop taking commands: {e}");

@@ -247,6 +247,11 @@ impl Server {
         // linger to reconnect to a server started next on this address, beside
         // the bots that one puts back.
         self.house.stop(Duration::from_secs(5)).await;
+        // Other nodes' commands stop first, answered while the rooms still
+        // run; later ones look for their rooms again (`Bus::stop_commands`).
+        if let Some(bus) = &self.shared.bus {
+            bus.stop_commands().await;
+        }
         // Rooms end once their queues are dropped; each answers what is
         // queued and finishes its store writes first.
         self.lobby.close();
