@@ -229,7 +229,7 @@ pub struct Bus {
     node: Mutex<Arc<str>>,
     stop: CancellationToken,
     /// Cancelled when this node stops taking commands, before its rooms stop.
-    stop_commands: CancellationToken,
+    commands_stopped: CancellationToken,
     /// The other nodes' tournaments as last asked, and when.
     tournament_list: tokio::sync::Mutex<Option<(tokio::time::Instant, Vec<TournamentSummary>)>>,
 }
@@ -278,7 +278,7 @@ impl Bus {
             command_tasks: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
-            stop_commands: CancellationToken::new(),
+            commands_stopped: CancellationToken::new(),
             tournament_list: tokio::sync::Mutex::new(None),
         });
         tokio::spawn(bus.clone().connection_events(events));
@@ -641,14 +641,16 @@ impl Bus {
         }
     }
 
-    /// Stops taking commands (what was sent already is answered). Done
-    /// first at shutdown, while the rooms still run: a command sent after it
-    /// hears at once that nobody serves this node, and looks for the room
-    /// again. Were it taken later, a client node's command sent while this
-    /// node exits (a client following a room this node just stopped) could
-    /// reach it and never be answered: a 3-s wait, then that client resumes.
+    /// Stops taking commands (what reached the bus client is answered).
+    /// Done first at shutdown, while the rooms still run: a command sent
+    /// after it hears at once that nobody serves this node, and looks for
+    /// the room again. Were it taken later, a client node's command sent
+    /// while this node exits (a client following a room this node just
+    /// stopped) could reach it and never be answered: a 3-s wait, then that
+    /// client resumes. One the NATS server routed here just before the
+    /// unsubscribe can still be lost so: a window of about one round trip.
     pub async fn stop_commands(&self) {
-        self.stop_commands.cancel();
+        self.commands_stopped.cancel();
         let serving: Vec<_> = lock(&self.command_tasks).drain(..).collect();
         let answered = futures_util::future::join_all(serving);
         if tokio::time::timeout(HANDOVER_WAIT, answered).await.is_err() {
@@ -700,16 +702,16 @@ impl Bus {
     }
 
     /// Commands for this node: each is taken into its remote connection.
-    /// When the node stops, the subscription is drained: the bus sends
-    /// it nothing more (a sender hears at once that nobody serves the node),
-    /// and what it had sent already is answered before the node exits,
-    /// rather than left to time out.
+    /// When the node stops taking commands (before its rooms stop), the
+    /// subscription is drained: the bus sends it nothing more (a sender
+    /// hears at once that nobody serves the node), and what it had sent
+    /// already is answered, rather than left to time out.
     async fn commands(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
         let mut draining = false;
         loop {
             let message = tokio::select! {
                 message = subscription.next() => message,
-                _ = self.stop_commands.cancelled(), if !draining => {
+                _ = self.commands_stopped.cancelled(), if !draining => {
                     draining = true;
                     if let Err(e) = subscription.drain().await {
                         tracing::warn!("bus: cannot stop taking commands: {e}");

@@ -234,7 +234,8 @@ impl Server {
     /// the store is drained. Returns when everything has stopped.
     ///
     /// The order matters. Connections stop reading at once (no command is
-    /// taken from then on) but keep writing. The rooms and tournaments then
+    /// taken from then on) but keep writing; in a cluster, so does the bus
+    /// for other nodes' clients. The rooms and tournaments then
     /// end, each answering every command in its queue first (with its store
     /// write). Only then do the connections send the `shutdown` notice and
     /// close, so no answer, and no seat token, is lost.
