@@ -1,6 +1,7 @@
 //! Checking what `create_tournament` asks for, and filling in the defaults, so
 //! a tournament's settings are complete and valid once it exists.
 
+use grundy_protocol::time_control::check_clock;
 use grundy_protocol::wire::{Clock, ErrorCode, Limits, TournamentFormat, TournamentSettings};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
@@ -17,8 +18,6 @@ pub const DEFAULT_CLOCK: Clock = Clock {
 const MAX_NAME: usize = 80;
 /// Most rounds a Swiss may ask for (it is cut to what the players allow).
 const MAX_ROUNDS: u32 = 1000;
-/// The protocol's limits on a clock (docs/protocol.md).
-use grundy_protocol::time_control::check_clock;
 /// How many random starts are drawn at creation to check that the family and
 /// size give games that can be played.
 const PROBES: u64 = 4;
