@@ -1,6 +1,7 @@
-# Shared by scripts/bench.sh and bench/compare.sh (sourced, not run): the
-# temporary folder and the processes to stop at exit, waiting for a port, and
-# starting the echo server and grundy-server as both benchmarks run them.
+# Shared by scripts/bench.sh, scripts/pairs.sh, scripts/profile.sh and
+# bench/compare.sh (sourced, not run): the temporary folder and the processes
+# to stop at exit, waiting for a port, and starting the echo server and
+# grundy-server as every benchmark runs them.
 # Expects BIN (the binaries), ECHO_ADDR and SERVER_ADDR.
 
 TMP=$(mktemp -d)
