@@ -958,6 +958,13 @@ impl Bus {
             tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
             outbox.kick.raise();
         }
+        // The connection closed while this looked for the room (up to
+        // `BETWEEN_OWNERS`): its `gone` may have gone out before `forward`
+        // made it known to the room's new node, which would then hold its
+        // seat for good. It is told again (a second notice is harmless).
+        if outbox.is_closed() {
+            self.gone(outbox.conn).await;
+        }
     }
 
     /// Says this node is alive, and ends what depended on nodes gone silent.

@@ -457,6 +457,11 @@ async fn finish(
     linger: bool,
 ) {
     let id = outbox.conn;
+    // Closed before anyone hears it is gone: a room this connection is
+    // still following into (`Bus::follow`, on a task of its own) either
+    // hears `Gone` below or sees it closed (`Outbox::is_closed`). Rooms
+    // that still hold this outbox drop it at their next send.
+    outbox.kick.raise();
     for tx in shared.lobby.senders(&outbox.rooms.ids()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
@@ -466,8 +471,6 @@ async fn finish(
     for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
-    // Rooms that still hold this outbox drop it at their next send.
-    outbox.kick.raise();
     drop(outbox);
     let frame = closing.map(|Closing(code, reason)| CloseFrame {
         code,

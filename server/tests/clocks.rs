@@ -29,6 +29,7 @@ struct Seat {
     outbox: Outbox,
     frames: Frames,
     token: String,
+    room: String,
 }
 
 /// A connection's queue, one frame at a time (frames queued together come
@@ -162,6 +163,7 @@ async fn seat_both(tx: &RoomTx) -> (Seat, Seat) {
             outbox,
             frames,
             token: seated["token"].as_str().unwrap().to_string(),
+            room: seated["room"].as_str().unwrap().to_string(),
         });
     }
     let b = seats.pop().unwrap();
@@ -398,6 +400,48 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
         ended["event"]["result"],
         json!({"winner": null, "reason": "abort"}),
         "{ended}"
+    );
+}
+
+/// A client of another node follows its room here (the room's node went
+/// away), but its connection closed on the way, after it was told `Gone`:
+/// the seat stays away, and the untimed match is still called off. Were
+/// the follow to take the seat, nobody would ever tell the room it left.
+#[tokio::test(start_paused = true)]
+async fn a_closed_connection_that_follows_its_room_does_not_take_its_seat_back() {
+    let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
+    let (a, mut b) = seat_both(&tx).await;
+    // Seat 0 is to move; its connection closes.
+    tx.send(RoomCmd::Gone {
+        conn: a.outbox.conn,
+    })
+    .await
+    .unwrap();
+    let presence = b.event().await;
+    assert_eq!(presence["kind"], "presence", "{presence}");
+    assert_eq!(presence["connected"], false, "{presence}");
+    // Its follow, still under way when it closed, arrives afterwards.
+    let (outbox, _frames) = Outbox::new(9, 64, usize::MAX);
+    outbox.kick.raise();
+    outbox.rooms.enter(&a.room);
+    tx.send(RoomCmd::Follow {
+        outbox: outbox.clone(),
+        token: Some(a.token.clone()),
+        since: 3,
+    })
+    .await
+    .unwrap();
+    tokio::time::advance(Duration::from_secs(601)).await;
+    let ended = b.event().await;
+    assert_eq!(ended["kind"], "ended", "{ended}");
+    assert_eq!(
+        ended["result"],
+        json!({"winner": null, "reason": "abort"}),
+        "{ended}"
+    );
+    assert!(
+        outbox.rooms.ids().is_empty(),
+        "the follow left no place taken"
     );
 }
 

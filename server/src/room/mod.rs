@@ -683,7 +683,13 @@ impl Room {
     }
 
     /// A client of another node whose room moved here (`RoomCmd::Follow`).
+    /// One whose connection closed on the way takes nothing: its `Gone`
+    /// may have come first, and its seat would stay connected for good.
     async fn follow(&mut self, outbox: Outbox, token: Option<String>, since: u64) {
+        if outbox.is_closed() {
+            self.after_joining(outbox, false);
+            return;
+        }
         let back = match &token {
             Some(token) => self
                 .seat_again(&outbox, token, None, Some(since))
