@@ -8,7 +8,9 @@
 #   PAIRS_MATCHES=1000 PAIRS_ROUNDS=4 scripts/pairs.sh old/ target/release/
 #
 # Each round runs the relay once (grundy-echo, this stack's limit), then
-# BEFORE, then AFTER, each on a fresh server and database. The table gives,
+# BEFORE and AFTER, each on a fresh server and database, in turns (BEFORE
+# first in odd rounds, AFTER first in even ones, so that neither always
+# runs on a machine the other has just warmed or slowed). The table gives,
 # per round, moves/s and the server's CPU per move of both builds and their
 # ratios to the relay of the same round; the last line the median of the
 # rounds' AFTER / BEFORE ratios, with their range.
@@ -62,8 +64,13 @@ printf '%5s %9s %9s %9s %7s %7s %8s %8s %8s %7s %7s\n' round relay/s before/s af
 moves=() cpu=() errors=0
 for round in $(seq "$ROUNDS"); do
     r=$(load "$ECHO_ADDR" --relay --server-pid "$ECHO_PID")
-    b=$(nim "$BEFORE")
-    a=$(nim "$AFTER")
+    if [ $((round % 2)) -eq 1 ]; then
+        b=$(nim "$BEFORE")
+        a=$(nim "$AFTER")
+    else
+        a=$(nim "$AFTER")
+        b=$(nim "$BEFORE")
+    fi
     for line in "$r" "$b" "$a"; do errors=$((errors + $(field errors "$line"))); done
     rm=$(field moves_per_s "$r") bm=$(field moves_per_s "$b") am=$(field moves_per_s "$a")
     ru=$(field server_us_per_move "$r") bu=$(field server_us_per_move "$b") au=$(field server_us_per_move "$a")
