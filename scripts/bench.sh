@@ -43,14 +43,6 @@ fi
 # shellcheck source=scripts/bench-lib.sh
 source scripts/bench-lib.sh
 
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-
-# The median of the numbers given as arguments.
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-
-# x / y, or 0 when y is 0.
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN {printf "%.4f", (y > 0) ? x / y : 0}'; }
-
 load() { "$BIN/grundy-load" --server "ws://$1" run "${@:2}" --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES"; }
 
 start_echo

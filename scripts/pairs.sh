@@ -42,9 +42,6 @@ BIN=$AFTER
 # shellcheck source=scripts/bench-lib.sh
 source scripts/bench-lib.sh
 
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN {printf "%.3f", (y > 0) ? x / y : 0}'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 load() {
     "$AFTER/grundy-load" --server "ws://$1" run "${@:2}" --matches "$MATCHES" \
         --duration "$DURATION" --warmup "$WARMUP" --source-ips "$SOURCES"
@@ -79,8 +76,12 @@ for round in $(seq "$ROUNDS"); do
         "$(ratio "$bu" "$ru")" "$(ratio "$au" "$ru")"
     moves+=("$(ratio "$am" "$bm")") cpu+=("$(ratio "$au" "$bu")")
 done
-range() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd- -; }
-echo "after / before, median of $ROUNDS rounds (range): moves/s $(median "${moves[@]}") ($(range "${moves[@]}")), server CPU per move $(median "${cpu[@]}") ($(range "${cpu[@]}"))"
+# The median of the numbers given, and their range: 0.978 (0.912-1.034).
+spread() {
+    printf '%.3f (%s)' "$(median "$@")" \
+        "$(printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | xargs printf '%.3f\n' | paste -sd- -)"
+}
+echo "after / before, median of $ROUNDS rounds (range): moves/s $(spread "${moves[@]}"), server CPU per move $(spread "${cpu[@]}")"
 if [ "$errors" -gt 0 ]; then
     echo "$errors errors: NOT A RESULT" >&2
     exit 1
