@@ -2,7 +2,8 @@
 //! store that commits at once: banks and increments as the players hear
 //! them, the flag's timer, a late move, no-show and abandoned rooms, a move
 //! read in time beating the flag's timer, a tournament hearing its game's
-//! end, a finished room answering what was queued, a refused end retried.
+//! end, a finished room answering what was queued, a refused end retried,
+//! a seat kept away from a closed connection's late follow.
 //! No sleeps: time is advanced by hand. Each rule is also a unit test of the
 //! match core (`server/src/room/core.rs`).
 
