@@ -172,6 +172,16 @@ struct Local {
     next: HashMap<String, u64>,
 }
 
+impl Local {
+    fn of(outbox: &Outbox) -> Local {
+        Local {
+            outbox: outbox.clone(),
+            nodes: HashSet::new(),
+            next: HashMap::new(),
+        }
+    }
+}
+
 /// A remote connection: a client of another node, here.
 struct Remote {
     outbox: Outbox,
@@ -586,11 +596,7 @@ impl Bus {
         // Known before the request: the owner's answers may come first.
         lock(&self.locals)
             .entry(outbox.conn)
-            .or_insert_with(|| Local {
-                outbox: outbox.clone(),
-                nodes: HashSet::new(),
-                next: HashMap::new(),
-            });
+            .or_insert_with(|| Local::of(outbox));
         let payload = self.seal(&Command {
             conn: outbox.conn,
             what: Some(what),
@@ -613,11 +619,15 @@ impl Bus {
             Err(e) => (Err(e.to_string()), false),
         };
         // Only a node that took (or may have taken) a command holds
-        // something of the connection.
+        // something of the connection. Known again if it went meanwhile
+        // (its `gone` went out before this node was recorded): whoever
+        // ends it next tells this node too (`Bus::follow`).
         if maybe {
-            if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
-                local.nodes.insert(node.clone());
-            }
+            lock(&self.locals)
+                .entry(outbox.conn)
+                .or_insert_with(|| Local::of(outbox))
+                .nodes
+                .insert(node.clone());
         }
         if taken.is_err() && maybe {
             // Its answer may still come, after our refusal: the client
@@ -949,6 +959,9 @@ impl Bus {
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;
         };
+        if outbox.rooms.left() {
+            return; // the connection is closing: nothing to follow for
+        }
         let room = follow.room.clone();
         let what = Request::Room(RoomRequest::Follow(follow));
         let now = tokio::time::Instant::now();
@@ -962,7 +975,7 @@ impl Bus {
         // `BETWEEN_OWNERS`): its `gone` may have gone out before `forward`
         // made it known to the room's new node, which would then hold its
         // seat for good. It is told again (a second notice is harmless).
-        if outbox.is_closed() {
+        if outbox.rooms.left() {
             self.gone(outbox.conn).await;
         }
     }

@@ -457,20 +457,20 @@ async fn finish(
     linger: bool,
 ) {
     let id = outbox.conn;
-    // Closed before anyone hears it is gone: a room this connection is
-    // still following into (`Bus::follow`, on a task of its own) either
-    // hears `Gone` below or sees it closed (`Outbox::is_closed`). Rooms
-    // that still hold this outbox drop it at their next send.
-    outbox.kick.raise();
-    for tx in shared.lobby.senders(&outbox.rooms.ids()) {
+    // Marked as it is read: a room this connection is still following into
+    // (`Bus::follow`, on a task of its own) either hears `Gone` below or
+    // sees the mark (`Memberships::left`), and so does the bus.
+    for tx in shared.lobby.senders(&outbox.rooms.leave()) {
         let _ = tx.send(RoomCmd::Gone { conn: id }).await;
     }
     if let Some(bus) = &shared.bus {
         bus.gone(id).await;
     }
-    for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
+    for tx in shared.tournaments.senders(&outbox.tournaments.leave()) {
         let _ = tx.send(TournamentCmd::Gone { conn: id }).await;
     }
+    // Rooms that still hold this outbox drop it at their next send.
+    outbox.kick.raise();
     drop(outbox);
     let frame = closing.map(|Closing(code, reason)| CloseFrame {
         code,

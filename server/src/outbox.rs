@@ -185,32 +185,53 @@ impl Shared {
 /// and the rooms, it backs the `seats_per_connection` limit and tells a
 /// closing connection whom to tell.
 #[derive(Clone, Debug, Default)]
-pub struct Memberships(Arc<Mutex<HashSet<String>>>);
+pub struct Memberships(Arc<Mutex<Places>>);
+
+#[derive(Debug, Default)]
+struct Places {
+    ids: HashSet<String>,
+    /// The connection is closing: whom to tell was read ([`Memberships::leave`]).
+    left: bool,
+}
 
 impl Memberships {
-    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    fn set(&self) -> std::sync::MutexGuard<'_, Places> {
         // Each update is a single insert or remove: a poisoned set is still whole.
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn enter(&self, id: &str) {
-        self.set().insert(id.to_string());
+        self.set().ids.insert(id.to_string());
     }
 
     pub fn exit(&self, id: &str) {
-        self.set().remove(id);
+        self.set().ids.remove(id);
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.set().contains(id)
+        self.set().ids.contains(id)
     }
 
     pub fn count(&self) -> usize {
-        self.set().len()
+        self.set().ids.len()
     }
 
     pub fn ids(&self) -> Vec<String> {
-        self.set().iter().cloned().collect()
+        self.set().ids.iter().cloned().collect()
+    }
+
+    /// The closing connection's places, read once to tell each it is gone;
+    /// from then on [`Memberships::left`] says so. A room that a command
+    /// (a follow, on a task of its own) enters afterwards hears no `Gone`:
+    /// it must see `left` instead.
+    pub fn leave(&self) -> Vec<String> {
+        let mut places = self.set();
+        places.left = true;
+        places.ids.iter().cloned().collect()
+    }
+
+    pub fn left(&self) -> bool {
+        self.set().left
     }
 }
 

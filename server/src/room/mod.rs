@@ -686,7 +686,7 @@ impl Room {
     /// One whose connection closed on the way takes nothing: its `Gone`
     /// may have come first, and its seat would stay connected for good.
     async fn follow(&mut self, outbox: Outbox, token: Option<String>, since: u64) {
-        if outbox.is_closed() {
+        if outbox.rooms.left() || outbox.is_closed() {
             self.after_joining(outbox, false);
             return;
         }
