@@ -59,7 +59,8 @@ enum Command {
         seed: u64,
     },
     /// Serve as a house bot: keep joining open rooms that ask for a bot (for
-    /// servers with house bots off), as `grundy-bot (LEVEL)`.
+    /// servers with house bots off), as `grundy-bot (LEVEL)` (a server
+    /// whose own house bots serve refuses that name: they need no other).
     House {
         /// The bot's level: perfect, random, or 0-10.
         #[arg(long, default_value = "perfect")]
@@ -105,8 +106,8 @@ struct TournamentArgs {
     /// 1.5+0, 90s+1.
     #[arg(long, default_value = "1+1")]
     clock: String,
-    /// Games change the players' ratings: only accounts may play, so give
-    /// --tokens.
+    /// Games change the players' ratings: only accounts may play (and
+    /// create one), so give --tokens; the first token's account creates it.
     #[arg(long, requires = "tokens")]
     rated: bool,
     /// A file of personal API tokens, one per line: bot i plays as the

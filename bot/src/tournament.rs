@@ -218,7 +218,9 @@ pub struct Field {
     pub levels: Vec<Level>,
     pub seed: u64,
     /// The bots' accounts, one token each (a rated tournament takes only
-    /// accounts): bot i plays as `tokens[i]`; without, bots are guests.
+    /// accounts): bot i plays as `tokens[i]`; without, bots are guests. A
+    /// rated tournament is created as the first one's account (a guest may
+    /// not create one).
     pub tokens: Vec<String>,
 }
 
@@ -253,7 +255,12 @@ pub async fn run_field(
     if field.levels.is_empty() {
         return Err(PlayError::Desync("no levels given".into()));
     }
-    let mut follower = Client::connect(&field.url, "tournament-director").await?;
+    // Only an account may create a rated tournament: the first bot's.
+    let director = match (&field.join, field.settings.rated, field.tokens.first()) {
+        (None, true, Some(token)) => Hello::Token(token.clone()),
+        _ => Hello::guest("tournament-director"),
+    };
+    let mut follower = Client::connect_as(&field.url, &director).await?;
     let (tournament, owner_token, mut seq) = match &field.join {
         None => {
             let answer = follower

@@ -115,10 +115,13 @@ pub struct CreateArgs {
     /// Registration closes at this many players.
     #[arg(long)]
     max_players: Option<u32>,
-    /// Games change the players' ratings (only accounts may then register).
+    /// Games change the players' ratings (only accounts may then register,
+    /// and only an account may create one: `grundy account login` first).
     #[arg(long)]
     rated: bool,
-    /// A title shown in lists.
+    /// A title shown in lists: at most 80 characters, none that changes the
+    /// text's direction or draws nothing, no control characters, no pile of
+    /// combining marks.
     #[arg(long)]
     name: Option<String>,
     /// Seeds the random starts (the same seed and pairings give the same starts).
@@ -179,6 +182,11 @@ enum ExportFormat {
 pub struct ExportArgs {
     /// The tournament's code or id (finished ones too).
     tournament: String,
+    /// json: the tournament and every game with its start and moves. csv: a
+    /// header (tournament, round, room, seat0, seat1, start, moves, reason,
+    /// winner), then one line per game, the start and moves as JSON; a text
+    /// cell that begins with =, +, -, @, a tab or a carriage return is
+    /// written quoted behind a ' so that no spreadsheet runs it as a formula.
     #[arg(long, value_enum)]
     format: ExportFormat,
     /// Write to this file instead of standard output.

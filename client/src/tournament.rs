@@ -137,7 +137,8 @@ fn pairing_spec(state: &TournamentState, round: u32, players: [u32; 2]) -> Value
 }
 
 /// The games as CSV: a header, then one line per game; the start and the
-/// moves are JSON.
+/// moves are JSON. The round is a number; every other cell is text, written
+/// by [`csv_text`] so that no spreadsheet runs it as a formula.
 pub fn games_csv(tournament: &str, games: &[ExportedGame]) -> String {
     let mut out = String::from("tournament,round,room,seat0,seat1,start,moves,reason,winner\n");
     for g in games {
@@ -150,30 +151,38 @@ pub fn games_csv(tournament: &str, games: &[ExportedGame]) -> String {
                     .unwrap_or_default()
             })
             .unwrap_or_default();
-        let fields = [
-            tournament.to_string(),
+        let cells = [
+            csv_text(tournament),
             g.round.to_string(),
-            g.room.clone().unwrap_or_default(),
-            g.players[0].clone(),
-            g.players[1].clone(),
-            g.spec.to_string(),
-            Value::from(g.moves.clone()).to_string(),
-            reason,
-            g.winner.clone().unwrap_or_default(),
+            csv_text(g.room.as_deref().unwrap_or_default()),
+            csv_text(&g.players[0]),
+            csv_text(&g.players[1]),
+            csv_text(&g.spec.to_string()),
+            csv_text(&Value::from(g.moves.clone()).to_string()),
+            csv_text(&reason),
+            csv_text(g.winner.as_deref().unwrap_or_default()),
         ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&line.join(","));
+        out.push_str(&cells.join(","));
         out.push('\n');
     }
     out
 }
 
-/// RFC 4180: quote a field that holds a comma, a quote or a line break.
-fn csv_field(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
+/// A text cell (a name, an id, JSON): quoted as RFC 4180 says when it holds
+/// a comma, a quote or a line break. A cell that begins with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return would be read as a formula by a
+/// spreadsheet (a player may be named `=cmd|' /C calc'!A0`): it gets a `'`
+/// in front, and quotes, as OWASP recommends against CSV injection; the `'`
+/// makes the spreadsheet show the cell as text. Numbers (the round) are
+/// written as they are, never through here: a number's `-` is no formula.
+fn csv_text(cell: &str) -> String {
+    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula {
+        format!("\"'{}\"", cell.replace('"', "\"\""))
+    } else if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
     } else {
-        field.to_string()
+        cell.to_string()
     }
 }
 
@@ -183,9 +192,9 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_text("plain"), "plain");
+        assert_eq!(csv_text("a,b"), "\"a,b\"");
+        assert_eq!(csv_text("say \"hi\""), "\"say \"\"hi\"\"\"");
         let games = vec![ExportedGame {
             round: 1,
             room: Some("r1".into()),
@@ -209,6 +218,50 @@ mod tests {
             Some(
                 "t,1,r1,a,\"b, the second\",\"{\"\"game\"\":\"\"nim\"\",\"\"heaps\"\":[1,2]}\",\
                  \"[{\"\"heap\"\":1,\"\"take\"\":1}]\",rules,a"
+            )
+        );
+    }
+
+    /// OWASP's CSV injection: a text cell a spreadsheet would run as a
+    /// formula comes out quoted behind a `'`; numbers stay numbers.
+    #[test]
+    fn csv_cells_that_would_be_formulas_are_written_as_text() {
+        for (cell, written) in [
+            ("=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\""),
+            ("+1+1", "\"'+1+1\""),
+            ("-2+3", "\"'-2+3\""),
+            ("@SUM(A1:A9)", "\"'@SUM(A1:A9)\""),
+            ("\t=1", "\"'\t=1\""),
+            ("\r=1", "\"'\r=1\""),
+            (
+                "=HYPERLINK(\"http://x\",\"y\")",
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+            ),
+            // Only the first character counts.
+            ("a=b", "a=b"),
+            ("bob-2", "bob-2"),
+        ] {
+            assert_eq!(csv_text(cell), written, "{cell:?}");
+        }
+        let games = vec![ExportedGame {
+            round: 3,
+            room: Some("r1".into()),
+            players: ["=cmd|' /C calc'!A0".into(), "@bob".into()],
+            spec: serde_json::json!({"game": "nim", "heaps": [1]}),
+            moves: vec![serde_json::json!({"heap": 0, "take": 1})],
+            result: Some(MatchResult {
+                winner: Some(1),
+                reason: grundy_protocol::wire::EndReason::Rules,
+            }),
+            winner: Some("@bob".into()),
+        }];
+        let csv = games_csv("-T1", &games);
+        assert_eq!(
+            csv.lines().nth(1),
+            Some(
+                "\"'-T1\",3,r1,\"'=cmd|' /C calc'!A0\",\"'@bob\",\
+                 \"{\"\"game\"\":\"\"nim\"\",\"\"heaps\"\":[1]}\",\
+                 \"[{\"\"heap\"\":0,\"\"take\"\":1}]\",rules,\"'@bob\""
             )
         );
     }

@@ -20,6 +20,7 @@
 //! - [`player`]: who holds a seat: a name, a kind, an account;
 //! - [`accounts`]: accounts, passwords, API tokens and their abuse limits;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
+//! - [`text`]: what text others are shown (names, titles) may hold;
 //! - [`tournament`]: tournaments (round robin, Swiss), one task each;
 //! - [`ratings`]: Glicko-2 ratings per player and game family;
 //! - [`task`]: what every actor task shares (exit guard, deadlines, commits);
@@ -47,6 +48,7 @@ pub mod server;
 pub mod signal;
 pub mod store;
 pub mod task;
+pub mod text;
 pub mod tournament;
 pub mod wire;
 pub mod work;

@@ -87,6 +87,7 @@ impl Server {
             (config.password_checks, config.password_checks_queued),
             (config.account_reads, config.account_reads_queued),
         ));
+        accounts.set_house_bots(config.house_bots);
         let lobby = Lobby::new(
             store.clone(),
             config.clone(),

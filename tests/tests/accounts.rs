@@ -223,11 +223,19 @@ async fn wrong_passwords_lock_the_account_for_a_while_and_the_right_one_works_af
 async fn rated_tournaments_take_accounts_with_the_tournaments_scope_only() {
     let server = TestServer::start().await;
     let url = server.url();
-    let mut owner = guest(&url).await;
-    let created = owner
-        .request(json!({"type": "create_tournament", "family": "nim",
-                        "format": "round_robin", "rated": true}))
-        .await;
+    let rated = json!({"type": "create_tournament", "family": "nim",
+                       "format": "round_robin", "rated": true});
+    // A guest may not even create one.
+    let mut g = guest(&url).await;
+    let answer = g.request(rated.clone()).await;
+    assert_eq!(code(&answer), "account_required", "{answer}");
+    assert!(
+        answer["message"].as_str().unwrap().starts_with("rated: "),
+        "{answer}"
+    );
+    account(&url, "olga").await;
+    let mut owner = Client::connect_token(&url, &login(&url, "olga").await).await;
+    let created = owner.request(rated).await;
     assert_eq!(created["type"], "tournament_created", "{created}");
     let tournament = created["tournament"].as_str().unwrap().to_string();
     let register = json!({"type": "register", "tournament": tournament});

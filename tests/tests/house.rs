@@ -2,7 +2,8 @@
 //! running, a restart puts exactly one back on each house seat (also on one
 //! reserved before a crash, before its bot ever came), only seats the server
 //! reserved for the house count as the house's, nobody can take a name that
-//! reads as the house bot's, and an external house bot still can play.
+//! reads as the house bot's (or, where it has nothing to serve, as the
+//! external house bot's), and an external house bot still can play.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -345,6 +346,17 @@ const POSING: [&str; 6] = [
     "house\u{200b}-bot (perfect)",
 ];
 
+/// Names a person might use to pass for the external house bot
+/// (`grundy-bot house`), which has no seat to take on a server whose own
+/// house bots serve.
+const POSING_EXTERNAL: [&str; 5] = [
+    "grundy-bot (perfect)",
+    "grundy-bot (3)",
+    "Grundy-Bot (perfect)",
+    "GRUNDY BOT",
+    "grundy\u{200b}-bot (random)",
+];
+
 fn refused_as_reserved(answer: &Value) {
     assert_eq!(answer["type"], "error", "{answer}");
     assert_eq!(answer["code"], "bad_request", "{answer}");
@@ -356,7 +368,7 @@ fn refused_as_reserved(answer: &Value) {
 async fn hello_refuses_a_name_that_reads_as_the_house_bot_s() {
     let server = TestServer::start().await;
     let mut c = Client::raw(&server.url()).await;
-    for name in POSING {
+    for name in POSING.iter().chain(&POSING_EXTERNAL) {
         let answer = c
             .request(json!({"type": "hello", "version": 1, "name": name}))
             .await;
@@ -366,17 +378,18 @@ async fn hello_refuses_a_name_that_reads_as_the_house_bot_s() {
     let early = c.request(json!({"type": "list_rooms"})).await;
     assert_eq!(early["code"], "bad_request", "{early}");
     let welcome = c
-        .request(json!({"type": "hello", "version": 1, "name": "grundy-bot (perfect)"}))
+        .request(json!({"type": "hello", "version": 1, "name": "grundy"}))
         .await;
     assert_eq!(welcome["type"], "welcome", "{welcome}");
-    // A person with a house-like name never gets a seat under it.
+    // Nor later, as a guest already.
+    let answer = c
+        .request(json!({"type": "hello", "version": 1, "name": "grundy-bot (perfect)"}))
+        .await;
+    refused_as_reserved(&answer);
     let seated = c
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": START}}))
         .await;
-    assert_eq!(
-        seated["snapshot"]["seats"][0]["name"],
-        "grundy-bot (perfect)"
-    );
+    assert_eq!(seated["snapshot"]["seats"][0]["name"], "grundy");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -391,7 +404,7 @@ async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
         .await;
     assert_eq!(created["type"], "tournament_created", "{created}");
     let code = created["code"].as_str().expect("code");
-    for name in POSING {
+    for name in POSING.iter().chain(&POSING_EXTERNAL) {
         let answer = c
             .request(json!({"type": "register", "tournament": code, "name": name}))
             .await;
@@ -403,20 +416,27 @@ async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
     assert_eq!(registered["type"], "registered", "{registered}");
 }
 
-/// The name the server gives its house seats is reserved; the one the external
-/// house bot plays under is not.
+/// The names the server gives its house seats are reserved, and so are those
+/// the external house bot plays under; a server that leaves its bot rooms to
+/// external house bots lets a guest say hello as exactly the bot's own.
 #[test]
-fn the_house_seat_name_is_reserved_and_the_external_bot_s_is_not() {
-    use grundy_server::house::{house_name, reserved_name};
+fn the_house_seat_names_and_the_external_bot_s_are_reserved() {
+    use grundy_server::accounts::names::check_guest_name;
+    use grundy_server::house::{external_house_name, house_name, reserved, Reserved};
     for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
-        assert!(reserved_name(&house_name(level)));
-        assert!(!reserved_name(&grundy_bot::house::external_name(level)));
+        assert_eq!(reserved(&house_name(level)), Some(Reserved::House));
+        let external = grundy_bot::house::external_name(level);
+        assert_eq!(external, external_house_name(level));
+        assert_eq!(reserved(&external), Some(Reserved::External));
+        assert!(check_guest_name(&external, false).is_err(), "{external}");
+        assert_eq!(check_guest_name(&external, true), Ok(()));
+        assert!(check_guest_name(&house_name(level), true).is_err());
     }
 }
 
 /// A server with house bots off leaves rooms that ask for a bot to external
-/// `grundy-bot house` processes: theirs is a name the server accepts, and
-/// their seat is an ordinary one.
+/// `grundy-bot house` processes: their names are ones that server accepts
+/// (look-alikes of them still are not), and their seat is an ordinary one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
     let config = grundy_server::Config {
@@ -434,6 +454,17 @@ async fn an_external_house_bot_plays_under_a_name_the_server_accepts() {
     let token = seated["token"].as_str().expect("token").to_string();
     let bots = server.server.as_ref().expect("running").house_bots();
     assert_eq!(bots.running(), 0, "house bots are off");
+    let mut posing = Client::raw(&url).await;
+    for name in [
+        "Grundy-Bot (perfect)",
+        "grundy\u{200b}-bot (perfect)",
+        "house-bot (perfect)",
+    ] {
+        let answer = posing
+            .request(json!({"type": "hello", "version": 1, "name": name}))
+            .await;
+        refused_as_reserved(&answer);
+    }
     let external = {
         let (url, room) = (url.clone(), room.clone());
         tokio::spawn(async move {

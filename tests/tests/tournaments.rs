@@ -563,6 +563,39 @@ async fn bad_tournament_requests_get_clear_answers() {
             "unknown_tournament",
             "no tournament",
         ),
+        // A title is checked as a guest's name is: nothing that turns the
+        // text around, draws nothing, or piles marks over the lines around.
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin",
+                   "name": "\u{202e}Official \u{2066}house-bot\u{2069} Championship"}),
+            "bad_request",
+            "name (the title): character U+202E is not allowed: it changes the direction",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin",
+                   "name": "Spring\u{200d}Open"}),
+            "bad_request",
+            "name (the title): character U+200D is not allowed: an invisible",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin",
+                   "name": "\u{0305}\u{0305}Open"}),
+            "bad_request",
+            "name (the title): must not begin with a combining mark",
+        ),
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin",
+                   "name": format!("O{}pen", "\u{0305}".repeat(20))}),
+            "bad_request",
+            "name (the title): at most 4 combining marks",
+        ),
+        // A guest (the owner here) may not create a rated tournament.
+        (
+            json!({"type": "create_tournament", "family": "nim", "format": "round_robin",
+                   "rated": true}),
+            "account_required",
+            "rated: only an account may create a rated tournament",
+        ),
     ] {
         let answer = owner.request(msg.clone()).await;
         refused(&answer, code);

@@ -27,7 +27,9 @@ pub enum TournamentFormat {
 /// state every default is filled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TournamentSettings {
-    /// A title shown in lists.
+    /// A title shown in lists: at most 80 characters, checked as a guest's
+    /// name is (no control, direction-changing or invisible characters, no
+    /// pile of combining marks).
     #[serde(default)]
     pub name: Option<String>,
     /// One start for every game (a game spec). Give this or `family`.
@@ -55,7 +57,7 @@ pub struct TournamentSettings {
     #[serde(default)]
     pub max_players: Option<u32>,
     /// Whether games change the players' ratings (default false). Only
-    /// accounts may register in a rated tournament.
+    /// accounts may create a rated tournament or register in one.
     #[serde(default)]
     pub rated: bool,
 }

@@ -20,6 +20,7 @@ pub mod token;
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -221,6 +222,10 @@ pub struct Accounts {
     announcer: AnnouncerCell,
     logins: Mutex<PerAddress>,
     creations: Mutex<PerAddress>,
+    /// The server leaves rooms that ask for a bot to external `grundy-bot
+    /// house` processes (its own house bots are off): guests may then say
+    /// hello as exactly `grundy-bot (LEVEL)` (`crate::house::reserved`).
+    external_house: AtomicBool,
 }
 
 /// Removes the names of an account being created, however its creation ends.
@@ -337,7 +342,16 @@ impl Accounts {
             checks: Pool::new("password_checks", checks.0, checks.1),
             reads: Pool::new("account_reads", reads.0, reads.1),
             announcer: AnnouncerCell::new(),
+            external_house: AtomicBool::new(false),
         }
+    }
+
+    /// Tells whether the server's own house bots are off, so that external
+    /// house bots serve its rooms that ask for a bot (and may then take the
+    /// names they play under, `crate::house::reserved`). Before this, they
+    /// are taken to be on.
+    pub fn set_house_bots(&self, on: bool) {
+        self.external_house.store(!on, Ordering::Relaxed);
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -383,7 +397,8 @@ impl Accounts {
     /// Whether a guest may play as `name` (trimmed already): a name fit for
     /// a guest, and none an account's (whatever its case or look-alikes).
     pub fn guest_may_use(&self, name: &str) -> Result<(), Refused> {
-        names::check_guest_name(name).map_err(Refused::bad)?;
+        let external_house = self.external_house.load(Ordering::Relaxed);
+        names::check_guest_name(name, external_house).map_err(Refused::bad)?;
         match self.state().taken(name) {
             Some(owner) => Err(Refused::new(
                 ErrorCode::NameTaken,

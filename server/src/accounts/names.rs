@@ -8,6 +8,9 @@
 //! (and a guest) is refused a name that reads as an existing account's (the
 //! look-alike folding of [`reads_as`]: `a1ice` reads as `alice`).
 
+use crate::house::Reserved;
+use crate::text::describe;
+
 /// Shortest and longest username, in characters.
 pub const MIN_USERNAME: usize = 2;
 pub const MAX_USERNAME: usize = 24;
@@ -50,16 +53,22 @@ pub fn check_username(username: &str) -> Result<(), String> {
             "username: names beginning with {GUEST_PREFIX:?} are the server's, for guests"
         ));
     }
-    if crate::house::reserved_name(username) {
-        return Err(crate::house::name_reserved(username));
+    if let Some(whose) = crate::house::reserved(username) {
+        return Err(whose.refusal(username));
     }
     Ok(())
 }
 
-/// Whether a guest may use `name` (trimmed already): printable, visible
-/// characters only, not too long, not the house bots'. (Whether an account
-/// has it is the registry's question.)
-pub fn check_guest_name(name: &str) -> Result<(), String> {
+/// Whether a guest may use `name` (trimmed already): not too long, not the
+/// house bots' (below), and only characters that show as what they are
+/// (`crate::text::check_shown`, the check of every text others are shown).
+/// (Whether an account has it is the registry's question.)
+///
+/// `external_house`: the server leaves rooms that ask for a bot to external
+/// `grundy-bot house` processes (its own house bots are off). Those come as
+/// guests named exactly `grundy-bot (LEVEL)`, and such a server must let
+/// them: see [`crate::house::reserved`].
+pub fn check_guest_name(name: &str, external_house: bool) -> Result<(), String> {
     let count = name.chars().count();
     if count > MAX_GUEST_NAME {
         return Err(format!(
@@ -68,42 +77,18 @@ pub fn check_guest_name(name: &str) -> Result<(), String> {
     }
     // First: hiding the house bot's name among invisible characters is
     // refused for what it tries.
-    if crate::house::reserved_name(name) {
-        return Err(crate::house::name_reserved(name));
+    match crate::house::reserved(name) {
+        Some(Reserved::External) if external_house && crate::house::is_external_name(name) => {}
+        Some(whose) => return Err(whose.refusal(name)),
+        None => {}
     }
-    if let Some(c) = name.chars().find(|&c| invisible(c)) {
-        return Err(format!("name: {} is not allowed in a name", describe(c)));
-    }
-    Ok(())
+    crate::text::check_shown("name", name)
 }
 
 /// A server-given guest name, e.g. `guest-4f2a`.
 pub fn guest_name() -> String {
     let n = uuid::Uuid::new_v4().as_u128() as u16;
     format!("{GUEST_PREFIX}-{n:04x}")
-}
-
-/// Control characters, and the format characters that draw nothing or turn
-/// the text around: zero-width spaces and joiners, bidirectional marks,
-/// overrides and isolates, the byte-order mark, soft hyphen, tag characters.
-fn invisible(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
-            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E0FFF}')
-}
-
-/// A character as a refusal names it: itself when it can be read, else its
-/// code point.
-fn describe(c: char) -> String {
-    if c.is_control() || invisible(c) || c.is_whitespace() {
-        format!("character U+{:04X}", c as u32)
-    } else {
-        format!("character {c:?} (U+{:04X})", c as u32)
-    }
 }
 
 /// What a name reads as: compatibility forms folded (fullwidth, styled
@@ -140,6 +125,8 @@ mod tests {
             ("Guest-4f2a", "guest"),
             ("house-bot", "reserved"),
             ("HouseBot9", "reserved"),
+            ("grundy-bot", "reserved"),
+            ("GrundyBot2", "reserved"),
         ] {
             let refusal = check_username(bad).expect_err(bad);
             assert!(refusal.contains(says), "{bad}: {refusal}");
@@ -157,19 +144,43 @@ mod tests {
 
     #[test]
     fn guests_may_use_any_visible_name() {
-        assert_eq!(check_guest_name("Zoë the Great"), Ok(()));
-        assert_eq!(check_guest_name("李小龍"), Ok(()));
-        for bad in [
-            "a\u{202E}b",
-            "a\u{2066}b",
-            "a\u{200D}b",
-            "a\nb",
-            "house bot",
-        ] {
-            assert!(check_guest_name(bad).is_err(), "{bad:?}");
+        for external_house in [false, true] {
+            assert_eq!(check_guest_name("Zoë the Great", external_house), Ok(()));
+            assert_eq!(check_guest_name("李小龍", external_house), Ok(()));
+            for bad in [
+                "a\u{202E}b",
+                "a\u{2066}b",
+                "a\u{200D}b",
+                "a\u{2062}b",
+                "a\nb",
+                "\u{0301}ab",
+                "Z\u{0301}\u{0302}\u{0303}\u{0304}\u{0305}",
+                "house bot",
+                "house-bot (perfect)",
+                "Grundy-Bot (perfect)",
+                "the grundy bot",
+                "grundy-bot (banana)",
+            ] {
+                assert!(check_guest_name(bad, external_house).is_err(), "{bad:?}");
+            }
+            assert!(check_guest_name(&"x".repeat(41), external_house).is_err());
         }
-        assert!(check_guest_name(&"x".repeat(41)).is_err());
         let given = guest_name();
         assert!(given.starts_with("guest-") && given.len() == 10, "{given}");
+    }
+
+    /// The external house bot's names are refused, except exactly them on
+    /// a server that leaves its bot rooms to external house bots.
+    #[test]
+    fn the_external_house_bot_s_names_are_its_own_only_where_it_serves() {
+        for name in [
+            "grundy-bot (perfect)",
+            "grundy-bot (random)",
+            "grundy-bot (3)",
+        ] {
+            let refusal = check_guest_name(name, false).expect_err(name);
+            assert!(refusal.contains("reserved"), "{refusal}");
+            assert_eq!(check_guest_name(name, true), Ok(()), "{name}");
+        }
     }
 }

@@ -153,7 +153,7 @@ impl Conn {
                 .try_into()
                 .unwrap_or([0; 8]),
         );
-        let filled = match settings::fill(asked, &self.shared.config.limits, seed) {
+        let filled = match settings::fill(asked, &self.shared.config.limits, seed, &self.player) {
             Ok(filled) => filled,
             Err((code, message)) => return self.error(id, code, message),
         };

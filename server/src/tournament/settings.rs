@@ -6,6 +6,7 @@ use grundy_protocol::wire::{Clock, ErrorCode, Limits, TournamentFormat, Tourname
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 
+use crate::player::Player;
 use crate::refusal::Refusal;
 
 /// The time control when none is given: time to think for people, and far
@@ -26,19 +27,26 @@ fn bad<T>(message: impl Into<String>) -> Result<T, Refusal> {
     Err((ErrorCode::BadRequest, message.into()))
 }
 
-/// Checks `settings` and fills in every default; `seed` is used when none is
-/// given.
+/// Checks `settings`, asked for by `creator`, and fills in every default;
+/// `seed` is used when none is given.
 pub fn fill(
     mut settings: TournamentSettings,
     limits: &Limits,
     seed: u64,
+    creator: &Player,
 ) -> Result<TournamentSettings, Refusal> {
-    if let Some(name) = &settings.name {
-        if name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-            return bad(format!(
-                "name must be at most {MAX_NAME} printable characters"
-            ));
-        }
+    // Only accounts play in a rated tournament (`register`), and only an
+    // account may open one: a guest's would move ratings on nobody's word.
+    if settings.rated && creator.account.is_none() {
+        return Err((
+            ErrorCode::AccountRequired,
+            "rated: only an account may create a rated tournament (say hello with a token), \
+             or leave rated out"
+                .to_string(),
+        ));
+    }
+    if let Some(title) = &settings.name {
+        check_title(title)?;
     }
     match (&settings.spec, &settings.family) {
         (Some(_), None) | (None, Some(_)) => {}
@@ -74,6 +82,20 @@ pub fn fill(
     }
     settings.seed = Some(settings.seed.unwrap_or(seed));
     Ok(settings)
+}
+
+/// Refuses a title (the setting `name`) that is too long, or holds what a
+/// guest's name may not: it is shown in every list, as names are
+/// (`crate::text::check_shown`).
+fn check_title(title: &str) -> Result<(), Refusal> {
+    const FIELD: &str = "name (the title)";
+    let count = title.chars().count();
+    if count > MAX_NAME {
+        return bad(format!(
+            "{FIELD}: must be at most {MAX_NAME} characters, got {count}"
+        ));
+    }
+    crate::text::check_shown(FIELD, title).or_else(bad)
 }
 
 /// Starts a tournament with these settings will play: the fixed spec, or the
@@ -146,4 +168,85 @@ pub fn check_starts(specs: &[Value]) -> Result<(), Refusal> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grundy_protocol::wire::PlayerKind;
+    use serde_json::json;
+
+    fn asked(extra: Value) -> TournamentSettings {
+        let mut settings = json!({"format": "round_robin", "family": "nim"});
+        for (k, v) in extra.as_object().expect("an object") {
+            settings[k] = v.clone();
+        }
+        serde_json::from_value(settings).expect("settings")
+    }
+
+    fn account() -> Player {
+        Player {
+            name: Some("alice".into()),
+            kind: Some(PlayerKind::Person),
+            account: Some(1),
+        }
+    }
+
+    #[test]
+    fn a_title_is_checked_as_a_guest_s_name_is() {
+        let limits = crate::Config::default().limits;
+        for (title, says) in [
+            (
+                "\u{202E}Official \u{2066}house-bot\u{2069} Championship",
+                "U+202E is not allowed: it changes the direction of the text",
+            ),
+            ("Spring\u{2066} Open", "U+2066"),
+            ("Spring\u{200B}Open", "U+200B is not allowed: an invisible"),
+            ("Spring\u{FEFF}Open", "U+FEFF"),
+            ("Spring\nOpen", "control"),
+            ("\u{0301}Spring Open", "begin with a combining mark"),
+            (
+                "Spring O\u{0310}\u{0311}\u{0312}\u{0313}\u{0314}\u{0315}pen",
+                "combining marks",
+            ),
+        ] {
+            let (code, message) =
+                fill(asked(json!({"name": title})), &limits, 1, &account()).expect_err(title);
+            assert_eq!(code, ErrorCode::BadRequest, "{title:?}");
+            assert!(
+                message.starts_with("name (the title): "),
+                "{title:?}: {message}"
+            );
+            assert!(message.contains(says), "{title:?}: {message}");
+        }
+        let long = "x".repeat(MAX_NAME + 1);
+        let (_, message) =
+            fill(asked(json!({"name": long})), &limits, 1, &account()).expect_err("too long");
+        assert!(
+            message.contains("at most 80 characters, got 81"),
+            "{message}"
+        );
+        for title in [
+            "Spring Open 2024",
+            "Coupe de Noël",
+            "春季赛",
+            "Nguye\u{0323}\u{0302}\u{0300}n Cup",
+        ] {
+            let filled = fill(asked(json!({"name": title})), &limits, 1, &account());
+            assert_eq!(filled.map(|s| s.name), Ok(Some(title.to_string())));
+        }
+    }
+
+    #[test]
+    fn only_an_account_creates_a_rated_tournament() {
+        let limits = crate::Config::default().limits;
+        let guest = Player::guest("gus");
+        let (code, message) =
+            fill(asked(json!({"rated": true})), &limits, 1, &guest).expect_err("a guest");
+        assert_eq!(code, ErrorCode::AccountRequired);
+        assert!(message.starts_with("rated: "), "{message}");
+        assert!(fill(asked(json!({"rated": false})), &limits, 1, &guest).is_ok());
+        let filled = fill(asked(json!({"rated": true})), &limits, 1, &account());
+        assert!(filled.is_ok_and(|s| s.rated));
+    }
 }
