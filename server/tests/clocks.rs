@@ -3,7 +3,8 @@
 //! them, the flag's timer, a late move, no-show and abandoned rooms, a move
 //! read in time beating the flag's timer, a tournament hearing its game's
 //! end, a finished room answering what was queued, a refused end retried,
-//! a seat kept away from a closed connection's late follow.
+//! a seat kept away from a closed connection's late follow, and from one
+//! dropped while its resume waited.
 //! No sleeps: time is advanced by hand. Each rule is also a unit test of the
 //! match core (`server/src/room/core.rs`).
 
@@ -441,6 +442,60 @@ async fn a_closed_connection_that_follows_its_room_does_not_take_its_seat_back()
     assert!(
         !outbox.rooms.contains(&a.room),
         "the follow left no place taken"
+    );
+}
+
+/// A player comes back on a new connection, which the server drops (a slow
+/// reader, a lost bus) while its `resume` waits in the room's queue: the
+/// room lets the seat go again, since no `Gone` will ever come for it (its
+/// place was taken back), and the untimed match is still called off.
+#[tokio::test(start_paused = true)]
+async fn a_seat_taken_by_a_connection_dropped_meanwhile_is_let_go() {
+    let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
+    let (a, mut b) = seat_both(&tx).await;
+    let wait = Duration::from_secs(5);
+    tx.send(RoomCmd::Gone {
+        conn: a.outbox.conn,
+    })
+    .await
+    .unwrap();
+    let away = tokio::time::timeout(wait, b.event())
+        .await
+        .expect("presence");
+    assert_eq!(away["connected"], false, "{away}");
+    // The new connection enters the room as it sends the resume (as every
+    // join does), and is dropped before the room takes it.
+    let (comeback, _frames) = Outbox::new(3, 64, usize::MAX);
+    comeback.rooms.enter(&a.room);
+    comeback.drop_for(outbox::Kick::SlowReader);
+    tx.send(RoomCmd::Resume {
+        outbox: comeback.clone(),
+        id: None,
+        token: a.token.clone(),
+        account: None,
+        since: None,
+    })
+    .await
+    .unwrap();
+    tokio::time::advance(Duration::from_secs(601)).await;
+    let mut kinds = Vec::new();
+    let ended = loop {
+        let event = tokio::time::timeout(wait, b.event())
+            .await
+            .unwrap_or_else(|_| panic!("no end, only {kinds:?}: the seat is held for good"));
+        if event["kind"] == "ended" {
+            break event;
+        }
+        kinds.push(event["kind"].clone());
+    };
+    assert_eq!(
+        ended["result"],
+        json!({"winner": null, "reason": "abort"}),
+        "{ended}"
+    );
+    assert!(
+        !comeback.rooms.contains(&a.room),
+        "the dropped connection holds no place in the room"
     );
 }
 

@@ -31,7 +31,7 @@ use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomState, METRICS};
-use crate::outbox::{ConnId, Follow, Outbox};
+use crate::outbox::{ConnId, Follow, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
@@ -384,7 +384,7 @@ impl Room {
                 // the room is now, rather than wait for events that will
                 // not come.
                 for outbox in self.subscribers.outboxes() {
-                    outbox.kick.raise();
+                    outbox.drop_for(Kick::RoomMoved);
                 }
             }
         }
@@ -456,11 +456,11 @@ impl Room {
                 let answer = seated.map(|(seat, token)| {
                     answer::seated(&id, &self.id, seat, &token, self.snapshot())
                 });
-                self.answer_joining(outbox, id, answer);
+                self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::Watch { outbox, id, since } => {
                 let answer = self.catch_up(None, None, since, &id);
-                self.answer_joining(outbox, id, answer);
+                self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::Resume {
                 outbox,
@@ -470,7 +470,7 @@ impl Room {
                 since,
             } => {
                 let answer = self.resume(&outbox, &token, account, since, &id).await;
-                self.answer_joining(outbox, id, answer);
+                self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::Follow {
                 outbox,
@@ -592,7 +592,7 @@ impl Room {
     }
 
     /// Answers a join, watch or resume, then counts the connection in or not.
-    fn answer_joining(
+    async fn answer_joining(
         &mut self,
         outbox: Outbox,
         id: Option<RequestId>,
@@ -605,21 +605,32 @@ impl Room {
             }
             Err(refusal) => self.refuse(&outbox, id, refusal),
         }
-        self.after_joining(outbox, ok);
+        self.after_joining(outbox, ok).await;
     }
 
-    /// After a join, watch or resume: on success the connection gets this
-    /// room's events; it counts as a member (entered by the connection before it
-    /// sent the command, so a `Gone` always follows) only while the match runs.
-    fn after_joining(&mut self, outbox: Outbox, ok: bool) {
+    /// After a join, watch, resume or follow: on success the connection gets
+    /// this room's events; it counts as a member (entered by the connection
+    /// before it sent the command, so a `Gone` always follows) only while the
+    /// match runs.
+    ///
+    /// A connection that was dropped, or began to close, while the command
+    /// waited in the queue is let go here, seat and all: once its place is
+    /// taken back (or read by its closing task before the room took the
+    /// seat), no `Gone` would ever tell the room, and its seat would show
+    /// as connected for good.
+    async fn after_joining(&mut self, outbox: Outbox, ok: bool) {
+        let gone = outbox.is_closed() || outbox.rooms.left();
         // A refusal takes back only a place this command took: a connection
         // already in the room (seated, watching) stays counted, and hears its
         // `Gone` when it closes.
         let refused_newcomer = !ok && !self.subscribers.contains(outbox.conn);
-        if refused_newcomer || self.finished() || outbox.is_closed() {
+        if refused_newcomer || self.finished() || gone {
             outbox.rooms.exit(&self.id);
         }
-        if ok && !outbox.is_closed() {
+        if gone {
+            self.subscribers.remove(outbox.conn);
+            self.drop_conn(outbox.conn).await;
+        } else if ok {
             self.subscribers.insert(outbox);
         }
     }
@@ -687,7 +698,7 @@ impl Room {
     /// may have come first, and its seat would stay connected for good.
     async fn follow(&mut self, outbox: Outbox, token: Option<String>, since: u64) {
         if outbox.rooms.left() || outbox.is_closed() {
-            self.after_joining(outbox, false);
+            self.after_joining(outbox, false).await;
             return;
         }
         let back = match &token {
@@ -710,11 +721,11 @@ impl Room {
             }
             None => {
                 tracing::info!(room = %self.id, conn = outbox.conn, "a moved client could not follow; it resumes");
-                outbox.kick.raise();
+                outbox.drop_for(Kick::RoomMoved);
                 false
             }
         };
-        self.after_joining(outbox, ok);
+        self.after_joining(outbox, ok).await;
     }
 
     /// Gives the seat `token` (or `account`) names to `outbox`'s connection,
