@@ -7,6 +7,15 @@
 //!   the client's (an outbox, a member of rooms like any connection) and
 //!   replies at once. No reply within [`REQUEST_TIMEOUT`] is a coded error
 //!   to the client.
+//! - **Exactly one answer.** The client's node keeps each command it sent
+//!   until its answer comes back. One not answered within [`ANSWER_WAIT`]
+//!   (its node died or is paused), or whose node stopped or fell silent, or
+//!   went through a bus that lost messages, is answered there with
+//!   `internal`, and the connection is closed with a reason that says why,
+//!   to resume: nothing later reaches it, so no answer comes twice. A
+//!   command carries a deadline ([`TAKE_WITHIN`]): a node that reads it
+//!   later (it was paused) drops it, so it never runs after its client was
+//!   told it did not.
 //! - **Answers and events.** What the remote connection's outbox receives
 //!   (answers, acks, events, in order) goes back to the client's node
 //!   (`grundy.CLUSTER.out.BUS_ID`), numbered: the client's node hands each
@@ -36,16 +45,17 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use grundy_protocol::wire::{ErrorCode, RoomSummary, TournamentSummary};
+use grundy_protocol::wire::{ErrorCode, RequestId, RoomSummary, ServerMsg, TournamentSummary};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
 use crate::connection::{self, Request, RoomRequest, Shared};
-use crate::outbox::{ConnId, Follow, Frames, Handover, Outbox, MAX_FRAMES};
+use crate::outbox::{ConnId, Follow, Frames, Handover, Kick, Outbox, MAX_FRAMES};
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
@@ -54,12 +64,51 @@ use crate::tournament::actor::TournamentCmd;
 /// (any more): the sender looks its owner up again.
 pub const NOT_HERE: &str = "not held here";
 
+/// A node's answer to a command that reached it after its deadline: it was
+/// not carried out.
+pub const LATE: &str =
+    "it arrived after its deadline (the node was held up), so it was not carried out";
+
+/// Why a node did not take a forwarded command.
+#[derive(Debug)]
+pub enum Untaken {
+    /// It does not hold the room (any more): look it up again.
+    NotHere,
+    /// The node this connection's events of the room came from (named)
+    /// stopped without handing it over: the connection is dropped, to
+    /// resume.
+    Stopped(Arc<str>),
+    /// Anything else, said.
+    Why(String),
+}
+
 /// How long a stopping node waits for its remote connections to send their
 /// last frames and where their rooms were.
 const HANDOVER_WAIT: Duration = Duration::from_secs(2);
 
+/// How long a stopping node waits for the bus to take its last messages.
+const FLUSH_WAIT: Duration = Duration::from_secs(1);
+
 /// How long a node waits for the owner to take a forwarded command.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a forwarded command may take to reach its node and be taken:
+/// past it the node drops it. Shorter than [`ANSWER_WAIT`], so that one
+/// taken in time leaves its room a second to decide and answer. (It is
+/// the senders' wall clock against the owner's: the nodes' clocks must
+/// agree to well within a second, as NTP keeps them.)
+const TAKE_WITHIN: Duration = Duration::from_secs(2);
+
+/// How long the client's node waits for a forwarded command's answer
+/// before it answers it itself and closes the connection, to resume.
+pub const ANSWER_WAIT: Duration = Duration::from_secs(3);
+
+/// How often the answers waited for are looked at.
+const ANSWER_CHECK: Duration = Duration::from_millis(100);
+
+/// How long a node that finds nobody serving a node its connection has
+/// rooms on waits for that node's hand-over, which may be on its way.
+const HANDOVER_GRACE: Duration = Duration::from_millis(200);
 
 /// How long a node may stay silent before the others count it gone.
 pub const SILENCE: Duration = Duration::from_secs(5);
@@ -97,6 +146,17 @@ struct Envelope<T> {
 struct Command {
     conn: ConnId,
     what: Option<Request>,
+    /// When it must have been taken, in milliseconds since the Unix epoch
+    /// ([`TAKE_WITHIN`] after it was sent).
+    #[serde(default)]
+    deadline: Option<u64>,
+}
+
+/// Milliseconds since the Unix epoch, now.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 #[derive(Serialize, Deserialize)]
@@ -170,6 +230,34 @@ struct Local {
     nodes: HashSet<Arc<str>>,
     /// The next batch number expected from each remote connection (by node).
     next: HashMap<String, u64>,
+    /// Its commands sent to other nodes whose answers have not come back.
+    waiting: Vec<Waiting>,
+    /// Where the events of each room (by id) it joined, resumed or watched
+    /// through the bus come from.
+    streams: HashMap<String, Stream>,
+}
+
+/// Where a client connection's events of a room come from.
+enum Stream {
+    /// A remote connection on that node.
+    From(Arc<str>),
+    /// Its node stopped the room and handed the connection over: it
+    /// follows the room to its next node (`Bus::follow`).
+    Following,
+}
+
+/// At most so many rooms' streams are kept per connection (far more than
+/// it may be in at once): one past it starts over.
+const MAX_STREAMS: usize = 256;
+
+/// A forwarded command that waits for its answer.
+struct Waiting {
+    /// Tells it from another command with the same id.
+    n: u64,
+    /// The request id its answer carries.
+    id: Option<RequestId>,
+    node: Arc<str>,
+    sent: Instant,
 }
 
 impl Local {
@@ -178,8 +266,94 @@ impl Local {
             outbox: outbox.clone(),
             nodes: HashSet::new(),
             next: HashMap::new(),
+            waiting: Vec::new(),
+            streams: HashMap::new(),
         }
     }
+
+    /// For a move (resign, abort, leave) on its way to `node`: the node its
+    /// room's events came from, if another (which stopped, or a hand-over
+    /// would have said so).
+    fn lost_stream(&self, what: &Request, node: &Arc<str>) -> Option<Arc<str>> {
+        let Request::Room(
+            RoomRequest::Move { room, .. }
+            | RoomRequest::Resign { room, .. }
+            | RoomRequest::Abort { room, .. }
+            | RoomRequest::Leave { room, .. },
+        ) = what
+        else {
+            return None;
+        };
+        match self.streams.get(room) {
+            Some(Stream::From(from)) if from != node => Some(from.clone()),
+            _ => None,
+        }
+    }
+
+    /// Takes the answers among `frames` off the commands that wait; a
+    /// room joined, resumed or watched sends its events from the node that
+    /// answered. How many were answered.
+    fn answered(&mut self, frames: &[String]) -> usize {
+        let before = self.waiting.len();
+        for frame in frames {
+            let Some((kind, id)) = answered_id(frame) else {
+                continue;
+            };
+            let Some(i) = self.waiting.iter().position(|w| w.id == id) else {
+                continue;
+            };
+            let waiting = self.waiting.remove(i);
+            if kind == "seated" || kind == "watching" {
+                if let Some(room) = answered_room(frame) {
+                    if self.streams.len() >= MAX_STREAMS {
+                        self.streams.clear();
+                    }
+                    self.streams.insert(room, Stream::From(waiting.node));
+                }
+            }
+        }
+        before - self.waiting.len()
+    }
+}
+
+/// The kind of answer a frame is and the request id it answers, or None for
+/// an event or a notice: every answer is written `{"type":KIND,"id":ID,...}`
+/// (the wire types' field order), and nothing else has an `id` there.
+fn answered_id(frame: &str) -> Option<(&str, Option<RequestId>)> {
+    let rest = frame.strip_prefix(r#"{"type":""#)?;
+    let (kind, rest) = rest.split_once('"')?;
+    let rest = rest.strip_prefix(r#","id":"#)?;
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Option<RequestId>>();
+    Some((kind, values.next()?.ok()?))
+}
+
+/// The room a `seated` or `watching` answer is for.
+fn answered_room(frame: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Answer {
+        room: String,
+    }
+    serde_json::from_str::<Answer>(frame).ok().map(|a| a.room)
+}
+
+/// The answer a client gets for a forwarded command whose own answer will
+/// not come, for `why` its connection is dropped.
+fn unanswered(id: Option<RequestId>, why: Kick, node: &str) -> ServerMsg {
+    let what = match why {
+        Kick::BusLost => "messages between the cluster's nodes were lost before it was answered".to_owned(),
+        Kick::RoomMoved | Kick::TournamentMoved => format!(
+            "the node that held its room ({node}) stopped before answering, and the room is moving to another node"
+        ),
+        Kick::NodeLost | Kick::SlowReader => format!(
+            "the node that holds its room ({node}) did not answer within {} s: it may have stopped, and the room may be moving to another node",
+            ANSWER_WAIT.as_secs()
+        ),
+    };
+    ServerMsg::error(
+        id,
+        ErrorCode::Internal,
+        format!("{what}; the command may or may not have been carried out: resume to see"),
+    )
 }
 
 /// A remote connection: a client of another node, here.
@@ -233,13 +407,18 @@ pub struct Bus {
     alive_nodes: Mutex<HashSet<String>>,
     /// The node ids this node serves commands under (one, or more after a rejoin).
     serving: Mutex<HashSet<String>>,
-    /// The tasks that take those commands.
-    command_tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// This node's id in the store, now.
     node: Mutex<Arc<str>>,
     stop: CancellationToken,
     /// Cancelled when this node stops taking commands, before its rooms stop.
     commands_stopped: CancellationToken,
+    /// Held while a command is taken: once the stop has taken it, none
+    /// reaches a room here.
+    taking: Mutex<()>,
+    /// How many forwarded commands wait for their answers, in all.
+    waiting: std::sync::atomic::AtomicUsize,
+    /// Numbers the waiting commands.
+    waiting_numbers: std::sync::atomic::AtomicU64,
     /// The other nodes' tournaments as last asked, and when.
     tournament_list: tokio::sync::Mutex<Option<(tokio::time::Instant, Vec<TournamentSummary>)>>,
 }
@@ -285,13 +464,16 @@ impl Bus {
             heard: Mutex::default(),
             alive_nodes: Mutex::default(),
             serving: Mutex::default(),
-            command_tasks: Mutex::default(),
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
             commands_stopped: CancellationToken::new(),
+            taking: Mutex::new(()),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+            waiting_numbers: std::sync::atomic::AtomicU64::new(0),
             tournament_list: tokio::sync::Mutex::new(None),
         });
         tokio::spawn(bus.clone().connection_events(events));
+        tokio::spawn(bus.clone().late_answers());
         let out = bus
             .client
             .subscribe(format!("{}.out.{}", bus.prefix, bus.me))
@@ -533,8 +715,7 @@ impl Bus {
             .client
             .subscribe(format!("{}.cmd.{node}", self.prefix))
             .await?;
-        let task = tokio::spawn(self.clone().commands(commands));
-        lock(&self.command_tasks).push(task);
+        tokio::spawn(self.clone().commands(commands));
         Ok(())
     }
 
@@ -570,14 +751,95 @@ impl Bus {
     /// client resumes).
     fn lost(&self, why: &str) {
         tracing::warn!("bus: {why}; the clients of rooms on other nodes resume");
-        for local in lock(&self.locals).values() {
-            if !local.nodes.is_empty() {
-                local.outbox.kick.raise();
+        for local in lock(&self.locals).values_mut() {
+            if !local.nodes.is_empty() || !local.waiting.is_empty() {
+                self.abandon(local, Kick::BusLost);
             }
         }
         for remote in lock(&self.remotes).values() {
-            remote.outbox.kick.raise();
+            remote.outbox.drop_for(Kick::BusLost);
         }
+    }
+
+    /// Drops client connection `local` for `why`, after answering each of
+    /// its commands that still waits (their own answers, should they come,
+    /// are not passed on: the connection is gone by then).
+    fn abandon(&self, local: &mut Local, why: Kick) {
+        let answered = local.waiting.len();
+        for waiting in local.waiting.drain(..) {
+            local
+                .outbox
+                .send(&unanswered(waiting.id, why, &waiting.node));
+        }
+        self.waiting
+            .fetch_sub(answered, std::sync::atomic::Ordering::Relaxed);
+        local.outbox.drop_for(why);
+    }
+
+    /// Forwarded commands not answered within [`ANSWER_WAIT`] (their node
+    /// died or is paused after it took them): answered here, and their
+    /// connections dropped, to resume.
+    async fn late_answers(self: Arc<Self>) {
+        let mut check = tokio::time::interval(ANSWER_CHECK);
+        check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = self.stop.cancelled() => return,
+                _ = check.tick() => {}
+            }
+            if self.waiting.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+                continue;
+            }
+            for (conn, local) in lock(&self.locals).iter_mut() {
+                let late = local
+                    .waiting
+                    .iter()
+                    .find(|w| w.sent.elapsed() >= ANSWER_WAIT);
+                if let Some(late) = late {
+                    tracing::warn!(conn, node = %late.node, "bus: a command was not answered in time; its connection must resume");
+                    self.abandon(local, Kick::NodeLost);
+                }
+            }
+        }
+    }
+
+    /// Stops waiting for command `n` of connection `conn`: false if it was
+    /// answered meanwhile (or answered here, its connection dropped).
+    fn stop_waiting(&self, conn: ConnId, n: u64) -> bool {
+        let mut locals = lock(&self.locals);
+        let Some(local) = locals.get_mut(&conn) else {
+            return false;
+        };
+        let Some(i) = local.waiting.iter().position(|w| w.n == n) else {
+            return false;
+        };
+        local.waiting.remove(i);
+        self.waiting
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        true
+    }
+
+    /// Whether `node`, which nobody serves any more, held rooms of client
+    /// connection `conn` that it did not hand over: it died (or lost the
+    /// bus), and their events will not come. (A draining node answers
+    /// commands until its hand-over is out, but that may still be on its
+    /// way to this node's answers task: it is given a moment.)
+    async fn stopped_holding(&self, node: &Arc<str>, conn: ConnId) -> bool {
+        let holds = || {
+            lock(&self.locals)
+                .get(&conn)
+                .is_some_and(|local| local.nodes.contains(node))
+        };
+        if !holds() {
+            return false;
+        }
+        tokio::time::sleep(HANDOVER_GRACE).await;
+        holds()
+    }
+
+    /// This node's id in the store now (its rooms' owner).
+    pub fn node(&self) -> Arc<str> {
+        lock(&self.node).clone()
     }
 
     /// Whether the bus is connected now (`/healthz`).
@@ -587,63 +849,152 @@ impl Bus {
 
     /// Sends `what`, a command of the client connection `outbox`, to the
     /// node that owns its room; Ok once that node took it.
+    ///
+    /// A client's command waits for its answer from then on (see
+    /// [`ANSWER_WAIT`]). One the node may have taken but did not say so in
+    /// time is answered here (Ok: nothing more to answer). A move (resign,
+    /// abort, leave) for a room whose events came to this connection from
+    /// another node that stopped without handing it over is not sent
+    /// ([`Untaken::Stopped`], the connection dropped to resume): its ack
+    /// would come without its event.
     pub async fn forward(
         &self,
         node: &Arc<str>,
         outbox: &Outbox,
         what: Request,
-    ) -> Result<(), String> {
-        // Known before the request: the owner's answers may come first.
-        lock(&self.locals)
-            .entry(outbox.conn)
-            .or_insert_with(|| Local::of(outbox));
+    ) -> Result<(), Untaken> {
+        let n = self
+            .waiting_numbers
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        {
+            // Known before the request: the owner's answers may come first.
+            let mut locals = lock(&self.locals);
+            let local = locals
+                .entry(outbox.conn)
+                .or_insert_with(|| Local::of(outbox));
+            if let Some(from) = local.lost_stream(&what, node) {
+                tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
+                self.abandon(local, Kick::RoomMoved);
+                return Err(Untaken::Stopped(from));
+            }
+            if let Some(id) = what.answers_to() {
+                local.waiting.push(Waiting {
+                    n,
+                    id: id.cloned(),
+                    node: node.clone(),
+                    sent: Instant::now(),
+                });
+                self.waiting
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let followed = match &what {
+            Request::Room(RoomRequest::Follow(follow)) => Some(follow.room.clone()),
+            _ => None,
+        };
         let payload = self.seal(&Command {
             conn: outbox.conn,
             what: Some(what),
+            deadline: Some(unix_ms() + TAKE_WITHIN.as_millis() as u64),
         });
         let subject = format!("{}.cmd.{node}", self.prefix);
         let (taken, maybe) = match self.client.request(subject, payload).await {
             Ok(reply) if reply.payload.as_ref() == b"ok" => (Ok(()), true),
+            Ok(reply) if reply.payload.as_ref() == NOT_HERE.as_bytes() => {
+                (Err(Untaken::NotHere), false)
+            }
             Ok(reply) => (
-                Err(String::from_utf8_lossy(&reply.payload).into_owned()),
+                Err(Untaken::Why(
+                    String::from_utf8_lossy(&reply.payload).into_owned(),
+                )),
                 false,
             ),
             // No reply in time: the owner may have taken it all the same.
             Err(e) if e.kind() == async_nats::RequestErrorKind::TimedOut => {
-                (Err(e.to_string()), true)
+                (Err(Untaken::Why(e.to_string())), true)
             }
-            // Nobody serves that node any more: it stopped.
+            // Nobody serves that node any more: it stopped. If it held
+            // rooms of this connection, their events are lost with it.
             Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
-                (Err(NOT_HERE.to_owned()), false)
+                if self.stopped_holding(node, outbox.conn).await {
+                    self.stop_waiting(outbox.conn, n);
+                    tracing::info!(conn = outbox.conn, %node, "bus: a node this connection used stopped; it must resume");
+                    if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
+                        self.abandon(local, Kick::RoomMoved);
+                    }
+                    return Err(Untaken::Stopped(node.clone()));
+                }
+                (Err(Untaken::NotHere), false)
             }
-            Err(e) => (Err(e.to_string()), false),
+            Err(e) => (Err(Untaken::Why(e.to_string())), false),
         };
+        if taken.is_err() && !maybe && !self.stop_waiting(outbox.conn, n) {
+            // Answered meanwhile, or here with the connection dropped.
+            return Ok(());
+        }
         // Only a node that took (or may have taken) a command holds
         // something of the connection. Known again if it went meanwhile
         // (its `gone` went out before this node was recorded): whoever
         // ends it next tells this node too (`Bus::follow`).
         if maybe {
-            lock(&self.locals)
+            let mut locals = lock(&self.locals);
+            let local = locals
                 .entry(outbox.conn)
-                .or_insert_with(|| Local::of(outbox))
-                .nodes
-                .insert(node.clone());
+                .or_insert_with(|| Local::of(outbox));
+            if local.nodes.insert(node.clone()) {
+                // A node not heard from yet (it started a moment ago) is
+                // silent only once it has had time to say it is alive.
+                lock(&self.heard)
+                    .entry(node.to_string())
+                    .or_insert_with(Instant::now);
+            }
+            if let (Some(room), Ok(())) = (followed, &taken) {
+                local.streams.insert(room, Stream::From(node.clone()));
+            }
         }
         if taken.is_err() && maybe {
-            // Its answer may still come, after our refusal: the client
-            // resumes instead, and learns what happened from the room.
-            outbox.kick.raise();
+            // Its answer may still come: the client is answered here and
+            // resumes, and learns what happened from the room.
+            tracing::warn!(conn = outbox.conn, %node, "bus: a node did not take a command in time; the connection must resume");
+            if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
+                self.abandon(local, Kick::NodeLost);
+            }
+            return Ok(());
         }
         taken
     }
 
+    /// The node whose events of room `room` (its id) this client connection
+    /// had, if that node stopped without handing the room over (so that a
+    /// move there would be acknowledged with no event to follow): the room
+    /// is here now (`lobby.holds`), and the connection is not in it. The
+    /// connection is then dropped, to resume.
+    pub fn lost_here(&self, outbox: &Outbox, room: &str) -> Option<Arc<str>> {
+        if outbox.rooms.contains(room) {
+            return None;
+        }
+        let mut locals = lock(&self.locals);
+        let local = locals.get_mut(&outbox.conn)?;
+        let Some(Stream::From(from)) = local.streams.get(room) else {
+            return None;
+        };
+        let from = from.clone();
+        tracing::info!(conn = outbox.conn, %from, "bus: a room came here without this connection; it must resume");
+        local.streams.remove(room);
+        self.abandon(local, Kick::RoomMoved);
+        Some(from)
+    }
     /// The client connection `conn` closed: its remote connections end.
     pub async fn gone(&self, conn: ConnId) {
         let Some(local) = lock(&self.locals).remove(&conn) else {
             return;
         };
         for node in local.nodes {
-            let payload = self.seal(&Command { conn, what: None });
+            let payload = self.seal(&Command {
+                conn,
+                what: None,
+                deadline: None,
+            });
             let subject = format!("{}.cmd.{node}", self.prefix);
             if let Err(e) = self.client.publish(subject, payload).await {
                 tracing::warn!(conn, %node, "cannot tell a node a connection closed: {e}");
@@ -651,41 +1002,45 @@ impl Bus {
         }
     }
 
-    /// Stops taking commands (what reached the bus client is answered).
-    /// Done first at shutdown, while the rooms still run: a command sent
-    /// after it hears at once that nobody serves this node, and looks for
-    /// the room again. Were it taken later, a client node's command sent
-    /// while this node exits (a client following a room this node just
-    /// stopped) could reach it and never be answered: a 3-s wait, then that
-    /// client resumes. One the NATS server routed here just before the
-    /// unsubscribe can still be lost so: a window of about one round trip.
-    pub async fn stop_commands(&self) {
+    /// Stops taking commands: from now on each is answered [`NOT_HERE`],
+    /// and its sender looks for the room again (a command being taken now
+    /// reaches its room first). Done first at shutdown, while the rooms
+    /// still run. The subscription stays until [`Bus::close`], so that no
+    /// command routed here meanwhile goes unanswered.
+    pub fn stop_commands(&self) {
         self.commands_stopped.cancel();
-        let serving: Vec<_> = lock(&self.command_tasks).drain(..).collect();
-        let answered = futures_util::future::join_all(serving);
-        if tokio::time::timeout(HANDOVER_WAIT, answered).await.is_err() {
-            tracing::warn!("bus: some commands were not answered in time");
-        }
+        drop(lock(&self.taking));
     }
 
     /// Stops the heartbeat and taking commands (if not stopped already), and
     /// ends the remote connections (shutdown, once the rooms have stopped):
     /// each sends what its rooms sent last, then where they were, and its
-    /// client's node follows them to their next nodes.
+    /// client's node follows them to their next nodes. Bounded whether the
+    /// bus is up or not (at most [`HANDOVER_WAIT`] and [`FLUSH_WAIT`]); what
+    /// could not be handed over is logged (those clients resume).
     pub async fn close(&self) {
-        self.stop_commands().await;
+        self.stop_commands();
         self.stop.cancel();
         let remotes: Vec<_> = lock(&self.remotes).drain().collect();
-        let mut tasks = Vec::with_capacity(remotes.len());
+        let count = remotes.len();
+        let mut tasks = Vec::with_capacity(count);
         for (_, remote) in remotes {
             remote.stop.cancel();
             tasks.push(remote.task);
         }
         let sent = futures_util::future::join_all(tasks);
         if tokio::time::timeout(HANDOVER_WAIT, sent).await.is_err() {
-            tracing::warn!("bus: some remote connections were not handed over in time");
+            tracing::warn!(
+                "bus: the remote connections ({count}) were not all handed over within {} s; their clients resume",
+                HANDOVER_WAIT.as_secs()
+            );
         }
-        let _ = self.client.flush().await;
+        let flushed = tokio::time::timeout(FLUSH_WAIT, self.client.flush()).await;
+        if !matches!(flushed, Ok(Ok(()))) {
+            tracing::warn!(
+                "bus: not connected at shutdown: the hand-over of {count} remote connections, and the notices of this node's clients' ends, may not reach the other nodes (their clients resume; the rooms are free for them either way)"
+            );
+        }
     }
 
     fn seal<T: Serialize>(&self, body: &T) -> Bytes {
@@ -712,22 +1067,17 @@ impl Bus {
     }
 
     /// Commands for this node: each is taken into its remote connection.
-    /// When the node stops taking commands (before its rooms stop), the
-    /// subscription is drained: the bus sends it nothing more (a sender
-    /// hears at once that nobody serves the node), and what it had sent
-    /// already is answered, rather than left to time out.
+    /// Once the node stops taking commands (before its rooms stop), each is
+    /// answered [`NOT_HERE`] (its sender looks for the room again) until
+    /// the node has handed its rooms over and unsubscribes: after that, a
+    /// sender hears at once that nobody serves the node.
     async fn commands(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
-        let mut draining = false;
         loop {
             let message = tokio::select! {
                 message = subscription.next() => message,
-                _ = self.commands_stopped.cancelled(), if !draining => {
-                    draining = true;
-                    if let Err(e) = subscription.drain().await {
-                        tracing::warn!("bus: cannot stop taking commands: {e}");
-                        return;
-                    }
-                    continue;
+                _ = self.stop.cancelled() => {
+                    let _ = tokio::time::timeout(FLUSH_WAIT, subscription.unsubscribe()).await;
+                    return;
                 }
             };
             let Some(message) = message else { return };
@@ -740,7 +1090,14 @@ impl Bus {
                 }
                 continue;
             };
-            let answer = self.take(from, command);
+            let answer = {
+                let _taking = lock(&self.taking);
+                if self.commands_stopped.is_cancelled() && command.what.is_some() {
+                    NOT_HERE.to_owned()
+                } else {
+                    self.take(from, command)
+                }
+            };
             if let Some(reply) = message.reply {
                 let _ = self.client.publish(reply, Bytes::from(answer)).await;
             }
@@ -761,6 +1118,18 @@ impl Bus {
             }
             return "ok".into();
         };
+        if command
+            .deadline
+            .is_some_and(|deadline| unix_ms() > deadline)
+        {
+            // Its sender has answered it by now, or soon will: it must not
+            // run after the client was told it may not have.
+            tracing::info!(
+                conn = command.conn,
+                "bus: dropped a command that came after its deadline"
+            );
+            return LATE.into();
+        }
         if !request.held_by(&shared) {
             return NOT_HERE.into();
         }
@@ -893,25 +1262,38 @@ impl Bus {
             let Some(local) = locals.get_mut(&out.conn) else {
                 continue; // the connection has closed meanwhile
             };
+            if local.outbox.kick.is_raised() {
+                // Dropped, to resume: an answer given here already must not
+                // come a second time.
+                continue;
+            }
             let expected = local.next.entry(from.clone()).or_insert(1);
-            if out.seq != *expected || (out.closed && out.moved.is_none()) {
-                if out.seq != *expected {
-                    tracing::warn!(
-                        conn = out.conn,
-                        expected = *expected,
-                        got = out.seq,
-                        "bus: messages for a connection were lost; it must resume"
-                    );
-                } else {
-                    tracing::info!(
-                        conn = out.conn,
-                        "bus: a node this connection used ended its side; it must resume"
-                    );
-                }
-                local.outbox.kick.raise();
+            if out.seq != *expected {
+                tracing::warn!(
+                    conn = out.conn,
+                    expected = *expected,
+                    got = out.seq,
+                    "bus: messages for a connection were lost; it must resume"
+                );
+                self.abandon(local, Kick::BusLost);
                 continue;
             }
             *expected += 1;
+            if !local.waiting.is_empty() {
+                let answered = local.answered(&out.frames);
+                self.waiting
+                    .fetch_sub(answered, std::sync::atomic::Ordering::Relaxed);
+            }
+            if out.closed && out.moved.is_none() {
+                // Its last frames (an answer among them) go first.
+                deliver(&local.outbox, out.frames);
+                tracing::info!(
+                    conn = out.conn,
+                    "bus: a node this connection used ended its side; it must resume"
+                );
+                self.abandon(local, Kick::RoomMoved);
+                continue;
+            }
             deliver(&local.outbox, out.frames);
             let Some(moved) = out.moved else { continue };
             if out.closed {
@@ -920,6 +1302,9 @@ impl Bus {
                 local
                     .nodes
                     .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
+            }
+            for follow in &moved.rooms {
+                local.streams.insert(follow.room.clone(), Stream::Following);
             }
             let outbox = local.outbox.clone();
             drop(locals);
@@ -1034,10 +1419,10 @@ impl Bus {
             remote.stop.cancel();
             leave_rooms(&shared, &remote.outbox);
         }
-        for (conn, local) in lock(&self.locals).iter() {
+        for (conn, local) in lock(&self.locals).iter_mut() {
             if let Some(node) = local.nodes.iter().find(|node| silent(node)) {
                 tracing::info!(conn, %node, "bus: a node a connection used went silent; it must resume");
-                local.outbox.kick.raise();
+                self.abandon(local, Kick::NodeLost);
             }
         }
     }
@@ -1106,14 +1491,19 @@ fn deliver(outbox: &Outbox, frames: Vec<String>) {
 }
 
 /// A remote connection ended: its rooms and tournaments hear it is gone,
-/// as from a client that dropped.
+/// as from a client that dropped. A full queue gets it as soon as it has
+/// room (a lost `Gone` would leave a seat connected for good).
 fn leave_rooms(shared: &Shared, outbox: &Outbox) {
     let conn = outbox.conn;
-    for tx in shared.lobby.senders(&outbox.rooms.ids()) {
-        let _ = tx.try_send(RoomCmd::Gone { conn });
+    for tx in shared.lobby.senders(&outbox.rooms.leave()) {
+        if let Err(TrySendError::Full(gone)) = tx.try_send(RoomCmd::Gone { conn }) {
+            tokio::spawn(async move { tx.send(*gone).await });
+        }
     }
-    for tx in shared.tournaments.senders(&outbox.tournaments.ids()) {
-        let _ = tx.try_send(TournamentCmd::Gone { conn });
+    for tx in shared.tournaments.senders(&outbox.tournaments.leave()) {
+        if let Err(TrySendError::Full(gone)) = tx.try_send(TournamentCmd::Gone { conn }) {
+            tokio::spawn(async move { tx.send(gone).await });
+        }
     }
     outbox.kick.raise();
 }
@@ -1140,6 +1530,7 @@ mod tests {
                 id: None,
                 room: room.into(),
             })),
+            deadline: None,
         }
     }
 
@@ -1164,6 +1555,64 @@ mod tests {
             "a changed byte"
         );
         assert!(open::<Command>(b"ours", &mut seen, "command", b"short").is_err());
+    }
+
+    #[test]
+    fn answers_are_told_from_events_by_their_id_and_a_seat_names_its_room() {
+        assert_eq!(
+            answered_id(r#"{"type":"ack","id":7,"room":"r","seq":3}"#),
+            Some(("ack", Some(RequestId::Number(7))))
+        );
+        assert_eq!(
+            answered_id(r#"{"type":"error","id":"a\"b","code":"internal"}"#),
+            Some(("error", Some(RequestId::Text("a\"b".into()))))
+        );
+        assert_eq!(
+            answered_id(r#"{"type":"error","id":null,"code":"busy"}"#),
+            Some(("error", None))
+        );
+        assert_eq!(
+            answered_id(r#"{"type":"event","room":"r","event":{}}"#),
+            None
+        );
+        assert_eq!(
+            answered_id(r#"{"type":"your_game","tournament":"t"}"#),
+            None
+        );
+
+        let (outbox, _queue) = Outbox::new(1, 8, 1 << 20);
+        let mut local = Local::of(&outbox);
+        let node: Arc<str> = Arc::from("n1");
+        for (n, id) in [(0, Some(RequestId::Number(1))), (1, None)] {
+            local.waiting.push(Waiting {
+                n,
+                id,
+                node: node.clone(),
+                sent: Instant::now(),
+            });
+        }
+        let frames = [
+            r#"{"type":"event","room":"r1","event":{"seq":1}}"#.to_owned(),
+            r#"{"type":"seated","id":1,"room":"r1","seat":1,"token":"t","snapshot":{}}"#.to_owned(),
+        ];
+        assert_eq!(local.answered(&frames), 1);
+        assert_eq!(local.waiting.len(), 1, "the one without an id still waits");
+        assert!(matches!(local.streams.get("r1"), Some(Stream::From(n)) if **n == *"n1"));
+        let mv = Request::Room(RoomRequest::Move {
+            id: None,
+            room: "r1".into(),
+            token: "t".into(),
+            mv: serde_json::json!({}),
+        });
+        assert!(local.lost_stream(&mv, &node).is_none(), "the same node");
+        let other: Arc<str> = Arc::from("n2");
+        assert_eq!(local.lost_stream(&mv, &other).as_deref(), Some("n1"));
+        local.streams.insert("r1".into(), Stream::Following);
+        assert!(local.lost_stream(&mv, &other).is_none(), "handed over");
+        assert_eq!(
+            local.answered(&[r#"{"type":"ack","id":null}"#.to_owned()]),
+            1
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::drain::drain;
 use crate::house::{House, HouseSeat};
 use crate::http;
 use crate::lobby::{Lobby, RoomSetup};
-use crate::outbox::{Memberships, Outbox};
+use crate::outbox::{Kick, Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
@@ -256,9 +256,7 @@ pub async fn serve(
                 conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
                 break Some(Closing(CloseCode::Away, "server shutting down".into()));
             }
-            _ = &mut kicked => {
-                break Some(Closing(CloseCode::Policy, "too slow reading: the outbound queue overflowed (resume to continue)".into()));
-            }
+            _ = &mut kicked => break Some(kick_closing(conn.outbox.dropped_for())),
             io = socket.next() => {
                 last_seen = Instant::now();
                 // The hello timer is not polled while the socket always has
@@ -324,6 +322,19 @@ pub async fn serve(
     let linger = closing.is_some() && !shutdown.is_cancelled();
     // Boxed, like the commands that wait: it runs once, at the end.
     Box::pin(finish(&shared, outbox, socket, closing, linger)).await;
+}
+
+/// The close frame for a connection the server dropped: a slow reader's
+/// fault is a policy close (1008); the cluster's own troubles are a service
+/// restart (1012). Either way its client resumes.
+fn kick_closing(why: Kick) -> Closing {
+    let code = match why {
+        Kick::SlowReader => CloseCode::Policy,
+        Kick::RoomMoved | Kick::NodeLost | Kick::BusLost | Kick::TournamentMoved => {
+            CloseCode::Restart
+        }
+    };
+    Closing(code, why.reason().into())
 }
 
 /// The room a room command names (id or code).
@@ -605,6 +616,11 @@ impl Conn {
             if self.is_remote(&msg) {
                 return Some(msg);
             }
+            // Only a connection that has used the bus may have lost a room
+            // that came here.
+            if self.owners.is_some() && self.lost_here(&msg) {
+                return None;
+            }
             match self.request(msg) {
                 Ok(request) => deliver(&self.shared, &self.outbox, request, self.received),
                 Err(refusal) => self.reply(*refusal),
@@ -627,6 +643,31 @@ impl Conn {
             other => return Some(other),
         }
         None
+    }
+
+    /// A move (resign, abort, leave) for a room held here now, whose events
+    /// this connection had from another node that stopped without handing
+    /// it over (`Bus::lost_here`): refused, not carried out (its ack would
+    /// come with no event), and the connection dropped, to resume.
+    fn lost_here(&self, msg: &ClientMsg) -> bool {
+        let (ClientMsg::Move { id, room, .. }
+        | ClientMsg::Resign { id, room, .. }
+        | ClientMsg::Abort { id, room, .. }
+        | ClientMsg::Leave { id, room }) = msg
+        else {
+            return false;
+        };
+        let Some(bus) = &self.shared.bus else {
+            return false;
+        };
+        let Some((room_id, _)) = self.shared.lobby.find(room) else {
+            return false;
+        };
+        let Some(from) = bus.lost_here(&self.outbox, &room_id) else {
+            return false;
+        };
+        self.reply(remote::Unsent::Stopped(from).answer(id.clone(), room, false));
+        true
     }
 
     /// Answers `hello`: `welcome`, or why not.

@@ -63,8 +63,18 @@ struct Args {
     connections_per_ip: Option<usize>,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<ExitCode> {
+fn main() -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let code = runtime.block_on(run());
+    // Every wait of the shutdown is bounded; a thread still blocked on a
+    // database or bus that stopped answering must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    code
+}
+
+async fn run() -> anyhow::Result<ExitCode> {
     // Logs go to stderr; stdout carries only the `listening on` line. Colours
     // only on a terminal: a log file gets plain text.
     tracing_subscriber::fmt()
@@ -117,6 +127,11 @@ async fn main() -> anyhow::Result<ExitCode> {
         config.limits.connections_per_ip = per_ip.max(1);
     }
     let store: Arc<dyn MatchStore> = Arc::from(store);
+    if let Some(cluster) = store.cluster() {
+        // What maps this process to `room_owners` (also in /metrics and
+        // /healthz; a new id is logged if the node joins again).
+        tracing::info!(node = %cluster.node(), pid = std::process::id(), "joined the cluster as node {}", cluster.node());
+    }
     let bus = match (&args.bus, store.cluster()) {
         (Some(url), Some(cluster)) => {
             let (name, secret) = cluster.identity();

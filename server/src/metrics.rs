@@ -17,6 +17,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -49,6 +50,9 @@ pub struct Metrics {
 pub struct Gauges {
     pub tournaments: Gauge,
     pub house_bots: Gauge,
+    /// A cluster's node: its id (its rooms' owner in `room_owners`), and
+    /// whether it holds its lease.
+    pub node: Option<(String, bool)>,
 }
 
 pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -153,6 +157,22 @@ pub fn render(gauges: Gauges) -> String {
         "House bots running (one per seat they play)",
         gauges.house_bots,
     );
+    if let Some((node, held)) = gauges.node {
+        registry.register(
+            "node",
+            "This cluster node's id (its rooms' owner in room_owners)",
+            Info::new(vec![("node".to_owned(), node)]),
+        );
+        registry.register(
+            "node_lease_held",
+            "1 while this cluster node holds its lease, 0 otherwise",
+            {
+                let gauge = Gauge::<i64>::default();
+                gauge.set(i64::from(held));
+                gauge
+            },
+        );
+    }
     registry.register("moves", "Moves accepted", m.moves.clone());
     registry.register(
         "move_to_ack_seconds",

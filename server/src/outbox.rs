@@ -6,7 +6,7 @@
 //! match or grow memory.
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -98,6 +98,53 @@ impl IntoIterator for Frames {
     }
 }
 
+/// Why the server drops a connection that its client may resume: each has
+/// its own close reason (docs/protocol.md, "Close codes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kick {
+    /// It read too slowly: its outbound queue overflowed.
+    SlowReader = 1,
+    /// A room it is in moved to another node of the cluster without taking
+    /// it along (its node died, was paused past its lease, or let it go).
+    RoomMoved = 2,
+    /// A node of the cluster that served its rooms stopped answering.
+    NodeLost = 3,
+    /// Messages between the cluster's nodes may have been lost.
+    BusLost = 4,
+    /// A tournament it follows moved to another node of the cluster.
+    TournamentMoved = 5,
+}
+
+impl Kick {
+    fn from_u8(n: u8) -> Kick {
+        match n {
+            2 => Kick::RoomMoved,
+            3 => Kick::NodeLost,
+            4 => Kick::BusLost,
+            5 => Kick::TournamentMoved,
+            _ => Kick::SlowReader,
+        }
+    }
+
+    /// The close frame's reason: what happened, and that a `resume` goes on.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Kick::SlowReader => {
+                "too slow reading: the outbound queue overflowed (resume to continue)"
+            }
+            Kick::RoomMoved => "the room moved to another node of the cluster (resume to continue)",
+            Kick::NodeLost => {
+                "a node of the cluster serving your rooms stopped answering (resume to continue)"
+            }
+            Kick::BusLost => "messages between the cluster's nodes were lost (resume to continue)",
+            Kick::TournamentMoved => {
+                "the tournament moved to another node of the cluster (rejoin to continue)"
+            }
+        }
+    }
+}
+
 /// A connection's outbound queue, as rooms, tournaments and the connection
 /// hold it. A clone is one reference count (a move's command carries one to
 /// the room and back), not one per part.
@@ -115,8 +162,11 @@ pub struct Sender {
     /// The largest message this connection is sent (`max_message_bytes`):
     /// an answer that would be larger becomes a `too_large` error.
     max_message: usize,
-    /// Raised to drop the connection (slow reader, shutdown, protocol abuse).
+    /// Raised to drop the connection (slow reader, shutdown, protocol abuse);
+    /// raise it with [`Sender::drop_for`], which says why.
     pub kick: Signal,
+    /// Why it was first raised (a [`Kick`]; 0: not said, a slow reader).
+    why: AtomicU8,
     /// The rooms with an unfinished match this connection plays or watches:
     /// rooms add themselves when they accept the connection and remove
     /// themselves when it leaves or the match ends.
@@ -380,6 +430,7 @@ impl Outbox {
             max_bytes,
             max_message,
             kick: Signal::default(),
+            why: AtomicU8::new(0),
             rooms: Memberships::default(),
             tournaments: Memberships::default(),
             handover,
@@ -456,8 +507,22 @@ impl Outbox {
             conn = self.conn,
             "outbound queue full ({refused}): dropping a slow reader"
         );
-        self.kick.raise();
+        self.drop_for(Kick::SlowReader);
         false
+    }
+
+    /// Drops the connection for `why` (the first reason given is the one
+    /// its client is told).
+    pub fn drop_for(&self, why: Kick) {
+        let _ = self
+            .why
+            .compare_exchange(0, why as u8, Ordering::AcqRel, Ordering::Acquire);
+        self.kick.raise();
+    }
+
+    /// Why the connection was dropped (once its kick is raised).
+    pub fn dropped_for(&self) -> Kick {
+        Kick::from_u8(self.why.load(Ordering::Acquire))
     }
 
     /// Queues a message; one larger than `max_message` is replaced by a

@@ -252,7 +252,7 @@ impl Server {
         // Other nodes' commands stop first, answered while the rooms still
         // run; later ones look for their rooms again (`Bus::stop_commands`).
         if let Some(bus) = &self.shared.bus {
-            bus.stop_commands().await;
+            bus.stop_commands();
         }
         // Rooms end once their queues are dropped; each answers what is
         // queued and finishes its store writes first.

@@ -95,17 +95,6 @@ async fn three_nodes() -> Option<[Process; 3]> {
     ])
 }
 
-async fn signal(process: &Process, name: &str) {
-    let pid = process.child.id().expect("running").to_string();
-    let sent = Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(&pid)
-        .status()
-        .await
-        .expect("kill");
-    assert!(sent.success());
-}
-
 #[tokio::test]
 async fn a_match_whose_node_is_killed_goes_on_on_another_node() {
     let Some(postgres) = grundy_testkit::postgres::or_skip() else {
@@ -174,13 +163,13 @@ async fn a_node_paused_past_its_lease_writes_no_more_and_lets_its_room_go() {
     assert_eq!(ack["type"], "ack", "{ack}");
     let seen = ack["seq"].as_u64().expect("seq");
 
-    signal(&paused, "STOP").await;
+    paused.signal("STOP").await;
     let (mut b, _, took) = resume_until_taken_over(&other.url, "bob", &room, &t1, Some(seen)).await;
     eprintln!("taken over {took:?} after the pause");
     let ack = play(&mut b, &room, &t1, json!({"heap": 1, "take": 1})).await;
     assert_eq!(ack["type"], "ack", "the new owner plays on: {ack}");
 
-    signal(&paused, "CONT").await;
+    paused.signal("CONT").await;
     // Bob's first connection, still on the paused node, moves there too (it
     // is his turn as that node knows the match): never acknowledged.
     let late = play(&mut b_there, &room, &t1, json!({"heap": 0, "take": 2})).await;
@@ -437,9 +426,9 @@ async fn a_room_moves_unseen_by_the_clients_of_other_nodes_when_its_node_lets_it
     // The nodes hear each other's heartbeats (once a second) first: a node
     // never heard from counts as gone.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    signal(&paused, "STOP").await;
+    paused.signal("STOP").await;
     logged(&[&two, &three], "took over 1 rooms").await;
-    signal(&paused, "CONT").await;
+    paused.signal("CONT").await;
     logged(&[&paused], "letting every room and tournament go").await;
     let moves = [
         (1, json!({"heap": 1, "take": 1})),
@@ -979,10 +968,10 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
     one.kill_hard().await;
     let nodes = [&two, &three];
     let taker = logged(&nodes, "took over 1 tournaments").await;
-    signal(nodes[taker], "STOP").await;
+    nodes[taker].signal("STOP").await;
     release.send(()).expect("release");
     let room_taker = logged(&nodes, "took over 1 rooms").await;
-    signal(nodes[taker], "CONT").await;
+    nodes[taker].signal("CONT").await;
     assert_ne!(taker, room_taker, "the room went to the other node");
 
     let mut carol = Peer::connect(&nodes[room_taker].url, "carol").await;
@@ -1262,7 +1251,7 @@ async fn a_command_sent_to_a_rooms_former_node_finds_the_room_where_it_is() {
     // The nodes hear each other's heartbeats (once a second) first: a node
     // never heard from counts as gone.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    signal(&paused, "STOP").await;
+    paused.signal("STOP").await;
     // Past the lease (a command for the paused node would wait out the bus
     // timeout), and well within the 5 s after which the other nodes count
     // the paused one gone and disconnect whoever used it.
@@ -1277,7 +1266,7 @@ async fn a_command_sent_to_a_rooms_former_node_finds_the_room_where_it_is() {
         assert!(asked.elapsed() < Duration::from_secs(3), "{watched}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    signal(&paused, "CONT").await;
+    paused.signal("CONT").await;
     logged(&[&paused], "letting every room and tournament go").await;
     let watched = carol
         .try_request(json!({"type": "watch", "room": room}))

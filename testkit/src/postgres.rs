@@ -68,6 +68,25 @@ impl TestPostgres {
         ended.lines().filter(|line| line.trim() == "t").count()
     }
 
+    /// The backend processes of the sessions on the database `url` names
+    /// whose `application_name` is `name` (a grundy-server's are
+    /// `grundy-server PID`): a test may pause them, as a database that
+    /// stops answering one server would.
+    pub fn sessions_named(&self, url: &str, name: &str) -> Vec<u32> {
+        let database = url.rsplit('/').next().unwrap_or_default();
+        let quoted = name.replace('\'', "''");
+        let pids = self.psql(
+            database,
+            &format!(
+                "SELECT pid FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name = '{quoted}'"
+            ),
+        );
+        pids.lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    }
+
     /// Runs `sql` on `database` with psql, as the superuser; its output
     /// (unaligned, tuples only). Panics with what psql said if it fails.
     fn psql(&self, database: &str, sql: &str) -> String {

@@ -15,7 +15,7 @@ use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg};
 use tokio::time::Instant;
 
 use super::{deliver, room_key, tournament_key, Conn, Request, Shared};
-use crate::bus::{self, Bus};
+use crate::bus::{self, Bus, Untaken};
 use crate::outbox::Outbox;
 use crate::store::Owner;
 use crate::work::Refused;
@@ -32,6 +32,9 @@ pub enum Unsent {
     Unknown,
     /// Its node did not take the command: which, and why.
     NotTaken(Arc<str>, String),
+    /// Its node stopped, without handing over this connection's rooms there
+    /// (the connection is dropped, to resume).
+    Stopped(Arc<str>),
     /// Still between nodes when the wait ran out.
     Moving,
     /// Where it is could not be read.
@@ -55,6 +58,13 @@ impl Unsent {
                 let (code, message) = bus::not_taken(&node, &why);
                 ServerMsg::error(id, code, message)
             }
+            Unsent::Stopped(node) => ServerMsg::error(
+                id,
+                ErrorCode::Internal,
+                format!(
+                    "the node that held this {kind} ({node}) stopped, and the {kind} is moving to another node: the command was not carried out; resume, then send it again"
+                ),
+            ),
             Unsent::Moving => ServerMsg::error(
                 id,
                 ErrorCode::Internal,
@@ -129,7 +139,7 @@ pub async fn route(
         match found {
             Owner::Live(_, owner) => {
                 let sent = bus.forward(&owner, outbox, what.clone()).await;
-                let Err(why) = sent else {
+                let Err(untaken) = sent else {
                     let owners = owners.get_or_insert_with(Default::default);
                     // A handful per connection; one that named many starts over.
                     if owners.len() >= 256 {
@@ -142,8 +152,10 @@ pub async fn route(
                 if let Some(owners) = owners.as_mut() {
                     owners.remove(&cached);
                 }
-                if why != bus::NOT_HERE {
-                    return Err(Unsent::NotTaken(owner, why));
+                match untaken {
+                    Untaken::NotHere => {}
+                    Untaken::Stopped(node) => return Err(Unsent::Stopped(node)),
+                    Untaken::Why(why) => return Err(Unsent::NotTaken(owner, why)),
                 }
             }
             Owner::Between => {}

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::tournament::to_tournament;
 use super::{to_room, Conn, Shared};
-use crate::outbox::{Follow, Outbox};
+use crate::outbox::{Follow, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::room::RoomCmd;
 use crate::tournament::actor::TournamentCmd;
@@ -112,6 +112,31 @@ impl Request {
         match self {
             Request::Room(request) => (request.room(), false),
             Request::Tournament(request) => (request.tournament(), true),
+        }
+    }
+
+    /// The request a client waits for an answer to (its id, if it gave
+    /// one); None for what a node sends on its own (a follow, a
+    /// resignation for a withdrawn player), which nobody answers.
+    pub(crate) fn answers_to(&self) -> Option<Option<&RequestId>> {
+        match self {
+            Request::Room(
+                RoomRequest::Join { id, .. }
+                | RoomRequest::Watch { id, .. }
+                | RoomRequest::Resume { id, .. }
+                | RoomRequest::Move { id, .. }
+                | RoomRequest::Resign { id, .. }
+                | RoomRequest::Abort { id, .. }
+                | RoomRequest::Leave { id, .. },
+            )
+            | Request::Tournament(
+                TournamentRequest::Register { id, .. }
+                | TournamentRequest::Rejoin { id, .. }
+                | TournamentRequest::Withdraw { id, .. }
+                | TournamentRequest::Start { id, .. }
+                | TournamentRequest::Watch { id, .. },
+            ) => Some(id.as_ref()),
+            Request::Room(RoomRequest::Follow(_) | RoomRequest::ResignSeat { .. }) => None,
         }
     }
 
@@ -419,7 +444,7 @@ fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, recei
             // Nobody asked, so nobody is answered: if it cannot follow, the
             // connection ends and its client resumes.
             let Some((room_id, tx)) = shared.lobby.find(&room) else {
-                return outbox.kick.raise();
+                return outbox.drop_for(Kick::RoomMoved);
             };
             outbox.rooms.enter(&room_id);
             let follow = RoomCmd::Follow {
@@ -429,7 +454,7 @@ fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, recei
             };
             if tx.try_send(follow).is_err() {
                 outbox.rooms.exit(&room_id);
-                outbox.kick.raise();
+                outbox.drop_for(Kick::RoomMoved);
             }
         }
         RoomRequest::ResignSeat { room, seat } => {

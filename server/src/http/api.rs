@@ -239,10 +239,27 @@ async fn method_not_allowed(method: axum::http::Method, uri: Uri) -> ApiError {
 }
 
 /// 200 while the server accepts connections, its store commits a write, and
-/// (a cluster's node with a bus) its bus is connected; 503 otherwise.
+/// (a cluster's node) it holds its lease and its bus is connected; 503
+/// otherwise. A cluster's node says its id and whether it holds its lease.
 async fn healthz(State(api): State<Api>) -> Response {
+    let node = api
+        .shared
+        .store
+        .cluster()
+        .map(|cluster| (cluster.node(), cluster.holds_lease()));
+    let health = |ok: bool, message: &str| {
+        let mut body = json!({"status": if ok { "ok" } else { "unavailable" }, "message": message});
+        if let Some((id, held)) = &node {
+            body["node"] = json!(**id);
+            body["lease"] = json!(held);
+        }
+        health(ok, body)
+    };
     if api.shutdown.is_cancelled() {
         return health(false, "shutting down");
+    }
+    if node.as_ref().is_some_and(|(_, held)| !held) {
+        return health(false, "this node does not hold its cluster lease");
     }
     if api.shared.bus.as_ref().is_some_and(|bus| !bus.connected()) {
         return health(false, "the bus is not connected");
@@ -267,13 +284,12 @@ async fn healthz(State(api): State<Api>) -> Response {
     }
 }
 
-fn health(ok: bool, message: &str) -> Response {
+fn health(ok: bool, body: Value) -> Response {
     let status = if ok {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    let body = json!({"status": if ok { "ok" } else { "unavailable" }, "message": message});
     (status, axum::Json(body)).into_response()
 }
 
@@ -284,6 +300,13 @@ async fn metrics(State(api): State<Api>) -> Response {
         .tournaments
         .set(shared.tournaments.list().len() as i64);
     gauges.house_bots.set(shared.house.bots().running() as i64);
+    let gauges = Gauges {
+        node: shared
+            .store
+            .cluster()
+            .map(|cluster| (cluster.node().to_string(), cluster.holds_lease())),
+        ..gauges
+    };
     let text = metrics::render(gauges);
     (
         [(

@@ -530,6 +530,9 @@ pub trait Cluster: Send + Sync {
     /// Renews the node's lease; [`StoreError::LeaseLost`] when it had run
     /// out already: the node must give its rooms up, then rejoin.
     fn renew(&self) -> Result<(), StoreError>;
+    /// Whether the node's lease holds now, as its last renewal says (false
+    /// once it drains, or a renewal failed).
+    fn holds_lease(&self) -> bool;
     /// Registers the node again under a new id (after a lost lease).
     fn rejoin(&self) -> Result<Arc<str>, StoreError>;
     /// Takes up to `limit` rooms and up to `limit` tournaments whose owner

@@ -70,6 +70,28 @@ struct Node {
     /// This node's id: a new one after its lease was lost.
     id: Mutex<Arc<str>>,
     lease: Duration,
+    /// Until when this node's lease holds for sure, as last renewed (from
+    /// before the renewal was sent: the database's expiry is later).
+    held_until: Mutex<Option<Instant>>,
+}
+
+impl Node {
+    /// Runs `renewal` (a registration or a renewal of the lease) and notes
+    /// until when the lease holds (a renewal that failed for another reason
+    /// than a lost lease changes nothing: it holds until it runs out).
+    fn renewing(&self, renewal: impl FnOnce() -> Result<(), StoreError>) -> Result<(), StoreError> {
+        let asked = Instant::now();
+        let renewed = renewal();
+        let mut held_until = lock(&self.held_until);
+        match &renewed {
+            Ok(()) => *held_until = Some(asked + self.lease),
+            Err(StoreError::LeaseLost(_)) => *held_until = None,
+            // Not renewed this time: it holds until it runs out.
+            Err(_) => {}
+        }
+        drop(held_until);
+        renewed
+    }
 }
 
 /// A thread with a connection of its own that runs jobs one at a time.
@@ -167,6 +189,7 @@ impl PgStore {
                     .map_err(|e| open_error(format!("cannot start the lease thread: {e}")))?;
                 let id = new_node_id();
                 let registered = id.clone();
+                let asked = Instant::now();
                 worker.run(move |conn| cluster::register(conn, &registered, lease))?;
                 let identity = worker.run(cluster::identity)?;
                 Some(Node {
@@ -174,6 +197,7 @@ impl PgStore {
                     identity,
                     id: Mutex::new(id),
                     lease,
+                    held_until: Mutex::new(Some(asked + lease)),
                 })
             }
         };
@@ -293,16 +317,26 @@ impl Cluster for PgStore {
     fn renew(&self) -> Result<(), StoreError> {
         let node = self.node()?;
         let (id, lease) = (lock(&node.id).clone(), node.lease);
-        node.worker
-            .run(move |conn| cluster::renew(conn, &id, lease))
+        node.renewing(|| {
+            node.worker
+                .run(move |conn| cluster::renew(conn, &id, lease))
+        })
+    }
+
+    fn holds_lease(&self) -> bool {
+        self.node
+            .as_ref()
+            .is_some_and(|node| lock(&node.held_until).is_some_and(|until| Instant::now() < until))
     }
 
     fn rejoin(&self) -> Result<Arc<str>, StoreError> {
         let node = self.node()?;
         let (id, lease) = (new_node_id(), node.lease);
         let registered = id.clone();
-        node.worker
-            .run(move |conn| cluster::register(conn, &registered, lease))?;
+        node.renewing(|| {
+            node.worker
+                .run(move |conn| cluster::register(conn, &registered, lease))
+        })?;
         *lock(&node.id) = id.clone();
         Ok(id)
     }
@@ -317,6 +351,7 @@ impl Cluster for PgStore {
     fn drain(&self) -> Result<(), StoreError> {
         let node = self.node()?;
         let id = lock(&node.id).clone();
+        *lock(&node.held_until) = None;
         node.worker.run(move |conn| cluster::drain(conn, &id))
     }
 
@@ -437,6 +472,10 @@ fn connect(config: &postgres::Config, shown: &Path) -> Result<PgConn, StoreError
     let mut config = config.clone();
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(Duration::from_secs(5));
+    }
+    if config.get_application_name().is_none() {
+        // Which server a session is, in pg_stat_activity.
+        config.application_name(&format!("grundy-server {}", std::process::id()));
     }
     config
         .keepalives(true)

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use super::state::{Core, Player, Step};
 use crate::config::Config;
 use crate::lobby::{Lobby, RoomSetup};
-use crate::outbox::{encode, ConnId, Outbox};
+use crate::outbox::{encode, ConnId, Kick, Outbox};
 use crate::player::Player as Entrant;
 use crate::ratings::{Rated, RatedGame, Ratings};
 use crate::refusal::{refuse, Refusal};
@@ -281,7 +281,7 @@ impl Tournament {
                 self.retry_at = None;
                 self.poll_at = None;
                 for outbox in self.watchers.values() {
-                    outbox.kick.raise();
+                    outbox.drop_for(Kick::TournamentMoved);
                 }
             }
         }

@@ -23,6 +23,8 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 pub struct Process {
     pub child: Child,
     pub url: String,
+    /// Its `--db`.
+    pub db: String,
     pub stdout: BufReader<ChildStdout>,
     pub stderr: Arc<Mutex<String>>,
     /// Copies the pipe into `stderr` until the process closes it.
@@ -52,6 +54,7 @@ impl Process {
 
     /// [`Process::start`] with more arguments.
     pub async fn start_with(db: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Process {
+        let db_arg = db.as_ref().to_string_lossy().into_owned();
         let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
             .arg("--listen")
             .arg("127.0.0.1:0")
@@ -93,6 +96,7 @@ impl Process {
         Process {
             child,
             url,
+            db: db_arg,
             stdout,
             stderr,
             stderr_reader,
@@ -128,6 +132,17 @@ impl Process {
         status
     }
 
+    /// Sends it signal `name` (`STOP`, `CONT`, ...).
+    pub async fn signal(&self, name: &str) {
+        let pid = self.child.id().expect("running");
+        signal_pid(pid, name).await;
+    }
+
+    /// How many times its log has `line` so far.
+    pub fn logged(&self, line: &str) -> usize {
+        self.stderr.lock().unwrap().matches(line).count()
+    }
+
     /// Waits until the copy of stderr holds everything the exited process
     /// wrote: its last lines may still be in the pipe when `wait` returns.
     async fn read_stderr_to_end(&mut self) {
@@ -138,6 +153,17 @@ impl Process {
                 .expect("the stderr reader");
         }
     }
+}
+
+/// Sends process `pid` signal `name` (`STOP`, `CONT`, ...).
+pub async fn signal_pid(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .await
+        .expect("kill");
+    assert!(sent.success(), "kill -{name} {pid}");
 }
 
 #[cfg(unix)]
@@ -248,6 +274,27 @@ impl Peer {
                 return m;
             }
             self.pending.push_back(m);
+        }
+    }
+
+    /// Reads up to the close (within [`PATIENCE`]): the messages before it
+    /// (those kept first), and the close frame's code and reason.
+    pub async fn until_closed(&mut self) -> (Vec<Value>, Option<(u16, String)>) {
+        let mut seen: Vec<Value> = self.pending.drain(..).collect();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Err(_) => panic!("not closed within {PATIENCE:?}; read {seen:?}"),
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    seen.push(serde_json::from_str(&t).expect("JSON"))
+                }
+                Ok(Some(Ok(Message::Close(frame)))) => {
+                    let frame = frame.map(|f| (u16::from(f.code), f.reason.to_string()));
+                    return (seen, frame);
+                }
+                Ok(Some(Err(_))) | Ok(None) => return (seen, None),
+                Ok(Some(Ok(_))) => {}
+            }
         }
     }
 
