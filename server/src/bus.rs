@@ -412,6 +412,11 @@ pub struct Bus {
     stop: CancellationToken,
     /// Cancelled when this node stops taking commands, before its rooms stop.
     commands_stopped: CancellationToken,
+    /// Cancelled once the rooms are handed over: the command subscriptions
+    /// are drained (what the bus sent already is answered) and end.
+    unsubscribe: CancellationToken,
+    /// The tasks that take commands (one per id this node served under).
+    command_tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// Held while a command is taken: once the stop has taken it, none
     /// reaches a room here.
     taking: Mutex<()>,
@@ -467,6 +472,8 @@ impl Bus {
             node: Mutex::new(node.clone()),
             stop: CancellationToken::new(),
             commands_stopped: CancellationToken::new(),
+            unsubscribe: CancellationToken::new(),
+            command_tasks: Mutex::default(),
             taking: Mutex::new(()),
             waiting: std::sync::atomic::AtomicUsize::new(0),
             waiting_numbers: std::sync::atomic::AtomicU64::new(0),
@@ -715,7 +722,8 @@ impl Bus {
             .client
             .subscribe(format!("{}.cmd.{node}", self.prefix))
             .await?;
-        tokio::spawn(self.clone().commands(commands));
+        let task = tokio::spawn(self.clone().commands(commands));
+        lock(&self.command_tasks).push(task);
         Ok(())
     }
 
@@ -866,6 +874,8 @@ impl Bus {
         let n = self
             .waiting_numbers
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let answers_to = what.answers_to().map(|id| id.cloned());
+        let waits = answers_to.is_some();
         {
             // Known before the request: the owner's answers may come first.
             let mut locals = lock(&self.locals);
@@ -877,10 +887,10 @@ impl Bus {
                 self.abandon(local, Kick::RoomMoved);
                 return Err(Untaken::Stopped(from));
             }
-            if let Some(id) = what.answers_to() {
+            if let Some(id) = answers_to {
                 local.waiting.push(Waiting {
                     n,
-                    id: id.cloned(),
+                    id,
                     node: node.clone(),
                     sent: Instant::now(),
                 });
@@ -917,7 +927,9 @@ impl Bus {
             // rooms of this connection, their events are lost with it.
             Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
                 if self.stopped_holding(node, outbox.conn).await {
-                    self.stop_waiting(outbox.conn, n);
+                    if waits {
+                        self.stop_waiting(outbox.conn, n);
+                    }
                     tracing::info!(conn = outbox.conn, %node, "bus: a node this connection used stopped; it must resume");
                     if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
                         self.abandon(local, Kick::RoomMoved);
@@ -928,7 +940,7 @@ impl Bus {
             }
             Err(e) => (Err(Untaken::Why(e.to_string())), false),
         };
-        if taken.is_err() && !maybe && !self.stop_waiting(outbox.conn, n) {
+        if taken.is_err() && !maybe && waits && !self.stop_waiting(outbox.conn, n) {
             // Answered meanwhile, or here with the connection dropped.
             return Ok(());
         }
@@ -1035,6 +1047,15 @@ impl Bus {
                 HANDOVER_WAIT.as_secs()
             );
         }
+        // Only now does the bus stop routing commands here: once the
+        // drain is through, a sender hears at once that nobody serves this
+        // node, and none is left unanswered in between.
+        self.unsubscribe.cancel();
+        let serving: Vec<_> = lock(&self.command_tasks).drain(..).collect();
+        let drained = futures_util::future::join_all(serving);
+        if tokio::time::timeout(FLUSH_WAIT, drained).await.is_err() {
+            tracing::warn!("bus: could not stop taking commands in time: a command sent now may wait out its timeout");
+        }
         let flushed = tokio::time::timeout(FLUSH_WAIT, self.client.flush()).await;
         if !matches!(flushed, Ok(Ok(()))) {
             tracing::warn!(
@@ -1072,12 +1093,19 @@ impl Bus {
     /// the node has handed its rooms over and unsubscribes: after that, a
     /// sender hears at once that nobody serves the node.
     async fn commands(self: Arc<Self>, mut subscription: async_nats::Subscriber) {
+        let mut draining = false;
         loop {
             let message = tokio::select! {
                 message = subscription.next() => message,
-                _ = self.stop.cancelled() => {
-                    let _ = tokio::time::timeout(FLUSH_WAIT, subscription.unsubscribe()).await;
-                    return;
+                _ = self.unsubscribe.cancelled(), if !draining => {
+                    // The stream ends once what the bus sent before the
+                    // unsubscribe has come (and been answered below).
+                    draining = true;
+                    if let Err(e) = subscription.drain().await {
+                        tracing::warn!("bus: cannot stop taking commands: {e}");
+                        return;
+                    }
+                    continue;
                 }
             };
             let Some(message) = message else { return };
