@@ -271,15 +271,15 @@ impl Local {
         }
     }
 
-    /// For a move (resign, abort, leave) on its way to `node`: the node its
-    /// room's events came from, if another (which stopped, or a hand-over
-    /// would have said so).
-    fn lost_stream(&self, what: &Request, node: &Arc<str>) -> Option<Arc<str>> {
+    /// For a move (resign, abort, leave) on its way to `node`, for the room
+    /// whose id is `room`: the node its events came from, if another (which
+    /// stopped, or a hand-over would have said so).
+    fn lost_stream(&self, what: &Request, room: &str, node: &Arc<str>) -> Option<Arc<str>> {
         let Request::Room(
-            RoomRequest::Move { room, .. }
-            | RoomRequest::Resign { room, .. }
-            | RoomRequest::Abort { room, .. }
-            | RoomRequest::Leave { room, .. },
+            RoomRequest::Move { .. }
+            | RoomRequest::Resign { .. }
+            | RoomRequest::Abort { .. }
+            | RoomRequest::Leave { .. },
         ) = what
         else {
             return None;
@@ -865,11 +865,15 @@ impl Bus {
     /// another node that stopped without handing it over is not sent
     /// ([`Untaken::Stopped`], the connection dropped to resume): its ack
     /// would come without its event.
+    ///
+    /// `room`: the id of the room (or tournament) it is for, as far as known
+    /// (else what the client named it by).
     pub async fn forward(
         &self,
         node: &Arc<str>,
         outbox: &Outbox,
         what: Request,
+        room: &str,
     ) -> Result<(), Untaken> {
         let n = self
             .waiting_numbers
@@ -882,7 +886,7 @@ impl Bus {
             let local = locals
                 .entry(outbox.conn)
                 .or_insert_with(|| Local::of(outbox));
-            if let Some(from) = local.lost_stream(&what, node) {
+            if let Some(from) = local.lost_stream(&what, room, node) {
                 tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
                 self.abandon(local, Kick::RoomMoved);
                 return Err(Untaken::Stopped(from));
@@ -1632,11 +1636,17 @@ mod tests {
             token: "t".into(),
             mv: serde_json::json!({}),
         });
-        assert!(local.lost_stream(&mv, &node).is_none(), "the same node");
+        assert!(
+            local.lost_stream(&mv, "r1", &node).is_none(),
+            "the same node"
+        );
         let other: Arc<str> = Arc::from("n2");
-        assert_eq!(local.lost_stream(&mv, &other).as_deref(), Some("n1"));
+        assert_eq!(local.lost_stream(&mv, "r1", &other).as_deref(), Some("n1"));
         local.streams.insert("r1".into(), Stream::Following);
-        assert!(local.lost_stream(&mv, &other).is_none(), "handed over");
+        assert!(
+            local.lost_stream(&mv, "r1", &other).is_none(),
+            "handed over"
+        );
         assert_eq!(
             local.answered(&[r#"{"type":"ack","id":null}"#.to_owned()]),
             1

@@ -137,8 +137,8 @@ pub async fn route(
             None => find(shared, key, tournament).await?,
         };
         match found {
-            Owner::Live(_, owner) => {
-                let sent = bus.forward(&owner, outbox, what.clone()).await;
+            Owner::Live(id, owner) => {
+                let sent = bus.forward(&owner, outbox, what.clone(), &id).await;
                 let Err(untaken) = sent else {
                     let owners = owners.get_or_insert_with(Default::default);
                     // A handful per connection; one that named many starts over.
