@@ -305,3 +305,73 @@ async fn a_node_stopped_while_the_bus_is_down_exits_in_time() {
     assert!(status.success(), "{status:?}");
     assert!(owner.logged("not connected at shutdown") > 0);
 }
+
+/// `GET path` on the node at `url` (its `ws://` address): the status and
+/// the body.
+async fn get(url: &str, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = url.trim_start_matches("ws://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut answer))
+        .await
+        .expect("an answer within 10 s")
+        .expect("read");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{answer}"));
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or_default();
+    (status, body.to_owned())
+}
+
+/// A node says which node it is (its log, /metrics, /healthz), and whether
+/// it holds its lease: a node whose database sessions stall loses it, and
+/// its health check says so.
+#[tokio::test]
+async fn a_node_says_its_id_and_whether_it_holds_its_lease() {
+    let Some(nats) = grundy_testkit::nats::or_skip() else {
+        return;
+    };
+    let Some(postgres) = grundy_testkit::postgres::or_skip() else {
+        return;
+    };
+    let Some([node]) = nodes(&nats.url(), &["--lease-ms", "1000"]).await else {
+        return;
+    };
+    let (status, body) = get(&node.url, "/healthz").await;
+    assert_eq!(status, 200, "{body}");
+    let health: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(health["lease"], true, "{health}");
+    let id = health["node"].as_str().expect("the node's id").to_owned();
+    assert_eq!(id.len(), 32, "{health}");
+    assert_eq!(node.logged(&format!("joined the cluster as node {id}")), 1);
+    let (_, metrics) = get(&node.url, "/metrics").await;
+    assert!(
+        metrics.contains(&format!("grundy_node_info{{node=\"{id}\"}} 1")),
+        "{metrics}"
+    );
+    assert!(metrics.contains("grundy_node_lease_held 1"), "{metrics}");
+
+    let pid = node.child.id().expect("running");
+    let sessions = postgres.sessions_named(&node.db, &format!("grundy-server {pid}"));
+    for &session in &sessions {
+        signal_pid(session, "STOP").await;
+    }
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let (status, body) = get(&node.url, "/healthz").await;
+    let (_, metrics) = get(&node.url, "/metrics").await;
+    for &session in &sessions {
+        signal_pid(session, "CONT").await;
+    }
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("does not hold its cluster lease"), "{body}");
+    assert!(body.contains("\"lease\":false"), "{body}");
+    assert!(metrics.contains("grundy_node_lease_held 0"), "{metrics}");
+}
