@@ -65,9 +65,10 @@ pub enum LoadError {
     Io(#[from] std::io::Error),
 }
 
-/// The WebSocket settings of the Grundy server (`ws_config` in
-/// server/src/connection.rs, with its default 64 KiB frame limit), used by the
-/// echo server and the load clients so that the comparison is fair.
+/// The WebSocket settings of the echo server and the load clients: the
+/// Grundy server's read buffer and 64 KiB frame limit (`ws_config` in
+/// server/src/connection.rs), so that the comparison is fair, but no write
+/// buffer (each frame is written as it is sent; the server's is 64 KiB).
 pub fn ws_config() -> WebSocketConfig {
     let max = 64 * 1024;
     WebSocketConfig::default()
