@@ -1005,6 +1005,9 @@ impl Bus {
         let Some(local) = lock(&self.locals).remove(&conn) else {
             return;
         };
+        // Nobody is left to answer.
+        self.waiting
+            .fetch_sub(local.waiting.len(), std::sync::atomic::Ordering::Relaxed);
         for node in local.nodes {
             let payload = self.seal(&Command {
                 conn,
