@@ -173,6 +173,10 @@ struct Out {
     /// remote connection ended cleanly (nothing lost: the client stays).
     #[serde(default)]
     moved: Option<Moved>,
+    /// The sending node's id in the store (what its commands were sent to):
+    /// an answer is matched to its command by id and node.
+    #[serde(default)]
+    node: Option<String>,
 }
 
 /// What a remote connection's task does next.
@@ -275,15 +279,9 @@ impl Local {
     /// whose id is `room`: the node its events came from, if another (which
     /// stopped, or a hand-over would have said so).
     fn lost_stream(&self, what: &Request, room: &str, node: &Arc<str>) -> Option<Arc<str>> {
-        let Request::Room(
-            RoomRequest::Move { .. }
-            | RoomRequest::Resign { .. }
-            | RoomRequest::Abort { .. }
-            | RoomRequest::Leave { .. },
-        ) = what
-        else {
+        if !what.acts_in_room() {
             return None;
-        };
+        }
         match self.streams.get(room) {
             Some(Stream::From(from)) if from != node => Some(from.clone()),
             _ => None,
@@ -293,13 +291,15 @@ impl Local {
     /// Takes the answers among `frames` off the commands that wait; a
     /// room joined, resumed or watched sends its events from the node that
     /// answered. How many were answered.
-    fn answered(&mut self, frames: &[String]) -> usize {
+    /// `from`: the node that sent them (None from a node that does not say).
+    fn answered(&mut self, frames: &[String], from: Option<&str>) -> usize {
         let before = self.waiting.len();
         for frame in frames {
             let Some((kind, id)) = answered_id(frame) else {
                 continue;
             };
-            let Some(i) = self.waiting.iter().position(|w| w.id == id) else {
+            let ours = |w: &Waiting| w.id == id && from.is_none_or(|node| *w.node == *node);
+            let Some(i) = self.waiting.iter().position(ours) else {
                 continue;
             };
             let waiting = self.waiting.remove(i);
@@ -878,6 +878,10 @@ impl Bus {
         let n = self
             .waiting_numbers
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if outbox.kick.is_raised() {
+            // Its answer would never be passed on.
+            return Err(Untaken::Why("this connection is being closed".into()));
+        }
         let answers_to = what.answers_to().map(|id| id.cloned());
         let waits = answers_to.is_some();
         {
@@ -931,8 +935,9 @@ impl Bus {
             // rooms of this connection, their events are lost with it.
             Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
                 if self.stopped_holding(node, outbox.conn).await {
-                    if waits {
-                        self.stop_waiting(outbox.conn, n);
+                    if waits && !self.stop_waiting(outbox.conn, n) {
+                        // Answered here meanwhile (its connection dropped).
+                        return Ok(());
                     }
                     tracing::info!(conn = outbox.conn, %node, "bus: a node this connection used stopped; it must resume");
                     if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
@@ -1005,9 +1010,16 @@ impl Bus {
         let Some(local) = lock(&self.locals).remove(&conn) else {
             return;
         };
-        // Nobody is left to answer.
+        // Answered before the connection's close goes out (its own answers
+        // will not be passed on any more).
         self.waiting
             .fetch_sub(local.waiting.len(), std::sync::atomic::Ordering::Relaxed);
+        let why = local.outbox.dropped_for();
+        for waiting in &local.waiting {
+            local
+                .outbox
+                .send(&unanswered(waiting.id.clone(), why, &waiting.node));
+        }
         for node in local.nodes {
             let payload = self.seal(&Command {
                 conn,
@@ -1241,6 +1253,7 @@ impl Bus {
                 };
                 seq += 1;
                 let out = Out {
+                    node: Some(bus.node().to_string()),
                     conn,
                     seq,
                     frames: frames
@@ -1262,6 +1275,7 @@ impl Bus {
                             "bus: cannot send a remote connection's messages: {e}"
                         );
                         let end = Out {
+                            node: Some(bus.node().to_string()),
                             conn,
                             seq: seq + 1,
                             frames: Vec::new(),
@@ -1315,7 +1329,7 @@ impl Bus {
             }
             *expected += 1;
             if !local.waiting.is_empty() {
-                let answered = local.answered(&out.frames);
+                let answered = local.answered(&out.frames, out.node.as_deref());
                 self.waiting
                     .fetch_sub(answered, std::sync::atomic::Ordering::Relaxed);
             }
@@ -1389,7 +1403,10 @@ impl Bus {
         {
             let why = unsent.answer(None, &room, false);
             tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
-            outbox.kick.raise();
+            match lock(&self.locals).get_mut(&outbox.conn) {
+                Some(local) => self.abandon(local, Kick::RoomMoved),
+                None => outbox.drop_for(Kick::RoomMoved),
+            }
         }
         // The connection closed while this looked for the room (up to
         // `BETWEEN_OWNERS`): its `gone` may have gone out before `forward`
@@ -1630,7 +1647,7 @@ mod tests {
             r#"{"type":"event","room":"r1","event":{"seq":1}}"#.to_owned(),
             r#"{"type":"seated","id":1,"room":"r1","seat":1,"token":"t","snapshot":{}}"#.to_owned(),
         ];
-        assert_eq!(local.answered(&frames), 1);
+        assert_eq!(local.answered(&frames, Some("n1")), 1);
         assert_eq!(local.waiting.len(), 1, "the one without an id still waits");
         assert!(matches!(local.streams.get("r1"), Some(Stream::From(n)) if **n == *"n1"));
         let mv = Request::Room(RoomRequest::Move {
@@ -1650,10 +1667,9 @@ mod tests {
             local.lost_stream(&mv, "r1", &other).is_none(),
             "handed over"
         );
-        assert_eq!(
-            local.answered(&[r#"{"type":"ack","id":null}"#.to_owned()]),
-            1
-        );
+        let ack = [r#"{"type":"ack","id":null}"#.to_owned()];
+        assert_eq!(local.answered(&ack, Some("n2")), 0, "another node's answer");
+        assert_eq!(local.answered(&ack, Some("n1")), 1);
     }
 
     #[test]

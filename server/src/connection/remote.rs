@@ -128,7 +128,15 @@ pub async fn route(
     let mut pause = Duration::from_millis(20);
     loop {
         if what.held_by(shared) {
-            // Taken over by this node meanwhile.
+            // Taken over by this node meanwhile: unless the connection had
+            // its events from the node that died (`Bus::lost_here`).
+            if what.acts_in_room() {
+                if let Some((id, _)) = shared.lobby.find(key) {
+                    if let Some(from) = bus.lost_here(outbox, &id) {
+                        return Err(Unsent::Stopped(from));
+                    }
+                }
+            }
             deliver(shared, outbox, what, received);
             return Ok(());
         }

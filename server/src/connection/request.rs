@@ -140,6 +140,20 @@ impl Request {
         }
     }
 
+    /// Whether it acts in a room the client plays or watches already (a
+    /// move, resign, abort or leave), whose events it must be getting.
+    pub(crate) fn acts_in_room(&self) -> bool {
+        matches!(
+            self,
+            Request::Room(
+                RoomRequest::Move { .. }
+                    | RoomRequest::Resign { .. }
+                    | RoomRequest::Abort { .. }
+                    | RoomRequest::Leave { .. }
+            )
+        )
+    }
+
     /// Whether this node holds the room or tournament it is for.
     pub(crate) fn held_by(&self, shared: &Shared) -> bool {
         match self {
