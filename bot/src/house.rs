@@ -10,7 +10,7 @@ use grundy_protocol::Level;
 /// The name an external house bot of `level` plays under (as a guest). A
 /// server reserves names that read as it, but one with its own house bots
 /// off (the only kind that leaves rooms to this bot) lets a guest say hello
-/// as exactly this name (`grundy_server::house::reserved`, and
+/// as exactly this name (`grundy_server::names::reserved`, and
 /// `external_house_name` there, held equal to this in tests/tests/house.rs).
 pub fn external_name(level: Level) -> String {
     format!("grundy-bot ({level})")

@@ -22,13 +22,14 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
-use crate::accounts::{names, Accounts, Session};
+use crate::accounts::{Accounts, Session};
 use crate::bus::Bus;
 use crate::config::Config;
 use crate::drain::drain;
 use crate::house::{House, HouseSeat};
 use crate::http;
 use crate::lobby::{Lobby, RoomSetup};
+use crate::names;
 use crate::outbox::{Kick, Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;

@@ -28,6 +28,7 @@ use grundy_protocol::wire::EventBody;
 use grundy_protocol::Level;
 
 use crate::lobby::Lobby;
+use crate::names::house_name;
 use crate::player::Player;
 use crate::room::RoomCmd;
 use crate::store::StoredRoom;
@@ -193,81 +194,6 @@ impl House {
     }
 }
 
-/// The name this server gives the seat it reserves for its own house bot of
-/// `level`. Clients cannot take names like it ([`reserved`]).
-pub fn house_name(level: Level) -> String {
-    format!("house-bot ({level})")
-}
-
-/// The name the external house bot (`grundy-bot house`) plays under at
-/// `level`: `grundy_bot::house::external_name`, which tests/tests/house.rs
-/// holds equal to this one.
-pub fn external_house_name(level: Level) -> String {
-    format!("grundy-bot ({level})")
-}
-
-/// Whose a reserved name is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reserved {
-    /// Reads as `house-bot`: this server's own house bots' ([`house_name`]).
-    House,
-    /// Reads as `grundy-bot`: the external house bot's
-    /// ([`external_house_name`]).
-    External,
-}
-
-impl Reserved {
-    /// The refusal of `name`, reserved so.
-    pub fn refusal(self, name: &str) -> String {
-        match self {
-            Reserved::House => format!(
-                "name {name:?} is reserved: names like \"house-bot\" belong to the server's own bots"
-            ),
-            Reserved::External => format!(
-                "name {name:?} is reserved: names like \"grundy-bot\" belong to the external \
-                 house bot (grundy-bot house)"
-            ),
-        }
-    }
-}
-
-/// Whether a client may not use `name`, and whose it is: it reads as
-/// `house-bot` or as `grundy-bot`, whatever its case, spacing, punctuation,
-/// accents, invisible characters or look-alike letters (anywhere in the name:
-/// "the real house bot" too).
-///
-/// The external house bot says `hello` as a guest named
-/// `grundy-bot (LEVEL)`: it has no account, and nothing it could send would
-/// tell it from a person who sends the same. So its names are reserved like
-/// the house's, for every guest, on a server whose own house bots serve the
-/// rooms that ask for a bot (the default, and the `grundy-server` binary's
-/// only way): no external house bot ever has a seat to take there, and
-/// whoever says hello as one only poses as a bot. A server started with its
-/// house bots off (`Config::house_bots`) leaves those rooms to external
-/// house bots: there a guest may say hello (and register) under exactly
-/// [`external_house_name`] of a level, as the bot does; every other name that
-/// reads as `grundy-bot` is still refused (`names::check_guest_name`), and
-/// usernames that read as it always are.
-pub fn reserved(name: &str) -> Option<Reserved> {
-    use crate::accounts::names::reads_as;
-    let read = reads_as(name);
-    if read.contains(&reads_as("housebot")) {
-        Some(Reserved::House)
-    } else if read.contains(&reads_as("grundybot")) {
-        Some(Reserved::External)
-    } else {
-        None
-    }
-}
-
-/// Whether `name` is exactly one the external house bot plays under.
-pub fn is_external_name(name: &str) -> bool {
-    name.strip_prefix("grundy-bot (")
-        .and_then(|rest| rest.strip_suffix(')'))
-        .and_then(|level| level.parse::<Level>().ok())
-        .is_some_and(|level| external_house_name(level) == name)
-}
-
 /// Where a bot in this process reaches a server listening on `addr`: a
 /// wildcard address is reached over loopback.
 fn loopback(addr: SocketAddr) -> SocketAddr {
@@ -319,82 +245,6 @@ pub fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_that_read_as_the_house_bot_s_are_reserved() {
-        for name in [
-            "house-bot (perfect)",
-            "House-Bot (perfect)",
-            " house-bot (3) ",
-            "HOUSE BOT",
-            "house_bot(7)",
-            "housebot",
-            "house-bot (banana)",
-            "the real house-bot",
-            "house\u{200b}-bot (perfect)", // zero-width space
-            "h\u{043e}use-bot (perfect)",  // Cyrillic o
-            "\u{04bb}ouse-bot (perfect)",  // Cyrillic shha
-            "ho\u{0308}use-bo\u{0301}t",   // combining accents
-            "h\u{00f3}use-b\u{00f6}t",     // precomposed accents
-            "\u{ff48}\u{ff4f}\u{ff55}\u{ff53}\u{ff45}-\u{ff42}\u{ff4f}\u{ff54}", // fullwidth
-            "\u{1d421}\u{1d428}\u{1d42e}\u{1d42c}\u{1d41e}\u{1d41b}\u{1d428}\u{1d42d}", // bold
-            "h0use-b0t (perfect)",
-            "HOUSE-BOT (PERFECT)",
-        ] {
-            assert_eq!(reserved(name), Some(Reserved::House), "{name:?} is refused");
-        }
-        for name in [
-            "grundy-bot (perfect)",
-            "Grundy-Bot (3)",
-            "GRUNDY BOT",
-            "grundy_bot",
-            "the real grundy-bot",
-            "grundy\u{200b}-bot (perfect)", // zero-width space
-            "grund\u{0443}-bot (perfect)",  // Cyrillic u, which reads as y
-            "gr\u{00fc}ndy-b\u{00f6}t",     // accents
-            "grundy-b0t (random)",
-        ] {
-            assert_eq!(
-                reserved(name),
-                Some(Reserved::External),
-                "{name:?} is refused"
-            );
-        }
-        for name in [
-            "alice",
-            "house",
-            "bot",
-            "grundy",
-            "housekeeper",
-            "bot-house",
-            "house-bat",
-            "grundy-bat",
-            "h-bot",
-            "\u{0445}ouse-bot", // Cyrillic ha reads as x: xouse-bot
-        ] {
-            assert_eq!(reserved(name), None, "{name:?} is free");
-        }
-    }
-
-    #[test]
-    fn the_house_bots_names_are_reserved_and_the_external_bot_s_are_known() {
-        for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
-            assert_eq!(reserved(&house_name(level)), Some(Reserved::House));
-            let external = external_house_name(level);
-            assert_eq!(reserved(&external), Some(Reserved::External));
-            assert!(is_external_name(&external), "{external}");
-        }
-        for name in [
-            "grundy-bot (10)", // perfect is written "perfect"
-            "grundy-bot (0)",  // and 0 "random"
-            "grundy-bot (banana)",
-            "Grundy-Bot (perfect)",
-            "grundy-bot (perfect) ",
-            "grundy-bot",
-        ] {
-            assert!(!is_external_name(name), "{name:?}");
-        }
-    }
 
     #[test]
     fn a_wildcard_address_is_reached_over_loopback() {

@@ -32,8 +32,7 @@ pub enum Frames {
     Many(Box<[Utf8Bytes]>),
 }
 
-/// The most frames one write takes (one `sendmsg` of a direct write).
-pub const MAX_FRAMES: usize = 4;
+pub use crate::wire::MAX_FRAMES;
 
 impl Frames {
     /// `first` (if any), then `rest`, as one write; `None` when empty. More

@@ -9,7 +9,7 @@
 //! under plain names before accounts existed are kept as unclaimed history:
 //! listed, never moved, and no account's (whatever its name). Ratings kept
 //! before they were per game pooled every heap game under the family `heaps`:
-//! they are kept under [`POOLED_HEAPS`], listed, never moved. The table lives
+//! they are kept under [`crate::rating_key::POOLED_HEAPS`], listed, never moved. The table lives
 //! in memory, loaded from the store at start; every change is computed and
 //! queued for the store under one lock, so concurrent tournaments write a
 //! player's rows in the order they were computed. A cluster's nodes send
@@ -25,36 +25,6 @@ use skillratings::Outcomes;
 
 use crate::player::AccountId;
 use crate::store::RatingRow;
-
-/// The key of the ratings kept before ratings were per game: the engine's
-/// family `heaps` pooled Kayles, Dawson's Kayles, Lasker's Nim, Bash,
-/// subtraction games and custom heap rules into one rating. Schema version 7
-/// moved those rows here; nothing rates under it any more.
-pub const POOLED_HEAPS: &str = "heaps-pooled";
-
-/// What a person reads for a rating key: the game's own name ("Kayles"), or
-/// what the pooled history is.
-pub fn key_name(key: &str) -> &str {
-    if key == POOLED_HEAPS {
-        "every heap game, pooled (before ratings were kept per game)"
-    } else {
-        grundy_protocol::names::game_name(key)
-    }
-}
-
-/// Whether `key` is one ratings can be kept under: a game id of the
-/// catalogue, or the pooled history.
-pub fn known_key(key: &str) -> bool {
-    key == POOLED_HEAPS || grundy_protocol::random::game_ids().any(|id| id == key)
-}
-
-/// The rating key of a start: its spec's `game` id.
-pub fn key_of(spec: &serde_json::Value) -> String {
-    spec.get("game")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// Whose a rating is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -164,9 +134,9 @@ impl Ratings {
             .map(|r| r.rating)
     }
 
-    /// A registered tournament player's rating in a game (guests have none).
-    pub fn of(&self, game: &str, player: &crate::tournament::state::Player) -> Option<f64> {
-        player.account.and_then(|a| self.get(game, a))
+    /// A player's rating in a game: an account's (guests have none).
+    pub fn of(&self, game: &str, account: Option<AccountId>) -> Option<f64> {
+        account.and_then(|a| self.get(game, a))
     }
 
     /// Rates one game between `players` (seat 0, seat 1) won by seat
@@ -324,8 +294,6 @@ mod tests {
         assert!(ratings.get("dawson", 1).is_some_and(|r| r < 1500.0));
         assert_eq!(ratings.get("heaps", 1), None);
         assert_eq!(ratings.top("kayles", 10).len(), 2);
-        assert_eq!(key_name("dawson"), "Dawson's Kayles");
-        assert!(known_key("lasker") && known_key(POOLED_HEAPS) && !known_key("chess"));
     }
 
     /// Two players who each beat the other once in a rating period end where

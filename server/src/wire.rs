@@ -21,7 +21,8 @@ use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
-use crate::outbox::MAX_FRAMES;
+/// The most frames one write takes (one `sendmsg` of a direct write).
+pub const MAX_FRAMES: usize = 4;
 
 /// What a direct write came to.
 #[derive(Debug, PartialEq, Eq)]

@@ -421,8 +421,8 @@ async fn a_tournament_refuses_a_player_named_like_the_house_bot() {
 /// external house bots lets a guest say hello as exactly the bot's own.
 #[test]
 fn the_house_seat_names_and_the_external_bot_s_are_reserved() {
-    use grundy_server::accounts::names::check_guest_name;
-    use grundy_server::house::{external_house_name, house_name, reserved, Reserved};
+    use grundy_server::names::check_guest_name;
+    use grundy_server::names::{external_house_name, house_name, reserved, Reserved};
     for level in [Level::Perfect, Level::Casual(0), Level::Casual(7)] {
         assert_eq!(reserved(&house_name(level)), Some(Reserved::House));
         let external = grundy_bot::house::external_name(level);

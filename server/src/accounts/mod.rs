@@ -2,7 +2,6 @@
 //! from the store at start) and every change is written to the store before
 //! it is told or takes effect.
 //!
-//! - [`names`]: usernames (alphabet, length, comparison) and guests' names;
 //! - [`password`]: Argon2id hashes, checked in the `password_checks` pool;
 //! - [`token`]: personal API tokens, kept as the hash of their secret;
 //! - [`throttle`]: the lock after wrong passwords, the per-address counts.
@@ -13,7 +12,6 @@
 //! A cluster's nodes share them through the store and the bus ([`cluster`]).
 
 pub mod cluster;
-pub mod names;
 pub mod password;
 pub mod throttle;
 pub mod token;
@@ -29,6 +27,7 @@ use grundy_protocol::wire::{
     TokenInfo,
 };
 
+use crate::names;
 use crate::player::{AccountId, Player};
 use crate::store::{
     now_ms, AccountRow, AccountWrite, AccountsOf, MatchStore, StoreError, TokenRow, WriteOp,
@@ -224,7 +223,7 @@ pub struct Accounts {
     creations: Mutex<PerAddress>,
     /// The server leaves rooms that ask for a bot to external `grundy-bot
     /// house` processes (its own house bots are off): guests may then say
-    /// hello as exactly `grundy-bot (LEVEL)` (`crate::house::reserved`).
+    /// hello as exactly `grundy-bot (LEVEL)` (`crate::names::reserved`).
     external_house: AtomicBool,
 }
 
@@ -348,7 +347,7 @@ impl Accounts {
 
     /// Tells whether the server's own house bots are off, so that external
     /// house bots serve its rooms that ask for a bot (and may then take the
-    /// names they play under, `crate::house::reserved`). Before this, they
+    /// names they play under, `crate::names::reserved`). Before this, they
     /// are taken to be on.
     pub fn set_house_bots(&self, on: bool) {
         self.external_house.store(!on, Ordering::Relaxed);

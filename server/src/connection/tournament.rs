@@ -109,7 +109,7 @@ impl Conn {
                 let ratings = self.shared.ratings.top(&game, limit);
                 self.reply(ServerMsg::Ratings {
                     id,
-                    name: crate::ratings::key_name(&game).to_string(),
+                    name: crate::rating_key::key_name(&game).to_string(),
                     family: game.clone(),
                     game,
                     ratings,

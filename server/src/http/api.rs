@@ -508,7 +508,7 @@ async fn ratings(State(api): State<Api>, Query(q): Query<RatingsQuery>) -> Answe
     };
     // Over the WebSocket an unknown game has no ratings; here it is a typo
     // worth naming.
-    if !crate::ratings::known_key(&game) {
+    if !crate::rating_key::known_key(&game) {
         return Err(ApiError::bad_request(format!(
             "game: unknown game {game:?} (see docs/games.md)"
         )));

@@ -228,7 +228,7 @@ impl Room {
         let room = Room {
             id: init.id,
             code: init.code,
-            game: crate::ratings::key_of(&init.spec),
+            game: crate::rating_key::key_of(&init.spec),
             name: grundy_protocol::names::spec_name(&init.spec).to_string(),
             description: grundy_protocol::names::describe_spec(&init.spec, MAX_DESCRIPTION),
             listed: init.listed,

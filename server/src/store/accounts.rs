@@ -13,7 +13,7 @@
 //!                  PK (game, account))
 //! ```
 //!
-//! `username_key` is the name as it is compared ([`crate::accounts::names`]),
+//! `username_key` is the name as it is compared ([`crate::names`]),
 //! and `username_look` (version 8) what it reads as: their unique indexes are
 //! what finally keep two accounts from sharing a name, or names that read
 //! the same (made on two nodes of a cluster at once, say). A look is filled
@@ -24,7 +24,7 @@
 
 use super::sql::{args, Fault, Sql};
 use super::StoreError;
-use crate::accounts::names::reads_as;
+use crate::names::reads_as;
 use grundy_protocol::wire::{AccountKind, Scope};
 
 pub(super) const SCHEMA: &str = "

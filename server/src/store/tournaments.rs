@@ -26,7 +26,7 @@
 //! Version 7 keys ratings by the game as a person names it (the spec's `game`
 //! id: `kayles`, `dawson`, ...) instead of the engine's family. The rows of
 //! older files keyed `heaps` pooled every heap game: they move to
-//! [`crate::ratings::POOLED_HEAPS`] (history, never moved again); the other
+//! [`crate::rating_key::POOLED_HEAPS`] (history, never moved again); the other
 //! families' ids are their one game's id, so their rows keep their meaning.
 //! `rating_period` says how a rated tournament rates: `round` (every game of
 //! a round together, at the round's end); NULL for the tournaments created
@@ -105,7 +105,7 @@ pub(super) fn version_6() -> String {
 /// every heap game; they move to their own key, where nothing rates any more,
 /// so that `heaps` now means the heap games of custom rules alone.
 pub(super) fn pool_old_heap_ratings() -> String {
-    let pooled = crate::ratings::POOLED_HEAPS;
+    let pooled = crate::rating_key::POOLED_HEAPS;
     format!(
         "UPDATE ratings SET family = '{pooled}' WHERE family = 'heaps';
          UPDATE account_ratings SET game = '{pooled}' WHERE game = 'heaps';"
@@ -116,7 +116,7 @@ pub(super) fn pool_old_heap_ratings() -> String {
 /// None) an unclaimed one kept under a plain name.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RatingRow {
-    /// The game's id (`kayles`), or [`crate::ratings::POOLED_HEAPS`].
+    /// The game's id (`kayles`), or [`crate::rating_key::POOLED_HEAPS`].
     pub game: String,
     pub account: Option<u64>,
     pub rating: PlayerRating,
@@ -672,7 +672,7 @@ mod tests {
             .map(|r| (r.game, r.account, r.rating.rating))
             .collect();
         ratings.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let pooled = crate::ratings::POOLED_HEAPS.to_string();
+        let pooled = crate::rating_key::POOLED_HEAPS.to_string();
         assert_eq!(
             ratings,
             [

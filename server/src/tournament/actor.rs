@@ -219,7 +219,7 @@ impl Tournament {
     }
 
     fn rating(&self) -> impl Fn(&Player) -> Option<f64> + '_ {
-        |p| self.services.ratings.of(&self.core.game, p)
+        |p| self.services.ratings.of(&self.core.game, p.account)
     }
 
     /// The task: commands, game results, and retries. `on_finish` is called

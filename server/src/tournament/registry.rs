@@ -121,7 +121,7 @@ impl Tournaments {
             }
         };
         let core = Core::new(id.clone(), code.clone(), settings);
-        let state = core.state(|p| self.services.ratings.of(&core.game, p));
+        let state = core.state(|p| self.services.ratings.of(&core.game, p.account));
         let (tx, restored) = self.register(core, owner_token.clone(), lease);
         self.spawn(restored);
         Ok(Created {
@@ -248,7 +248,7 @@ impl Tournaments {
         };
         let (core, _) = rebuild(stored)?;
         let ratings = &self.services.ratings;
-        Ok(Some(core.state(|p| ratings.of(&core.game, p))))
+        Ok(Some(core.state(|p| ratings.of(&core.game, p.account))))
     }
 
     /// Rebuilds every unfinished tournament from the store and puts it in the

@@ -86,7 +86,7 @@ pub struct Core {
 impl Core {
     pub fn new(id: String, code: String, settings: TournamentSettings) -> Core {
         let game = match (&settings.spec, &settings.family) {
-            (Some(spec), _) => crate::ratings::key_of(spec),
+            (Some(spec), _) => crate::rating_key::key_of(spec),
             (None, family) => family.clone().unwrap_or_default(),
         };
         Core {
