@@ -4,41 +4,42 @@
 //! a slow reader, an idle peer or abuse closes the connection, with a close
 //! code and a reason.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::net::IpAddr;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use grundy_protocol::wire::{
     ClientMsg, Clock, ErrorCode, RequestId, Scope, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
 use grundy_protocol::{Level, Position};
 use serde_json::Value;
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_tungstenite::WebSocketStream;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::{Accounts, Session};
-use crate::bus::Bus;
+use crate::cluster::bus::{self, Bus};
 use crate::config::Config;
-use crate::drain::drain;
-use crate::house::{House, HouseSeat};
-use crate::http;
+use crate::flag::{Alarm, Flag};
+use crate::house::HouseSeat;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::names;
-use crate::outbox::{Kick, Memberships, Outbox};
+use crate::node::Node;
+use crate::outbox::{ConnId, Kick, Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
-use crate::signal::{Alarm, Signal};
-use crate::store::MatchStore;
+use crate::tcp::drain;
+use crate::tcp::Tcp;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
-use crate::work::Pool;
 use grundy_protocol::time_control::check_clock;
 
 mod account;
@@ -48,35 +49,42 @@ mod request;
 mod socket;
 mod tournament;
 
+pub use crate::command::{Request, RoomRequest, Unsent};
 use read::{Malformed, Unread};
-pub(crate) use remote::route;
-pub(crate) use request::{deliver, Request, RoomRequest};
 use socket::{Io, Socket};
 
-/// What every connection shares.
-pub struct Shared {
-    /// The server's house bots.
-    pub house: Arc<House>,
-    pub lobby: Arc<Lobby>,
-    pub tournaments: Arc<Tournaments>,
-    pub ratings: Arc<Ratings>,
-    pub accounts: Arc<Accounts>,
-    pub store: Arc<dyn MatchStore>,
-    pub config: Arc<Config>,
-    pub next_conn: AtomicU64,
-    /// Building positions from specs and drawing random starts (which may
-    /// build tables).
-    pub spec_builds: Pool,
-    /// Store reads a client asks for (`get_match`, `get_tournament`).
-    pub store_reads: Pool,
-    /// A cluster's node: which node owns a room (`connection/remote.rs`).
-    pub owner_lookups: Pool,
-    /// Cancelled during a shutdown once the rooms and tournaments have
-    /// answered every command they took: a connection, which stopped reading
-    /// when the shutdown began, then sends its notice and closes.
-    pub answered: CancellationToken,
-    /// A cluster's bus (`--bus`): rooms other nodes own are served through it.
-    pub bus: Option<Arc<Bus>>,
+impl bus::Inbound for Node {
+    fn lobby(&self) -> &Arc<Lobby> {
+        &self.lobby
+    }
+    fn tournaments(&self) -> &Arc<Tournaments> {
+        &self.tournaments
+    }
+    fn accounts(&self) -> &Arc<Accounts> {
+        &self.accounts
+    }
+    fn ratings(&self) -> &Arc<Ratings> {
+        &self.ratings
+    }
+    fn config(&self) -> &Config {
+        &self.config
+    }
+    fn next_conn(&self) -> ConnId {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+    fn deliver(&self, outbox: &Outbox, request: Request, received: Instant) {
+        request::deliver(self, outbox, request, received);
+    }
+    fn route(
+        self: Arc<Self>,
+        bus: Arc<Bus>,
+        outbox: Outbox,
+        what: Request,
+    ) -> BoxFuture<'static, Result<(), Unsent>> {
+        Box::pin(async move {
+            remote::route(&self, &bus, &outbox, what, Instant::now(), &mut None).await
+        })
+    }
 }
 
 /// What `create_room` asks for.
@@ -141,7 +149,7 @@ impl Bucket {
 struct Closing(CloseCode, String);
 
 struct Conn {
-    shared: Arc<Shared>,
+    shared: Arc<Node>,
     outbox: Outbox,
     /// Who this connection plays as: a guest, or (with `session`) an account.
     player: Box<Player>,
@@ -174,32 +182,17 @@ fn hello_timeout_closing(limit: Duration) -> Closing {
     )
 }
 
-/// Serves one connection: its HTTP requests with `router`, and the protocol
-/// once it asks for a WebSocket; `place` (its count against the connection
-/// caps) is held until it ends.
+/// Serves one WebSocket connection, which `net::http::accept` upgraded,
+/// from client `address`.
 pub async fn serve(
-    stream: TcpStream,
-    shared: Arc<Shared>,
+    ws: WebSocketStream<Tcp>,
+    shared: Arc<Node>,
     shutdown: CancellationToken,
-    stopping: Signal,
-    place: crate::caps::Place,
-    router: axum::Router,
+    stopping: Flag,
+    address: Option<IpAddr>,
 ) {
-    let address = place.address();
-    let _place = place;
-    let _ = stream.set_nodelay(true);
     let config = shared.config.clone();
     let hello_timeout = Duration::from_millis(config.limits.hello_timeout_ms);
-    let timing = http::Timing {
-        head: hello_timeout,
-        keep_alive: Duration::from_millis(config.limits.idle_timeout_ms),
-    };
-    // Boxed: once the connection is a WebSocket, its task no longer holds
-    // the HTTP phase's state.
-    let http = http::serve(stream, router, timing, ws_config(&config), &shutdown);
-    let Some(ws) = Box::pin(http).await else {
-        return;
-    };
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (outbox, queue) = Outbox::open(
         id,
@@ -371,7 +364,7 @@ fn tournament_key(msg: &ClientMsg) -> Option<&str> {
 /// `outbox`. `joins`: the command makes it a member of the room (counted
 /// against the limit).
 pub(crate) fn to_room(
-    shared: &Shared,
+    shared: &Node,
     outbox: &Outbox,
     id: Option<RequestId>,
     key: &str,
@@ -423,7 +416,7 @@ pub(crate) fn to_room(
 
 /// Refuses a new room membership past `seats_per_connection`: answers the
 /// request and returns true when over the limit.
-fn over_room_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> bool {
+fn over_room_limit(shared: &Node, outbox: &Outbox, id: &Option<RequestId>) -> bool {
     over_seat_limit(
         shared,
         outbox,
@@ -437,7 +430,7 @@ fn over_room_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> 
 /// (`what` says what is limited, with `{limit}` for the number): answers the
 /// request and returns true when over the limit.
 fn over_seat_limit(
-    shared: &Shared,
+    shared: &Node,
     outbox: &Outbox,
     id: &Option<RequestId>,
     members: &Memberships,
@@ -462,7 +455,7 @@ fn over_seat_limit(
 /// socket politely: what is queued, then the close frame, then (`linger`)
 /// waits for the peer to close too.
 async fn finish(
-    shared: &Shared,
+    shared: &Node,
     outbox: Outbox,
     socket: Socket,
     closing: Option<Closing>,
@@ -500,7 +493,7 @@ async fn finish(
 /// Answers one query (`list_rooms`, `get_match`, `list_tournaments`,
 /// `get_tournament`, `get_ratings`) exactly as a connection would, for the
 /// HTTP API: the answer's text, or None if nobody answered in time.
-pub async fn ask(shared: &Arc<Shared>, msg: ClientMsg) -> Option<Utf8Bytes> {
+pub async fn ask(shared: &Arc<Node>, msg: ClientMsg) -> Option<Utf8Bytes> {
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let max_message = shared.config.limits.max_message_bytes;
     let (outbox, mut answers) = Outbox::open(id, 4, usize::MAX, max_message, None);
@@ -623,7 +616,7 @@ impl Conn {
                 return None;
             }
             match self.request(msg) {
-                Ok(request) => deliver(&self.shared, &self.outbox, request, self.received),
+                Ok(request) => request::deliver(&self.shared, &self.outbox, request, self.received),
                 Err(refusal) => self.reply(*refusal),
             }
             return None;
@@ -667,7 +660,7 @@ impl Conn {
         let Some(from) = bus.lost_here(&self.outbox, &room_id) else {
             return false;
         };
-        self.reply(remote::Unsent::Stopped(from).answer(id.clone(), room, false));
+        self.reply(Unsent::Stopped(from).answer(id.clone(), room, false));
         true
     }
 
@@ -961,37 +954,4 @@ fn random_start(
     }
     let start = Position::from_spec(&spec).map_err(|e| format!("spec refused: {e}"))?;
     Ok((spec, start))
-}
-
-/// The next connection id.
-#[allow(clippy::too_many_arguments)]
-pub fn shared(
-    house: Arc<House>,
-    lobby: Arc<Lobby>,
-    tournaments: Arc<Tournaments>,
-    ratings: Arc<Ratings>,
-    accounts: Arc<Accounts>,
-    store: Arc<dyn MatchStore>,
-    config: Arc<Config>,
-    bus: Option<Arc<Bus>>,
-) -> Arc<Shared> {
-    Arc::new(Shared {
-        house,
-        lobby,
-        tournaments,
-        ratings,
-        accounts,
-        store,
-        next_conn: AtomicU64::new(1),
-        spec_builds: Pool::new("spec_builds", config.spec_builds, config.spec_builds_queued),
-        store_reads: Pool::new("store_reads", config.store_reads, config.store_reads_queued),
-        owner_lookups: Pool::new(
-            "owner_lookups",
-            config.owner_lookups,
-            config.owner_lookups_queued,
-        ),
-        config,
-        answered: CancellationToken::new(),
-        bus,
-    })
 }

@@ -27,18 +27,18 @@
 //! - [`work`]: bounded pools for work kept off the reactor (spec builds, store reads).
 
 pub mod accounts;
-pub mod bus;
-pub mod caps;
 pub mod cluster;
+pub mod command;
 pub mod config;
 pub mod connection;
 pub mod directory;
-pub mod drain;
+pub mod flag;
 pub mod house;
-pub mod http;
 pub mod lobby;
 pub mod metrics;
 pub mod names;
+pub mod net;
+pub mod node;
 pub mod outbox;
 pub mod player;
 pub mod rating_key;
@@ -47,12 +47,11 @@ pub mod refusal;
 pub mod room;
 pub mod secret;
 pub mod server;
-pub mod signal;
 pub mod store;
 pub mod task;
+pub mod tcp;
 pub mod text;
 pub mod tournament;
-pub mod wire;
 pub mod work;
 
 pub use config::Config;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
-use grundy_server::bus::Bus;
+use grundy_server::cluster::bus::Bus;
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
 use grundy_server::{Config, Server};
 

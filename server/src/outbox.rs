@@ -12,9 +12,9 @@ use std::task::{Context, Poll};
 
 use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
 
+use crate::flag::Flag;
 use crate::metrics::METRICS;
-use crate::signal::Signal;
-use crate::wire::{Direct, Wire};
+use crate::tcp::{Direct, Wire};
 use futures_util::task::AtomicWaker;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
@@ -32,7 +32,7 @@ pub enum Frames {
     Many(Box<[Utf8Bytes]>),
 }
 
-pub use crate::wire::MAX_FRAMES;
+pub use crate::tcp::MAX_FRAMES;
 
 impl Frames {
     /// `first` (if any), then `rest`, as one write; `None` when empty. More
@@ -163,7 +163,7 @@ pub struct Sender {
     max_message: usize,
     /// Raised to drop the connection (slow reader, shutdown, protocol abuse);
     /// raise it with [`Sender::drop_for`], which says why.
-    pub kick: Signal,
+    pub kick: Flag,
     /// Why it was first raised (a [`Kick`]; 0: not said, a slow reader).
     why: AtomicU8,
     /// The rooms with an unfinished match this connection plays or watches:
@@ -428,7 +428,7 @@ impl Outbox {
             capacity,
             max_bytes,
             max_message,
-            kick: Signal::default(),
+            kick: Flag::default(),
             why: AtomicU8::new(0),
             rooms: Memberships::default(),
             tournaments: Memberships::default(),
@@ -655,7 +655,7 @@ mod tests {
     #[tokio::test]
     async fn frames_go_straight_to_the_socket_only_behind_nothing() {
         use futures_util::StreamExt;
-        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let (tcp, mut client) = crate::tcp::tests::pair().await;
         let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
         queue.attach(tcp.wire());
         // Nothing queued, nothing in flight: written at once.
@@ -721,7 +721,7 @@ mod tests {
     #[tokio::test]
     async fn more_frames_than_a_write_takes_go_through_the_connections_task() {
         use futures_util::StreamExt;
-        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let (tcp, mut client) = crate::tcp::tests::pair().await;
         let (outbox, mut queue) = Outbox::new(1, 8, usize::MAX);
         queue.attach(tcp.wire());
         let texts = |n: usize| (0..n).map(|i| Utf8Bytes::from(format!("f{i}")));

@@ -11,16 +11,16 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accounts::Accounts;
-use crate::bus::Bus;
-use crate::caps::Caps;
 use crate::cluster;
+use crate::cluster::bus::Bus;
 use crate::config::Config;
-use crate::connection;
+use crate::flag::Flag;
 use crate::house::{self, House, HouseBots};
-use crate::http;
 use crate::lobby::Lobby;
+use crate::net::caps::Caps;
+use crate::net::http;
+use crate::node::Node;
 use crate::ratings::Ratings;
-use crate::signal::Signal;
 use crate::store::MatchStore;
 use crate::tournament::actor::Services;
 use crate::tournament::registry::Tournaments;
@@ -32,10 +32,10 @@ pub struct Server {
     /// The connections' view of the shutdown (`signal.rs`: cheaper for them
     /// to poll at every wake-up than the token): raised when the token is
     /// cancelled, by whoever cancels it.
-    stopping: Signal,
+    stopping: Flag,
     connections: TaskTracker,
     rooms: TaskTracker,
-    shared: Arc<connection::Shared>,
+    shared: Arc<Node>,
     house: Arc<House>,
     lobby: Arc<Lobby>,
     tournaments: Arc<Tournaments>,
@@ -140,7 +140,7 @@ impl Server {
             lobby.clone(),
             shutdown.child_token(),
         );
-        let shared = connection::shared(
+        let shared = Node::new(
             house.clone(),
             lobby.clone(),
             tournaments.clone(),
@@ -155,7 +155,7 @@ impl Server {
         }
         let router = http::api::router(http::api::Api::new(shared.clone(), shutdown.clone()));
         let connections = TaskTracker::new();
-        let stopping = Signal::default();
+        let stopping = Flag::default();
         tokio::spawn({
             let (shutdown, stopping) = (shutdown.clone(), stopping.clone());
             async move {
@@ -296,11 +296,11 @@ impl Server {
 
 async fn accept_loop(
     listener: TcpListener,
-    shared: Arc<connection::Shared>,
+    shared: Arc<Node>,
     router: axum::Router,
     caps: Arc<Caps>,
     shutdown: CancellationToken,
-    stopping: Signal,
+    stopping: Flag,
     connections: TaskTracker,
 ) {
     let mut backoff = Duration::from_millis(10);
@@ -317,7 +317,7 @@ async fn accept_loop(
                         // `async` block: that would hold the task's future
                         // twice, and every idle connection would pay for it.)
                         Ok(place) => {
-                            connections.spawn(connection::serve(
+                            connections.spawn(http::accept(
                                 stream,
                                 shared.clone(),
                                 shutdown.clone(),
@@ -326,7 +326,9 @@ async fn accept_loop(
                                 router.clone(),
                             ));
                         }
-                        Err(refusal) => caps.turn_away(stream, refusal, &connections),
+                        Err(refusal) => caps.turn_away(&connections, |handshake| {
+                            http::refuse(stream, refusal, handshake)
+                        }),
                     }
                 }
                 Err(e) => {

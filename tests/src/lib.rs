@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use grundy_server::bus::Bus;
+use grundy_server::cluster::bus::Bus;
 use grundy_server::store::{MatchStore, PgStore, SqliteStore};
 use grundy_server::{Config, Server};
 use serde_json::{json, Value};

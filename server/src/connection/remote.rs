@@ -11,74 +11,22 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, ServerMsg};
+use grundy_protocol::wire::ClientMsg;
 use tokio::time::Instant;
 
-use super::{deliver, room_key, tournament_key, Conn, Request, Shared};
-use crate::bus::{self, Bus, Untaken};
+use super::request::deliver;
+use super::{room_key, tournament_key, Conn, Request};
+use crate::cluster::bus::{Bus, Untaken};
+use crate::command::Unsent;
+use crate::node::Node;
 use crate::outbox::Outbox;
 use crate::store::Owner;
-use crate::work::Refused;
 
 /// How long a command waits for a room (or tournament) between owners.
 pub const BETWEEN_OWNERS: Duration = Duration::from_secs(3);
 
 /// The nodes a connection found its rooms and tournaments on.
 pub type Owners = Option<Box<HashMap<String, Arc<str>>>>;
-
-/// Why a command did not reach its room or tournament.
-pub enum Unsent {
-    /// No unfinished one has that id or code.
-    Unknown,
-    /// Its node did not take the command: which, and why.
-    NotTaken(Arc<str>, String),
-    /// Its node stopped, without handing over this connection's rooms there
-    /// (the connection is dropped, to resume).
-    Stopped(Arc<str>),
-    /// Still between nodes when the wait ran out.
-    Moving,
-    /// Where it is could not be read.
-    Lookup(Option<Refused>),
-}
-
-impl Unsent {
-    /// The client's answer, for room (or tournament) `key`.
-    pub fn answer(self, id: Option<RequestId>, key: &str, tournament: bool) -> ServerMsg {
-        let kind = if tournament { "tournament" } else { "room" };
-        match self {
-            Unsent::Unknown if tournament => ServerMsg::error(
-                id,
-                ErrorCode::UnknownTournament,
-                format!("no tournament {key:?}"),
-            ),
-            Unsent::Unknown => {
-                ServerMsg::error(id, ErrorCode::UnknownRoom, format!("no room {key:?}"))
-            }
-            Unsent::NotTaken(node, why) => {
-                let (code, message) = bus::not_taken(&node, &why);
-                ServerMsg::error(id, code, message)
-            }
-            Unsent::Stopped(node) => ServerMsg::error(
-                id,
-                ErrorCode::Internal,
-                format!(
-                    "the node that held this {kind} ({node}) stopped, and the {kind} is moving to another node: the command was not carried out; resume, then send it again"
-                ),
-            ),
-            Unsent::Moving => ServerMsg::error(
-                id,
-                ErrorCode::Internal,
-                format!("the {kind} is moving to another node of the cluster; try again"),
-            ),
-            Unsent::Lookup(Some(refused)) => refused.answer(id),
-            Unsent::Lookup(None) => ServerMsg::error(
-                id,
-                ErrorCode::Internal,
-                format!("could not find the {kind}'s node"),
-            ),
-        }
-    }
-}
 
 impl Conn {
     pub(super) async fn forward(&mut self, msg: ClientMsg) {
@@ -115,7 +63,7 @@ impl Conn {
 /// while it is between nodes, looked for again for up to
 /// [`BETWEEN_OWNERS`].
 pub async fn route(
-    shared: &Arc<Shared>,
+    shared: &Arc<Node>,
     bus: &Bus,
     outbox: &Outbox,
     what: Request,
@@ -127,7 +75,7 @@ pub async fn route(
     let deadline = Instant::now() + BETWEEN_OWNERS;
     let mut pause = Duration::from_millis(20);
     loop {
-        if what.held_by(shared) {
+        if what.held_by(&shared.lobby, &shared.tournaments) {
             // Taken over by this node meanwhile: unless the connection had
             // its events from the node that died (`Bus::lost_here`).
             if what.acts_in_room() {
@@ -179,7 +127,7 @@ pub async fn route(
 
 /// Where room (or tournament) `key` is, as the store says; one this node
 /// owns but does not run yet (it is taking it over) is between nodes.
-async fn find(shared: &Shared, key: &str, tournament: bool) -> Result<Owner, Unsent> {
+async fn find(shared: &Node, key: &str, tournament: bool) -> Result<Owner, Unsent> {
     let store = shared.store.clone();
     let asked = key.to_owned();
     let read = shared.owner_lookups.run(move || match store.cluster() {

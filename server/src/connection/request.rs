@@ -1,195 +1,18 @@
-//! A room or tournament command as the client's node checked and resolved
-//! it (its scopes; the account an API token given for a seat stands for;
-//! who registers): handed to the room or tournament here, or, for one
-//! another node owns, sent there over the bus (`bus.rs`) and handed over by
-//! that node. One path either way.
+//! A client's room or tournament command checked and resolved for its
+//! connection (a [`Request`]), and a request handed to its room or
+//! tournament on this node: a client's of this node, or one another node
+//! forwarded over the bus.
 
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId, Scope, ServerMsg};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use grundy_protocol::wire::{ClientMsg, ErrorCode, Scope, ServerMsg};
 use tokio::time::Instant;
 
 use super::tournament::to_tournament;
-use super::{to_room, Conn, Shared};
+use super::{to_room, Conn};
+use crate::command::{Request, RoomRequest, TournamentRequest};
+use crate::node::Node;
 use crate::outbox::{Follow, Kick, Outbox};
-use crate::player::{AccountId, Player};
 use crate::room::RoomCmd;
 use crate::tournament::actor::TournamentCmd;
-
-/// A command for a room or for a tournament.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "for", content = "request", rename_all = "snake_case")]
-pub enum Request {
-    Room(RoomRequest),
-    Tournament(TournamentRequest),
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum RoomRequest {
-    Join {
-        id: Option<RequestId>,
-        room: String,
-        seat: Option<u8>,
-        player: Player,
-    },
-    Watch {
-        id: Option<RequestId>,
-        room: String,
-        since: Option<u64>,
-    },
-    Resume {
-        id: Option<RequestId>,
-        room: String,
-        token: String,
-        account: Option<AccountId>,
-        since: Option<u64>,
-    },
-    Move {
-        id: Option<RequestId>,
-        room: String,
-        token: String,
-        #[serde(rename = "move")]
-        mv: Value,
-    },
-    Resign {
-        id: Option<RequestId>,
-        room: String,
-        token: String,
-    },
-    Abort {
-        id: Option<RequestId>,
-        room: String,
-        token: String,
-    },
-    Leave {
-        id: Option<RequestId>,
-        room: String,
-    },
-    /// Not a client's: its node sends it on when the room moved (`bus.rs`).
-    Follow(Follow),
-    /// Not a client's: a tournament resigns for a player who withdrew.
-    ResignSeat {
-        room: String,
-        seat: u8,
-    },
-}
-
-/// A tournament command, its entrant resolved (`register`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum TournamentRequest {
-    Register {
-        id: Option<RequestId>,
-        tournament: String,
-        entrant: Player,
-    },
-    Rejoin {
-        id: Option<RequestId>,
-        tournament: String,
-        token: String,
-    },
-    Withdraw {
-        id: Option<RequestId>,
-        tournament: String,
-        token: String,
-    },
-    Start {
-        id: Option<RequestId>,
-        tournament: String,
-        token: String,
-    },
-    Watch {
-        id: Option<RequestId>,
-        tournament: String,
-        since: Option<u64>,
-    },
-}
-
-impl Request {
-    /// The room (or tournament: true) it is for.
-    pub(crate) fn key(&self) -> (&str, bool) {
-        match self {
-            Request::Room(request) => (request.room(), false),
-            Request::Tournament(request) => (request.tournament(), true),
-        }
-    }
-
-    /// The request a client waits for an answer to (its id, if it gave
-    /// one); None for what a node sends on its own (a follow, a
-    /// resignation for a withdrawn player), which nobody answers.
-    pub(crate) fn answers_to(&self) -> Option<Option<&RequestId>> {
-        match self {
-            Request::Room(
-                RoomRequest::Join { id, .. }
-                | RoomRequest::Watch { id, .. }
-                | RoomRequest::Resume { id, .. }
-                | RoomRequest::Move { id, .. }
-                | RoomRequest::Resign { id, .. }
-                | RoomRequest::Abort { id, .. }
-                | RoomRequest::Leave { id, .. },
-            )
-            | Request::Tournament(
-                TournamentRequest::Register { id, .. }
-                | TournamentRequest::Rejoin { id, .. }
-                | TournamentRequest::Withdraw { id, .. }
-                | TournamentRequest::Start { id, .. }
-                | TournamentRequest::Watch { id, .. },
-            ) => Some(id.as_ref()),
-            Request::Room(RoomRequest::Follow(_) | RoomRequest::ResignSeat { .. }) => None,
-        }
-    }
-
-    /// Whether it acts in a room the client plays or watches already (a
-    /// move, resign, abort or leave), whose events it must be getting.
-    pub(crate) fn acts_in_room(&self) -> bool {
-        matches!(
-            self,
-            Request::Room(
-                RoomRequest::Move { .. }
-                    | RoomRequest::Resign { .. }
-                    | RoomRequest::Abort { .. }
-                    | RoomRequest::Leave { .. }
-            )
-        )
-    }
-
-    /// Whether this node holds the room or tournament it is for.
-    pub(crate) fn held_by(&self, shared: &Shared) -> bool {
-        match self {
-            Request::Room(request) => shared.lobby.holds(request.room()),
-            Request::Tournament(request) => shared.tournaments.find(request.tournament()).is_some(),
-        }
-    }
-}
-
-impl RoomRequest {
-    fn room(&self) -> &str {
-        match self {
-            RoomRequest::Join { room, .. }
-            | RoomRequest::Watch { room, .. }
-            | RoomRequest::Resume { room, .. }
-            | RoomRequest::Move { room, .. }
-            | RoomRequest::Resign { room, .. }
-            | RoomRequest::Abort { room, .. }
-            | RoomRequest::Leave { room, .. }
-            | RoomRequest::Follow(Follow { room, .. })
-            | RoomRequest::ResignSeat { room, .. } => room,
-        }
-    }
-}
-
-impl TournamentRequest {
-    fn tournament(&self) -> &str {
-        match self {
-            TournamentRequest::Register { tournament, .. }
-            | TournamentRequest::Rejoin { tournament, .. }
-            | TournamentRequest::Withdraw { tournament, .. }
-            | TournamentRequest::Start { tournament, .. }
-            | TournamentRequest::Watch { tournament, .. } => tournament,
-        }
-    }
-}
 
 impl Conn {
     /// `msg`, a room or tournament command, checked and resolved for this
@@ -339,14 +162,14 @@ impl Conn {
 /// Hands `request` to its room or tournament (on this node), for the
 /// connection whose outbox is `outbox`; `received`: when it was read (a
 /// move's clock stops there).
-pub(crate) fn deliver(shared: &Shared, outbox: &Outbox, request: Request, received: Instant) {
+pub(crate) fn deliver(shared: &Node, outbox: &Outbox, request: Request, received: Instant) {
     match request {
         Request::Room(request) => deliver_to_room(shared, outbox, request, received),
         Request::Tournament(request) => deliver_to_tournament(shared, outbox, request),
     }
 }
 
-fn deliver_to_tournament(shared: &Shared, outbox: &Outbox, request: TournamentRequest) {
+fn deliver_to_tournament(shared: &Node, outbox: &Outbox, request: TournamentRequest) {
     match request {
         TournamentRequest::Register {
             id,
@@ -390,7 +213,7 @@ fn deliver_to_tournament(shared: &Shared, outbox: &Outbox, request: TournamentRe
     }
 }
 
-fn deliver_to_room(shared: &Shared, outbox: &Outbox, request: RoomRequest, received: Instant) {
+fn deliver_to_room(shared: &Node, outbox: &Outbox, request: RoomRequest, received: Instant) {
     match request {
         RoomRequest::Join {
             id,

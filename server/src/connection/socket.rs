@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::outbox::Queue;
-use crate::wire::{Tcp, Wire};
+use crate::tcp::{Tcp, Wire};
 
 /// What reading and writing the socket came to.
 pub enum Io {
@@ -190,7 +190,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_connections_task_writes_a_spill_with_nothing_queued() {
-        let (tcp, mut client) = crate::wire::tests::pair().await;
+        let (tcp, mut client) = crate::tcp::tests::pair().await;
         let wire = tcp.wire();
         let ws = WebSocketStream::from_raw_socket(tcp, Role::Server, None).await;
         let (outbox, queue) = Outbox::new(1, 8, usize::MAX);

@@ -7,8 +7,9 @@ use grundy_protocol::wire::{
 
 use tokio::sync::mpsc;
 
-use super::{Conn, Shared};
+use super::Conn;
 use crate::accounts::Refused;
+use crate::node::Node;
 use crate::outbox::Outbox;
 use crate::player::Player;
 use crate::tournament::actor::TournamentCmd;
@@ -206,7 +207,7 @@ impl Conn {
 /// `follows`: this connection will hear the tournament's events (counted
 /// against the same limit as rooms, `seats_per_connection`).
 pub(crate) fn to_tournament(
-    shared: &Shared,
+    shared: &Node,
     outbox: &Outbox,
     id: Option<RequestId>,
     key: &str,
@@ -251,7 +252,7 @@ pub(crate) fn to_tournament(
 }
 
 /// See [`Conn::over_tournament_limit`].
-fn over_tournament_limit(shared: &Shared, outbox: &Outbox, id: &Option<RequestId>) -> bool {
+fn over_tournament_limit(shared: &Node, outbox: &Outbox, id: &Option<RequestId>) -> bool {
     super::over_seat_limit(
         shared,
         outbox,

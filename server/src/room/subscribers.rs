@@ -136,7 +136,7 @@ mod tests {
         let mut subscribers = Subscribers::new(4);
         let mut ends = Vec::new();
         for conn in 0..count {
-            let (tcp, client) = crate::wire::tests::pair().await;
+            let (tcp, client) = crate::tcp::tests::pair().await;
             let (outbox, queue) = Outbox::new(conn, 8, usize::MAX);
             queue.attach(tcp.wire());
             subscribers.insert(outbox);

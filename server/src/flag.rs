@@ -1,11 +1,11 @@
 //! What a connection's task waits for beside its socket, made cheap to poll:
-//! a one-way [`Signal`] (its outbox kicked, the server stopping) and an
+//! a one-way [`Flag`] (its outbox kicked, the server stopping) and an
 //! [`Alarm`] (its ping timer).
 //!
 //! A connection's task waits for these in the same `select!` as its socket,
 //! so it polls them at every wake-up, that is for every frame in or out.
 //! Polling a `CancellationToken`'s future takes the token's lock (and its
-//! waiter list's) each time; a [`Signal`] costs one atomic load instead. Its
+//! waiter list's) each time; a [`Flag`] costs one atomic load instead. Its
 //! token is polled only on the first poll, which puts the task on the
 //! token's waiter list, when the waker changes, and once the flag is up.
 //! Likewise an [`Alarm`] polls its timer only when its deadline has passed
@@ -21,7 +21,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 #[derive(Clone, Debug, Default)]
-pub struct Signal(Arc<Inner>);
+pub struct Flag(Arc<Inner>);
 
 #[derive(Debug, Default)]
 struct Inner {
@@ -30,7 +30,7 @@ struct Inner {
     token: CancellationToken,
 }
 
-impl Signal {
+impl Flag {
     /// Raises the signal (once and for all) and wakes whoever waits for it.
     pub fn raise(&self) {
         self.0.raised.store(true, Ordering::Release);
@@ -52,9 +52,9 @@ impl Signal {
 }
 
 pin_project_lite::pin_project! {
-    /// [`Signal::raised`]'s future.
+    /// [`Flag::raised`]'s future.
     pub struct Raised {
-        raised: Signal,
+        raised: Flag,
         #[pin]
         wait: WaitForCancellationFutureOwned,
         // The waker the token's waiter list holds.
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_task_that_polled_once_is_woken_when_the_signal_is_raised() {
-        let signal = Signal::default();
+        let signal = Flag::default();
         let woken = Arc::new(Count::default());
         let waker = Waker::from(woken.clone());
         let mut cx = Context::from_waker(&waker);
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_poll_with_another_waker_moves_the_wake_up_to_it() {
-        let signal = Signal::default();
+        let signal = Flag::default();
         let (first, second) = (Arc::new(Count::default()), Arc::new(Count::default()));
         let mut raised = std::pin::pin!(signal.raised());
         let waker = Waker::from(first.clone());
@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn raised_before_the_first_poll_is_ready_at_once() {
-        let signal = Signal::default();
+        let signal = Flag::default();
         signal.raise();
         let waker = Waker::from(Arc::new(Count::default()));
         let mut cx = Context::from_waker(&waker);

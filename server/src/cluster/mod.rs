@@ -17,12 +17,14 @@
 //! - a database that cannot be reached is logged and asked again at the next
 //!   round; meanwhile the rooms' writes fail, so no move is acknowledged.
 
+pub mod bus;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::Bus;
+use crate::cluster::bus::Bus;
 use crate::house::{self, House, HouseSeat};
 use crate::lobby::Lobby;
 use crate::store::{Claimed, MatchStore, StoreError};

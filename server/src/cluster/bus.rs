@@ -54,11 +54,16 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
-use crate::connection::{self, Request, RoomRequest, Shared};
+use crate::accounts::Accounts;
+use crate::command::{Request, RoomRequest, Unsent};
+use crate::config::Config;
+use crate::lobby::Lobby;
 use crate::outbox::{ConnId, Follow, Frames, Handover, Kick, Outbox, MAX_FRAMES};
+use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
 use crate::tournament::actor::TournamentCmd;
+use crate::tournament::registry::Tournaments;
 
 /// A node's answer to a command for a room or tournament it does not hold
 /// (any more): the sender looks its owner up again.
@@ -68,6 +73,30 @@ pub const NOT_HERE: &str = "not held here";
 /// not carried out.
 pub const LATE: &str =
     "it arrived after its deadline (the node was held up), so it was not carried out";
+
+/// The node the bus serves, as the layer above it (the connections) hands
+/// it over in [`Bus::attach`]: its services, and the way a command reaches a
+/// room or tournament here. So the bus carries commands without importing
+/// the connections that make them.
+pub trait Inbound: Send + Sync + 'static {
+    fn lobby(&self) -> &Arc<Lobby>;
+    fn tournaments(&self) -> &Arc<Tournaments>;
+    fn accounts(&self) -> &Arc<Accounts>;
+    fn ratings(&self) -> &Arc<Ratings>;
+    fn config(&self) -> &Config;
+    /// A new connection id (a remote connection is one too).
+    fn next_conn(&self) -> ConnId;
+    /// Hands `request` to its room or tournament on this node.
+    fn deliver(&self, outbox: &Outbox, request: Request, received: tokio::time::Instant);
+    /// Sends a command the bus makes on its own (a follow, a resignation)
+    /// where its room is now: here, or over `bus` to its node.
+    fn route(
+        self: Arc<Self>,
+        bus: Arc<Bus>,
+        outbox: Outbox,
+        what: Request,
+    ) -> futures_util::future::BoxFuture<'static, Result<(), Unsent>>;
+}
 
 /// Why a node did not take a forwarded command.
 #[derive(Debug)]
@@ -397,7 +426,7 @@ pub struct Bus {
     me: String,
     secret: Vec<u8>,
     numbers: std::sync::atomic::AtomicU64,
-    shared: OnceLock<Weak<Shared>>,
+    shared: OnceLock<Weak<dyn Inbound>>,
     locals: Mutex<HashMap<ConnId, Local>>,
     remotes: Mutex<HashMap<(String, ConnId), Remote>>,
     seen: Mutex<HashMap<String, Seen>>,
@@ -513,8 +542,9 @@ impl Bus {
 
     /// Gives the bus what it serves remote connections with (once the
     /// server's shared state exists), and the lobby the other nodes' rooms.
-    pub fn attach(self: &Arc<Self>, shared: &Arc<Shared>) {
-        let _ = self.shared.set(Arc::downgrade(shared));
+    pub fn attach<N: Inbound>(self: &Arc<Self>, shared: &Arc<N>) {
+        let weak: Weak<dyn Inbound> = Arc::downgrade(shared) as Weak<N>;
+        let _ = self.shared.set(weak);
         // One task publishes what this node tells the others, in the order
         // it happened (a later rating after an earlier one).
         let (told, mut telling) = tokio::sync::mpsc::unbounded_channel::<(&str, Bytes)>();
@@ -531,27 +561,27 @@ impl Bus {
             }
         });
         let (bus, tx) = (Arc::downgrade(self), told.clone());
-        shared.accounts.announce_with(Box::new(move |change| {
+        shared.accounts().announce_with(Box::new(move |change| {
             if let Some(bus) = bus.upgrade() {
                 let _ = tx.send(("accounts", bus.seal(&change)));
             }
         }));
         let bus = Arc::downgrade(self);
-        shared.ratings.announce_with(Box::new(move |rows| {
+        shared.ratings().announce_with(Box::new(move |rows| {
             if let Some(bus) = bus.upgrade() {
                 let _ = told.send(("ratings", bus.seal(&rows)));
             }
         }));
         let bus = Arc::downgrade(self);
         shared
-            .tournaments
+            .tournaments()
             .reach_rooms_elsewhere_with(Box::new(move |room, seat| {
                 if let Some(bus) = bus.upgrade() {
                     tokio::spawn(bus.resign_elsewhere(room, seat));
                 }
             }));
         let bus = Arc::downgrade(self);
-        shared.lobby.list_others(Box::new(move || {
+        shared.lobby().list_others(Box::new(move || {
             let bus = bus.clone();
             Box::pin(async move {
                 match bus.upgrade() {
@@ -652,13 +682,13 @@ impl Bus {
             if ask.tournaments {
                 let part = LobbyPart {
                     rooms: Vec::new(),
-                    tournaments: shared.tournaments.list(),
+                    tournaments: shared.tournaments().list(),
                     last: true,
                 };
                 let _ = self.client.publish(reply.clone(), self.seal(&part)).await;
                 continue;
             }
-            let own = shared.lobby.own_listing().await;
+            let own = shared.lobby().own_listing().await;
             let parts: Vec<&[RoomSummary]> = if own.is_empty() {
                 vec![&[]]
             } else {
@@ -691,7 +721,7 @@ impl Bus {
             let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
                 continue;
             };
-            shared.accounts.changed_elsewhere(change).await;
+            shared.accounts().changed_elsewhere(change).await;
         }
     }
 
@@ -706,7 +736,7 @@ impl Bus {
                 continue;
             }
             if let Some(shared) = self.shared.get().and_then(Weak::upgrade) {
-                shared.ratings.absorb(rows);
+                shared.ratings().absorb(rows);
             }
         }
     }
@@ -1161,7 +1191,7 @@ impl Bus {
             // The client's connection closed.
             if let Some(remote) = lock(&self.remotes).remove(&key) {
                 remote.stop.cancel();
-                leave_rooms(&shared, &remote.outbox);
+                leave_rooms(&*shared, &remote.outbox);
             }
             return "ok".into();
         };
@@ -1177,7 +1207,7 @@ impl Bus {
             );
             return LATE.into();
         }
-        if !request.held_by(&shared) {
+        if !request.held_by(shared.lobby(), shared.tournaments()) {
             return NOT_HERE.into();
         }
         let outbox = {
@@ -1192,17 +1222,20 @@ impl Bus {
                 }
             }
         };
-        connection::deliver(&shared, &outbox, request, tokio::time::Instant::now());
+        shared.deliver(&outbox, request, tokio::time::Instant::now());
         "ok".into()
     }
 
     /// A new remote connection for client connection `conn` of node `from`,
     /// and the task that sends what its outbox receives back there.
-    fn open_remote(self: &Arc<Self>, shared: &Arc<Shared>, from: String, conn: ConnId) -> Remote {
-        let config = &shared.config;
-        let id = shared
-            .next_conn
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    fn open_remote(
+        self: &Arc<Self>,
+        shared: &Arc<dyn Inbound>,
+        from: String,
+        conn: ConnId,
+    ) -> Remote {
+        let config = &shared.config();
+        let id = shared.next_conn();
         let handover = Handover::default();
         let (outbox, mut queue) = Outbox::open(
             id,
@@ -1291,7 +1324,7 @@ impl Bus {
                     let removed = lock(&bus.remotes).remove(&key);
                     let shared = bus.shared.get().and_then(Weak::upgrade);
                     if let (Some(remote), Some(shared)) = (removed, shared) {
-                        leave_rooms(&shared, &remote.outbox);
+                        leave_rooms(&*shared, &remote.outbox);
                     }
                     return;
                 }
@@ -1370,17 +1403,13 @@ impl Bus {
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;
         };
-        let conn = shared
-            .next_conn
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let conn = shared.next_conn();
         let (outbox, _unread) = Outbox::new(conn, 1, 1);
         let what = Request::Room(RoomRequest::ResignSeat {
             room: room.clone(),
             seat,
         });
-        let now = tokio::time::Instant::now();
-        if let Err(unsent) = connection::route(&shared, &self, &outbox, what, now, &mut None).await
-        {
+        if let Err(unsent) = shared.route(self.clone(), outbox.clone(), what).await {
             let why = unsent.answer(None, &room, false);
             tracing::warn!(%room, seat, "could not resign a withdrawn player's seat: {why:?}");
         }
@@ -1398,9 +1427,7 @@ impl Bus {
         }
         let room = follow.room.clone();
         let what = Request::Room(RoomRequest::Follow(follow));
-        let now = tokio::time::Instant::now();
-        if let Err(unsent) = connection::route(&shared, &self, &outbox, what, now, &mut None).await
-        {
+        if let Err(unsent) = shared.route(self.clone(), outbox.clone(), what).await {
             let why = unsent.answer(None, &room, false);
             tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
             match lock(&self.locals).get_mut(&outbox.conn) {
@@ -1469,7 +1496,7 @@ impl Bus {
         };
         for remote in gone {
             remote.stop.cancel();
-            leave_rooms(&shared, &remote.outbox);
+            leave_rooms(&*shared, &remote.outbox);
         }
         for (conn, local) in lock(&self.locals).iter_mut() {
             if let Some(node) = local.nodes.iter().find(|node| silent(node)) {
@@ -1545,14 +1572,14 @@ fn deliver(outbox: &Outbox, frames: Vec<String>) {
 /// A remote connection ended: its rooms and tournaments hear it is gone,
 /// as from a client that dropped. A full queue gets it as soon as it has
 /// room (a lost `Gone` would leave a seat connected for good).
-fn leave_rooms(shared: &Shared, outbox: &Outbox) {
+fn leave_rooms(shared: &dyn Inbound, outbox: &Outbox) {
     let conn = outbox.conn;
-    for tx in shared.lobby.senders(&outbox.rooms.leave()) {
+    for tx in shared.lobby().senders(&outbox.rooms.leave()) {
         if let Err(TrySendError::Full(gone)) = tx.try_send(RoomCmd::Gone { conn }) {
             tokio::spawn(async move { tx.send(*gone).await });
         }
     }
-    for tx in shared.tournaments.senders(&outbox.tournaments.leave()) {
+    for tx in shared.tournaments().senders(&outbox.tournaments.leave()) {
         if let Err(TrySendError::Full(gone)) = tx.try_send(TournamentCmd::Gone { conn }) {
             tokio::spawn(async move { tx.send(gone).await });
         }
@@ -1560,20 +1587,9 @@ fn leave_rooms(shared: &Shared, outbox: &Outbox) {
     outbox.kick.raise();
 }
 
-/// The refusal a client gets when its room's node did not take a command.
-pub fn not_taken(node: &str, why: &str) -> (ErrorCode, String) {
-    (
-        ErrorCode::Internal,
-        format!(
-            "the node that holds this room ({node}) did not take the command ({why}); try again"
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::connection::RoomRequest;
 
     fn command(room: &str) -> Command {
         Command {

@@ -11,13 +11,19 @@
 //! the two writers from splitting each other's frames, and whatever the
 //! room could only write in part ([`Out::spill`]) goes out before anything
 //! else.
+//!
+//! [`drain`] closes such a stream so that its peer reads the close frame:
+//! after the server's close frame, its side of the TCP stream ends and what
+//! the peer still sends is read and dropped, so the close is not destroyed
+//! by a reset.
 
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
@@ -228,6 +234,24 @@ impl AsyncWrite for Tcp {
         // socket down again when dropped, which does nothing more.
         Poll::Ready(socket2::SockRef::from(self.wire.tcp()).shutdown(std::net::Shutdown::Write))
     }
+}
+
+/// How long a connection the server closed waits for the peer to close too.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// After a close frame the server sent because of the peer: ends our side of
+/// the TCP stream, then reads and discards whatever the peer still sends until
+/// it closes its side (or [`LINGER`] passes). A socket closed with unread input
+/// sends a reset, and a reset can destroy the close frame and the last answers
+/// before the peer has read them (a flooding or oversized sender would never
+/// learn why it was cut off).
+pub async fn drain(tcp: &mut (impl AsyncRead + AsyncWrite + Unpin)) {
+    let _ = tcp.shutdown().await;
+    let mut buf = vec![0u8; 8192];
+    let _ = tokio::time::timeout(LINGER, async {
+        while let Ok(1..) = tcp.read(&mut buf).await {}
+    })
+    .await;
 }
 
 #[cfg(test)]

@@ -13,24 +13,16 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::Router;
-
-use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
-use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
-use crate::drain::drain;
-use crate::http::{self, api::error_response};
 use crate::metrics::METRICS;
 
 /// The longest a refused connection may take over its WebSocket handshake
@@ -183,20 +175,21 @@ impl Caps {
         })
     }
 
-    /// Turns `stream` away for `refusal` on a task of `tracker`: the close
-    /// frame if fewer than `refusals_in_flight` refusals are under way, else
-    /// at once, without a handshake.
-    pub fn turn_away(&self, stream: TcpStream, refusal: TurnedAway, tracker: &TaskTracker) {
-        match self.refusals.clone().try_acquire_owned() {
-            Ok(permit) => {
-                let handshake = self.refusal_handshake;
-                tracker.spawn(async move {
-                    let _permit = permit;
-                    refuse(stream, refusal, handshake).await;
-                });
-            }
-            // A flood of refusals: the cheapest one, a closed socket.
-            Err(_) => drop(stream),
+    /// Turns a connection away on a task of `tracker`, by `refuse` (given
+    /// the longest its handshake may take): the close frame if fewer than
+    /// `refusals_in_flight` refusals are under way, else at once, without a
+    /// handshake (`refuse` and the socket it holds are dropped).
+    pub fn turn_away<F>(&self, tracker: &TaskTracker, refuse: impl FnOnce(Duration) -> F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        // In a flood of refusals, the cheapest one: a closed socket.
+        if let Ok(permit) = self.refusals.clone().try_acquire_owned() {
+            let refusing = refuse(self.refusal_handshake);
+            tracker.spawn(async move {
+                let _permit = permit;
+                refusing.await;
+            });
         }
     }
 
@@ -218,51 +211,6 @@ fn address_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from_bits(v6.to_bits() & !((1u128 << 64) - 1))),
-    }
-}
-
-/// Answers the connection's first request within `handshake` and ends it
-/// without reading a message: a WebSocket gets its handshake and the close
-/// frame, any other request a JSON refusal (503 when the server is full, 429
-/// for the address's share).
-async fn refuse(stream: TcpStream, refusal: TurnedAway, handshake: Duration) {
-    // Nothing is read after the handshake: the smallest buffers will do.
-    let config = WebSocketConfig::default()
-        .read_buffer_size(1024)
-        .write_buffer_size(0)
-        .max_message_size(Some(1024))
-        .max_frame_size(Some(1024));
-    let (status, code) = match refusal {
-        TurnedAway::Full { .. } => (StatusCode::SERVICE_UNAVAILABLE, "server_full"),
-        TurnedAway::PerAddress { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_connections"),
-    };
-    let refused = Router::new().fallback(move || async move {
-        let mut response = error_response(status, code, refusal.reason());
-        response
-            .headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        response
-    });
-    let timing = http::Timing {
-        head: handshake,
-        keep_alive: handshake,
-    };
-    let never = CancellationToken::new();
-    let Some(mut ws) = http::serve(stream, refused, timing, config, &never).await else {
-        return;
-    };
-    tracing::debug!("connection refused: {}", refusal.reason());
-    let frame = CloseFrame {
-        code: refusal.close_code(),
-        reason: Utf8Bytes::from(refusal.reason()),
-    };
-    // The socket's send buffer is empty: this only waits on a peer that
-    // stopped reading in the middle of its own handshake.
-    if let Ok(Ok(())) = tokio::time::timeout(Duration::from_secs(1), ws.close(Some(frame))).await {
-        // Whatever the peer sent after its handshake is discarded, not read
-        // as messages; closing with it unread would reset the connection and
-        // could destroy the close frame before the peer reads it.
-        drain(ws.get_mut()).await;
     }
 }
 

@@ -11,7 +11,10 @@
 
 pub mod api;
 pub mod page;
+mod refuse;
 pub mod review;
+
+pub use refuse::refuse;
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,8 +34,12 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+use crate::connection;
+use crate::flag::Flag;
 use crate::metrics::METRICS;
-use crate::wire::Tcp;
+use crate::net::caps::Place;
+use crate::node::Node;
+use crate::tcp::Tcp;
 
 /// The longest request head (request line and headers) read; hyper answers
 /// a longer one with 431. (Its own limit on the request target, 65,534
@@ -48,6 +55,34 @@ pub struct Timing {
     pub head: Duration,
     /// The longest a plain HTTP connection stays open.
     pub keep_alive: Duration,
+}
+
+/// A new TCP connection: its HTTP requests served with `router` until one
+/// asks for a WebSocket, then the protocol connection
+/// ([`connection::serve`]). `place`, its count against the connection caps,
+/// is held throughout.
+pub async fn accept(
+    stream: TcpStream,
+    shared: Arc<Node>,
+    shutdown: CancellationToken,
+    stopping: Flag,
+    place: Place,
+    router: Router,
+) {
+    let _ = stream.set_nodelay(true);
+    let limits = &shared.config.limits;
+    let timing = Timing {
+        head: Duration::from_millis(limits.hello_timeout_ms),
+        keep_alive: Duration::from_millis(limits.idle_timeout_ms),
+    };
+    let ws_config = connection::ws_config(&shared.config);
+    // Boxed: once the connection is a WebSocket, its task no longer holds
+    // the HTTP phase's state.
+    let Some(ws) = Box::pin(serve(stream, router, timing, ws_config, &shutdown)).await else {
+        return;
+    };
+    connection::serve(ws, shared, shutdown, stopping, place.address()).await;
+    drop(place);
 }
 
 /// Serves `stream`'s HTTP requests with `router` until it closes, or until a

@@ -25,8 +25,9 @@ use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
 use crate::accounts::Session;
-use crate::connection::{self, Shared};
+use crate::connection;
 use crate::metrics::{self, Gauges};
+use crate::node::Node;
 use crate::store::{now_ms, WriteOp};
 use crate::work::Refused;
 
@@ -41,7 +42,7 @@ const HEALTH_FRESH: Duration = Duration::from_secs(1);
 /// What the handlers share.
 #[derive(Clone)]
 pub struct Api {
-    pub shared: Arc<Shared>,
+    pub shared: Arc<Node>,
     /// The server stops accepting when this is cancelled.
     pub shutdown: tokio_util::sync::CancellationToken,
     health: Arc<Mutex<Option<(Instant, bool)>>>,
@@ -49,7 +50,7 @@ pub struct Api {
 }
 
 impl Api {
-    pub fn new(shared: Arc<Shared>, shutdown: tokio_util::sync::CancellationToken) -> Api {
+    pub fn new(shared: Arc<Node>, shutdown: tokio_util::sync::CancellationToken) -> Api {
         Api {
             shared,
             shutdown,
