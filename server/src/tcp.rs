@@ -1,10 +1,8 @@
 //! The TCP stream under a connection's WebSocket, which a room may write to
 //! directly.
 //!
-//! A move's frames used to go from the room to the players' outboxes, and
-//! each player's connection task was woken to write them. When a
-//! connection's task has nothing of its own in flight and its queue is
-//! empty, the room now writes the frames to the socket itself
+//! When a connection's task has nothing of its own in flight and its queue
+//! is empty, the room writes a move's frames to the socket itself
 //! ([`Wire::write_frames`], called by the outbox): one `send` per player and
 //! no wake-up, as a plain relay does. The connection's WebSocket (tungstenite)
 //! reads and writes through [`Tcp`], over the same [`Wire`]; one lock keeps

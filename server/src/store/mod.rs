@@ -22,7 +22,7 @@
 //! serve connections; it runs when a core is free. Under load its batches grow
 //! (at 1,000 matches, ~16 → ~180 ops per commit), and the fsyncs, WAL pages
 //! and context switches per move fall with them; with a core idle it runs at
-//! once, as before (docs/performance-log.md, twelfth round).
+//! once (docs/performance.md).
 //!
 //! Reads use a connection of their own and block: call them from
 //! `spawn_blocking`. Bad data in the file never panics: it becomes a

@@ -650,7 +650,8 @@ mod tests {
                 );
             assert!(!accounts_v6.contains("username_look"), "{accounts_v6}");
             assert_ne!(accounts_v6, crate::store::accounts::SCHEMA);
-            raw.execute_batch(crate::store::sqlite::SCHEMA).expect("rooms");
+            raw.execute_batch(crate::store::sqlite::SCHEMA)
+                .expect("rooms");
             raw.execute_batch(&version_6()).expect("tournaments");
             raw.execute_batch(&accounts_v6).expect("accounts");
             raw.execute_batch(

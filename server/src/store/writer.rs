@@ -131,7 +131,7 @@ pub(crate) fn writer_loop<C: Sql>(
 }
 
 /// Puts the calling thread (the writer) under `SCHED_BATCH`: see the module
-/// docs. Only a hint to the scheduler: if refused, the writer runs as before.
+/// docs. Only a hint to the scheduler: if refused, the writer runs under the default policy.
 pub(super) fn batch_priority() {
     #[cfg(target_os = "linux")]
     {

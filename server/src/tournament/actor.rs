@@ -16,11 +16,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::state::{Core, Player, Step};
+use super::state::{Core, Registrant, Step};
 use crate::config::Config;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::outbox::{encode, ConnId, Kick, Outbox};
-use crate::player::Player as Entrant;
+use crate::player::Player;
 use crate::ratings::{Rated, RatedGame, Ratings};
 use crate::refusal::{refuse, Refusal};
 use crate::room::{EndHook, RoomCmd, RoomTx};
@@ -45,7 +45,7 @@ pub enum TournamentCmd {
     Register {
         outbox: Outbox,
         id: Option<RequestId>,
-        entrant: Entrant,
+        entrant: Player,
     },
     Rejoin {
         outbox: Outbox,
@@ -218,7 +218,7 @@ impl Tournament {
         self.summary.clone()
     }
 
-    fn rating(&self) -> impl Fn(&Player) -> Option<f64> + '_ {
+    fn rating(&self) -> impl Fn(&Registrant) -> Option<f64> + '_ {
         |p| self.services.ratings.of(&self.core.game, p.account)
     }
 
@@ -582,7 +582,7 @@ impl Tournament {
     async fn register(
         &mut self,
         outbox: &Outbox,
-        entrant: Entrant,
+        entrant: Player,
     ) -> Result<(u32, String), Refusal> {
         let name = entrant.name.clone().unwrap_or_default();
         match self.core.status {
@@ -655,7 +655,7 @@ impl Tournament {
             ratings: Vec::new(),
         });
         self.committed(done).await?;
-        self.core.players.push(Player {
+        self.core.players.push(Registrant {
             name,
             token: token.clone(),
             withdrawn: false,
@@ -813,7 +813,7 @@ impl Tournament {
         };
         let entrants = players.map(|p| {
             let p = &self.core.players[p as usize];
-            Entrant {
+            Player {
                 name: Some(p.name.clone()),
                 kind: p.kind,
                 account: p.account,
@@ -1042,7 +1042,7 @@ impl Tournament {
             })
             .collect();
         ratings.rate_period(game, &games, |rows| {
-            let now = |p: &Player| {
+            let now = |p: &Registrant| {
                 let account = p.account?;
                 rows.iter()
                     .find(|r| r.account == Some(account))

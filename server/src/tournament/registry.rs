@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{end_hook, GameEnd, ResignElsewhere, Services, Tournament, TournamentCmd};
-use super::state::{Core, Player};
+use super::state::{Core, Registrant};
 use crate::directory::{self, Directory, Registry};
 use crate::refusal::Refusal;
 use crate::room::EndHook;
@@ -318,7 +318,7 @@ fn rebuild(stored: StoredTournament) -> Result<(Core, String), StoreError> {
     core.players = stored
         .players
         .into_iter()
-        .map(|p| Player {
+        .map(|p| Registrant {
             name: p.name,
             token: p.token,
             withdrawn: false,

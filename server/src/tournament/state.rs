@@ -16,9 +16,10 @@ use super::pairing::{self, PlayerId, SwissPlayer};
 use super::standings::{self, GameResult, TieBreaks};
 use crate::player::AccountId;
 
-/// A registered player.
+/// A registered player of a tournament (who takes a seat is a
+/// [`crate::player::Player`]).
 #[derive(Debug, Clone)]
-pub struct Player {
+pub struct Registrant {
     pub name: String,
     pub token: String,
     pub withdrawn: bool,
@@ -72,7 +73,7 @@ pub struct Core {
     pub round: u32,
     /// The current round has been closed (its `round_ended` recorded).
     round_closed: bool,
-    pub players: Vec<Player>,
+    pub players: Vec<Registrant>,
     /// The players who had not withdrawn when it started (the round robin's
     /// schedule is over them).
     participants: Vec<u32>,
@@ -401,7 +402,7 @@ impl Core {
     }
 
     /// The standings, with each player's current rating from `rating`.
-    pub fn standings(&self, rating: impl Fn(&Player) -> Option<f64>) -> Vec<Standing> {
+    pub fn standings(&self, rating: impl Fn(&Registrant) -> Option<f64>) -> Vec<Standing> {
         self.ranking()
             .into_iter()
             .filter_map(|s| {
@@ -425,7 +426,7 @@ impl Core {
             .collect()
     }
 
-    pub fn state(&self, rating: impl Fn(&Player) -> Option<f64>) -> TournamentState {
+    pub fn state(&self, rating: impl Fn(&Registrant) -> Option<f64>) -> TournamentState {
         TournamentState {
             only_round: None,
             tournament: self.id.clone(),
@@ -510,7 +511,7 @@ mod tests {
         };
         let mut core = Core::new("t".into(), "TCODE".into(), settings);
         for (i, name) in names.iter().enumerate() {
-            core.players.push(Player {
+            core.players.push(Registrant {
                 name: name.to_string(),
                 token: format!("tok{i}"),
                 withdrawn: false,

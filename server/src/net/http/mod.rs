@@ -1,5 +1,5 @@
 //! HTTP beside the WebSocket, on one port. hyper reads each connection's
-//! requests: a WebSocket upgrade (on any path, as before) hands the TCP
+//! requests: a WebSocket upgrade (on any path) hands the TCP
 //! stream itself to the protocol connection (`connection.rs`), with the same
 //! limits as ever; any other request goes to the axum router: the web page
 //! (`page.rs`), the read-only JSON API (`api.rs`, with a match's review in
