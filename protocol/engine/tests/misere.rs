@@ -8,11 +8,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use common::{assert_specs_refused, parse, rule_strategy};
-use grundy_protocol::games::heaps::HeapMove;
-use grundy_protocol::games::rule::{HeapStep, Rule};
-use grundy_protocol::misere::Method;
-use grundy_protocol::oracle::Solver;
-use grundy_protocol::{MoveError, MoveList, Outcome, Position, Rules, Status, Strategy as _};
+use grundy_engine::games::heaps::HeapMove;
+use grundy_engine::games::rule::{HeapStep, Rule};
+use grundy_engine::misere::Method;
+use grundy_engine::oracle::Solver;
+use grundy_engine::{MoveError, MoveList, Outcome, Position, Rules, Status, Strategy as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -242,7 +242,7 @@ fn thousands_of_heaps() {
             unreachable!()
         };
         assert_eq!(h.misere_method(), Some(Method::Quotient));
-        let after = |m: &grundy_protocol::Move| {
+        let after = |m: &grundy_engine::Move| {
             let mut q = p.clone();
             q.play(m).expect("legal");
             q.outcome()
@@ -349,7 +349,7 @@ fn misere_specs_round_trip_and_end_with_a_win() {
     assert!(!p.normal_play());
     assert_eq!(p.grundy(), None);
     // No xor table explains a misère position.
-    assert_eq!(grundy_protocol::components(&p), None);
+    assert_eq!(grundy_engine::components(&p), None);
     let done = parse(&json!({"game": "dawson", "heaps": [1, 1], "misere": true}));
     assert_eq!(done.status(), Status::Over { to_move_wins: true });
     assert_eq!(done.outcome(), Outcome::N);

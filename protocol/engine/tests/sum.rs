@@ -1,9 +1,9 @@
 mod common;
 
 use common::{assert_moves_refused, assert_specs_refused, check_against_oracle, parse};
-use grundy_protocol::games::wythoff::values_up_to;
-use grundy_protocol::oracle::{mex, Solver};
-use grundy_protocol::{components, Analysis, Outcome, Position, Rules, Status, Strategy as _};
+use grundy_engine::games::wythoff::values_up_to;
+use grundy_engine::oracle::{mex, Solver};
+use grundy_engine::{components, Analysis, Outcome, Position, Rules, Status, Strategy as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -341,8 +341,8 @@ fn bad_moves_name_the_part() {
 
 #[test]
 fn the_perfect_player_wins_a_mixed_sum_against_random_play() {
-    use grundy_protocol::level::{choose_move, Rng};
-    use grundy_protocol::Level;
+    use grundy_engine::level::{choose_move, Rng};
+    use grundy_engine::Level;
     let start = parse(&json!({"game": "sum", "parts": [
         {"game": "nim", "heaps": [4, 9]}, {"game": "kayles", "heaps": [8]},
         {"game": "wythoff", "heaps": [6, 9]}, {"game": "moore", "k": 2, "heaps": [2, 3, 3]},

@@ -1,7 +1,7 @@
 mod common;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Status, Strategy};
+use grundy_engine::{Analysis, Outcome, Position, Rules, Status, Strategy};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -33,7 +33,7 @@ fn analyze(spec: serde_json::Value) -> Analysis {
     Analysis::of(&parse(&spec), 10_000)
 }
 
-fn cell(m: &Option<grundy_protocol::Move>) -> serde_json::Value {
+fn cell(m: &Option<grundy_engine::Move>) -> serde_json::Value {
     serde_json::to_value(m).unwrap()
 }
 

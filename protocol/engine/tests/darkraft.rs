@@ -3,7 +3,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Status, Strategy as Perfect};
+use grundy_engine::{Analysis, Outcome, Position, Rules, Status, Strategy as Perfect};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

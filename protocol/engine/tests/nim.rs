@@ -1,7 +1,7 @@
 mod common;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position};
+use grundy_engine::{Analysis, Outcome, Position};
 use proptest::prelude::*;
 use serde_json::json;
 

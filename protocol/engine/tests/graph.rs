@@ -1,7 +1,7 @@
 mod common;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Status, Strategy as _};
+use grundy_engine::{Analysis, Outcome, Position, Rules, Status, Strategy as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -300,7 +300,7 @@ fn misere_one_token_on_100000_vertices() {
     };
     assert_eq!(
         g.misere_method(),
-        Some(grundy_protocol::misere::Method::Search)
+        Some(grundy_engine::misere::Method::Search)
     );
     assert_eq!(p.outcome(), Outcome::P);
     assert_eq!(p.grundy(), None);
@@ -336,7 +336,7 @@ fn misere_several_tokens_are_searched_within_the_limit() {
     };
     assert_eq!(
         g.misere_method(),
-        Some(grundy_protocol::misere::Method::Search)
+        Some(grundy_engine::misere::Method::Search)
     );
     // Every move is one step: 19 + 16 steps in all, an odd count, so the
     // player to move makes the last one and loses.

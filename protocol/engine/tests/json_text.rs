@@ -4,8 +4,8 @@
 //! order a `Value` keeps them). Every game id, random starts, along a random
 //! playout.
 
-use grundy_protocol::random::{game_ids, random_spec};
-use grundy_protocol::{Position, Rules, Status};
+use grundy_engine::random::{game_ids, random_spec};
+use grundy_engine::{Position, Rules, Status};
 use serde_json::Value;
 
 fn position_text(p: &Position) -> String {

@@ -1,8 +1,8 @@
 mod common;
 
 use common::{check_against_oracle, parse, rule_strategy};
-use grundy_protocol::games::rule::{Rule, RuleKind};
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Strategy as _};
+use grundy_engine::games::rule::{Rule, RuleKind};
+use grundy_engine::{Analysis, Outcome, Position, Rules, Strategy as _};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -37,7 +37,7 @@ proptest! {
 
 }
 
-fn sequence_of(code: &str) -> std::sync::Arc<grundy_protocol::games::sequence::Sequence> {
+fn sequence_of(code: &str) -> std::sync::Arc<grundy_engine::games::sequence::Sequence> {
     Rule::new(RuleKind::Octal(code.into()))
         .expect("rule")
         .sequence()

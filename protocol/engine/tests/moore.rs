@@ -1,9 +1,9 @@
 mod common;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::games::moore::Moore;
-use grundy_protocol::oracle::Solver;
-use grundy_protocol::{Analysis, Outcome, Position, Rules, Status, Strategy};
+use grundy_engine::games::moore::Moore;
+use grundy_engine::oracle::Solver;
+use grundy_engine::{Analysis, Outcome, Position, Rules, Status, Strategy};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@ mod common;
 use std::collections::HashSet;
 
 use common::{check_against_oracle, parse};
-use grundy_protocol::{Analysis, Outcome, Rules, Status, Strategy};
+use grundy_engine::{Analysis, Outcome, Rules, Status, Strategy};
 use serde_json::{json, Value};
 
 fn to_json<T: serde::Serialize>(m: &T) -> Value {

@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
-use grundy_protocol::random::{default_size, game_ids, max_size, random_spec};
-use grundy_protocol::{Family, Position, Rules, Status};
+use grundy_engine::random::{default_size, game_ids, max_size, random_spec};
+use grundy_engine::{Family, Position, Rules, Status};
 use serde_json::{json, Value};
 
 /// The presets of `heaps`, and `mix` (a random `sum`).
@@ -187,7 +187,7 @@ fn random_starts_fit_in_a_client_frame() {
             largest = largest.max(bytes);
         }
         assert!(
-            largest <= grundy_protocol::random::MAX_RANDOM_SPEC_BYTES,
+            largest <= grundy_engine::random::MAX_RANDOM_SPEC_BYTES,
             "{id} at size {limit}: {largest} bytes"
         );
     }

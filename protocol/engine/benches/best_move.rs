@@ -1,15 +1,15 @@
 //! The perfect player's move at the limits of docs/games.md, for every family.
-//! Target: under 50 ms each on one core. Run: `cargo bench -p grundy-protocol`.
+//! Target: under 50 ms each on one core. Run: `cargo bench -p grundy-engine`.
 //! Table builds (`table/...`) are measured apart: they happen once per rule or
 //! spec, when a match is created, and must stay under 2 s.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use grundy_protocol::games::rule::{octal_shape, Rule, RuleKind};
-use grundy_protocol::games::sequence::Sequence;
-use grundy_protocol::games::wythoff::WythoffValues;
-use grundy_protocol::limits::MISERE_QUOTIENT_WORK;
-use grundy_protocol::misere::{heap_options, quotient::Quotient};
-use grundy_protocol::{Position, Strategy};
+use grundy_engine::games::rule::{octal_shape, Rule, RuleKind};
+use grundy_engine::games::sequence::Sequence;
+use grundy_engine::games::wythoff::WythoffValues;
+use grundy_engine::limits::MISERE_QUOTIENT_WORK;
+use grundy_engine::misere::{heap_options, quotient::Quotient};
+use grundy_engine::{Position, Strategy};
 use serde_json::{json, Value};
 
 /// A small deterministic generator, so every run benches the same positions.

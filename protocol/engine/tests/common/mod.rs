@@ -5,8 +5,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use grundy_protocol::oracle::Solver;
-use grundy_protocol::{Move, Position, Rules, Status, Strategy};
+use grundy_engine::oracle::Solver;
+use grundy_engine::{Move, Position, Rules, Status, Strategy};
 use serde_json::Value;
 
 /// How many reachable positions one start may contribute (keeps runs
