@@ -5,26 +5,7 @@
 
 use serde_json::Value;
 
-/// Every game id of a spec (families and presets) with the game's name.
-const NAMES: &[(&str, &str)] = &[
-    ("nim", "Nim"),
-    ("heaps", "Heap game"),
-    ("bash", "Bash"),
-    ("subtraction", "Subtraction game"),
-    ("kayles", "Kayles"),
-    ("dawson", "Dawson's Kayles"),
-    ("lasker", "Lasker's Nim"),
-    ("wythoff", "Wythoff"),
-    ("moore", "Moore's Nim"),
-    ("new-stone", "New Stone Game"),
-    ("staircase", "Staircase Nim"),
-    ("treblecross", "Treblecross"),
-    ("darkraft", "World of Darkraft"),
-    ("twist", "Twist"),
-    ("graph", "Graph game"),
-    ("sum", "Sum of games"),
-    ("mix", "Sum of games"),
-];
+use crate::games::{catalogue, game};
 
 /// `n` things in words: `1 stone`, `0 stones`, `3 stones` (`one` and `many`
 /// are the singular and the plural).
@@ -39,19 +20,14 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 /// The name of the game a spec's `game` id stands for (the id itself if it is
 /// none of the catalogue's).
 pub fn game_name(id: &str) -> &str {
-    NAMES
-        .iter()
-        .find(|(known, _)| *known == id)
-        .map_or(id, |(_, name)| name)
+    game(id).map_or(id, |g| g.name)
 }
 
 /// Whether `text` names a game, by its id or its name, in any case (`nim`,
 /// `Dawson's Kayles`).
 pub fn is_game(text: &str) -> bool {
     let text = text.trim();
-    NAMES
-        .iter()
-        .any(|(id, name)| id.eq_ignore_ascii_case(text) || name.eq_ignore_ascii_case(text))
+    catalogue().any(|g| g.id.eq_ignore_ascii_case(text) || g.name.eq_ignore_ascii_case(text))
 }
 
 /// The game's name for a spec (by its `game` field).

@@ -39,56 +39,9 @@
 use serde_json::{json, Value};
 
 use crate::error::SpecError;
-use crate::limits::{
-    MAX_CELL, MAX_GRID, MAX_HEAP_SIZE, MAX_STRIP, MAX_TWIST_STONES, MAX_WYTHOFF, MAX_WYTHOFF_PART,
-};
+use crate::games::{catalogue, game, GameId};
 
-/// Every game id [`random_spec`] knows, with its default size and its limit.
-const GAMES: &[(&str, u64, u64)] = &[
-    ("nim", 10, MAX_HEAP_SIZE),
-    ("heaps", 10, MAX_HEAP_SIZE),
-    ("bash", 10, MAX_HEAP_SIZE),
-    ("subtraction", 10, MAX_HEAP_SIZE),
-    ("kayles", 10, MAX_HEAP_SIZE),
-    ("dawson", 10, MAX_HEAP_SIZE),
-    ("lasker", 10, MAX_HEAP_SIZE),
-    ("wythoff", 10, MAX_WYTHOFF),
-    ("moore", 10, MAX_HEAP_SIZE),
-    ("new-stone", 10, MAX_HEAP_SIZE),
-    ("staircase", 15, MAX_CELL),
-    ("treblecross", 20, MAX_STRIP as u64),
-    ("darkraft", 6, MAX_GRID as u64),
-    ("twist", 20, MAX_TWIST_STONES),
-    ("graph", 8, RANDOM_GRAPH_VERTICES),
-    ("mix", 8, MAX_HEAP_SIZE),
-    ("sum", 8, MAX_HEAP_SIZE),
-];
-
-/// The games whose starts of size 1 are over before the first move.
-const FORCED_OVER_AT_1: &[&str] = &["dawson", "staircase", "graph"];
-
-/// The games a random `mix` draws its parts from, each with the largest S a
-/// part of it is drawn with.
-const MIX_PARTS: &[(&str, u64)] = &[
-    ("nim", MAX_HEAP_SIZE),
-    ("heaps", MAX_HEAP_SIZE),
-    ("bash", MAX_HEAP_SIZE),
-    ("subtraction", MAX_HEAP_SIZE),
-    ("kayles", MAX_HEAP_SIZE),
-    ("dawson", MAX_HEAP_SIZE),
-    ("lasker", MAX_HEAP_SIZE),
-    ("wythoff", MAX_WYTHOFF_PART),
-    ("moore", 3),
-    ("new-stone", 3),
-    ("staircase", MAX_CELL),
-    ("darkraft", 6),
-    ("graph", 150),
-];
-
-/// Largest random graph: a random start is held to the size of a spec a
-/// client could send (docs/protocol.md, `max_frame_bytes`, 64 KiB), and a
-/// random graph takes up to about 50 bytes of JSON per vertex.
-pub const RANDOM_GRAPH_VERTICES: u64 = 1_000;
+pub use crate::games::graph::RANDOM_GRAPH_VERTICES;
 
 /// The most bytes of JSON a random start takes at any size its game allows
 /// (`tests/random.rs` checks it on many seeds at every game's limit).
@@ -99,19 +52,20 @@ const SMALL_TAKE: u64 = 6;
 /// Graph edges reach at most this many vertices up.
 const GRAPH_REACH: u64 = 8;
 
-/// The game ids [`random_spec`] accepts (the families and the `heaps` presets).
+/// The game ids [`random_spec`] accepts (the families and the `heaps` presets:
+/// the catalogue, [`crate::games::catalogue`]).
 pub fn game_ids() -> impl Iterator<Item = &'static str> {
-    GAMES.iter().map(|&(id, _, _)| id)
+    catalogue().map(|g| g.id)
 }
 
 /// The size used when none is given; None for an unknown game.
-pub fn default_size(game: &str) -> Option<u64> {
-    GAMES.iter().find(|g| g.0 == game).map(|g| g.1)
+pub fn default_size(id: &str) -> Option<u64> {
+    game(id).map(|g| g.default_size)
 }
 
-/// The largest size [`random_spec`] accepts for `game`; None for an unknown game.
-pub fn max_size(game: &str) -> Option<u64> {
-    GAMES.iter().find(|g| g.0 == game).map(|g| g.2)
+/// The largest size [`random_spec`] accepts for the game `id`; None for an unknown game.
+pub fn max_size(id: &str) -> Option<u64> {
+    game(id).map(|g| g.max_size)
 }
 
 /// The field of a request for a random start that an error of
@@ -131,7 +85,13 @@ pub fn request_field(error: &SpecError) -> &str {
 /// Refused (the error names the field): an unknown `game`; a `size` of 0 or
 /// above the game's limit.
 pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, SpecError> {
-    let Some(&(id, default, limit)) = GAMES.iter().find(|g| g.0 == game) else {
+    let Some(&GameId {
+        id,
+        default_size: default,
+        max_size: limit,
+        ..
+    }) = crate::games::game(game)
+    else {
         let ids: Vec<&str> = game_ids().collect();
         return Err(SpecError::new(
             "game",
@@ -220,10 +180,9 @@ pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, Sp
         "mix" | "sum" => {
             let count = rng.range(2, 5);
             // With S = 1 some games start over (no room to move): not drawn.
-            let choices: Vec<(&str, u64)> = MIX_PARTS
-                .iter()
-                .copied()
-                .filter(|(game, _)| s > 1 || !FORCED_OVER_AT_1.contains(game))
+            let choices: Vec<(&str, u64)> = catalogue()
+                .filter(|g| s > 1 || !g.over_at_1)
+                .filter_map(|g| Some((g.id, g.in_mix?)))
                 .collect();
             let parts = (0..count)
                 .map(|_| {
@@ -233,7 +192,7 @@ pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, Sp
                 .collect::<Result<Vec<Value>, SpecError>>()?;
             json!({"game": "sum", "parts": parts})
         }
-        _ => unreachable!("every id of GAMES has a generator"),
+        _ => unreachable!("every id of the catalogue has a generator"),
     })
 }
 

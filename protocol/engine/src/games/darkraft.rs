@@ -29,8 +29,17 @@ use serde_json::{json, Value};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::nim::malformed;
+use crate::games::GameId;
 use crate::json::{array_at, fail, index, kind, Fail, Obj};
 use crate::limits::MAX_GRID;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    GameId::new("darkraft", "World of Darkraft", 6, MAX_GRID as u64)
+        .builds_tables()
+        .in_mix(6),
+];
 
 /// Words of the active-cell bitset (MAX_GRID² bits).
 const WORDS: usize = (MAX_GRID * MAX_GRID).div_ceil(64);

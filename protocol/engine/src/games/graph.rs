@@ -23,12 +23,29 @@ use serde_json::{json, Value};
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::GameId;
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
 use crate::limits::{MAX_EDGES, MAX_MISERE_SEARCH_POSITIONS, MAX_TOKENS, MAX_VERTICES};
 use crate::misere::search::Table;
 use crate::misere::Method;
 
 use super::nim::malformed;
+
+/// Largest random graph: a random start is held to the size of a spec a
+/// client could send (docs/protocol.md, `max_frame_bytes`, 64 KiB), and a
+/// random graph takes up to about 50 bytes of JSON per vertex.
+pub const RANDOM_GRAPH_VERTICES: u64 = 1_000;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    // A random graph is held to what fits in a client's frame; in a sum,
+    // to what leaves room for the other parts.
+    GameId::new("graph", "Graph game", 8, RANDOM_GRAPH_VERTICES)
+        .builds_tables()
+        .in_mix(150)
+        .over_at_1(),
+];
 
 /// The graph with its Grundy values, built once per spec.
 pub struct GraphTable {

@@ -18,11 +18,32 @@ use super::nim::malformed;
 use super::rule::{parse_set, HeapStep, Rule, RuleKind};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::GameId;
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
 use crate::misere::heaps::Solver;
 use crate::misere::Method;
 use crate::sums::nim_sum;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    heap_game("heaps", "Heap game"),
+    heap_game("bash", "Bash"),
+    heap_game("subtraction", "Subtraction game"),
+    heap_game("kayles", "Kayles"),
+    // Dawson's Kayles takes exactly 2: a heap of 1 has no move.
+    heap_game("dawson", "Dawson's Kayles").over_at_1(),
+    heap_game("lasker", "Lasker's Nim"),
+];
+
+/// A heap game: its rules may have Grundy tables; random starts of 10, up to
+/// the largest heap, in a `mix` too.
+const fn heap_game(id: &'static str, name: &'static str) -> GameId {
+    GameId::new(id, name, 10, MAX_HEAP_SIZE)
+        .builds_tables()
+        .in_mix(MAX_HEAP_SIZE)
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Heap {

@@ -22,9 +22,17 @@ use serde_json::{json, Value};
 use crate::error::MoveError;
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
+use crate::games::GameId;
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
 use crate::names::count;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    // A part of a sum is searched exhaustively: kept tiny.
+    GameId::new("moore", "Moore's Nim", 10, MAX_HEAP_SIZE).in_mix(3),
+];
 
 /// Below this many legal moves, winning moves are found by trying every move
 /// (exact); above it, the constructive move is listed and the list is marked

@@ -23,9 +23,17 @@ use crate::error::MoveError;
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
 use crate::games::nim::malformed;
+use crate::games::GameId;
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
 use crate::names::count;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    // A part of a sum is searched exhaustively: kept tiny.
+    GameId::new("new-stone", "New Stone Game", 10, MAX_HEAP_SIZE).in_mix(3),
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NewStone {

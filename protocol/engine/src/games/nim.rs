@@ -5,9 +5,14 @@ use serde_json::Value;
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::GameId;
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
 use crate::sums::nim_sum;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[GameId::new("nim", "Nim", 10, MAX_HEAP_SIZE).in_mix(MAX_HEAP_SIZE)];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Nim {

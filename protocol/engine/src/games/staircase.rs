@@ -14,10 +14,17 @@ use serde_json::{json, Value};
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::GameId;
 use crate::json::{fail, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_CELL, MAX_SMALL_HEAPS};
 
 use super::nim::malformed;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[GameId::new("staircase", "Staircase Nim", 15, MAX_CELL)
+    .in_mix(MAX_CELL)
+    .over_at_1()];
 
 /// The pieces' cells, sorted ascending, distinct, each at least 1.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

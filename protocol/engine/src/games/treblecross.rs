@@ -25,8 +25,14 @@ use serde_json::{json, Value};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
+use crate::games::GameId;
 use crate::json::{fail, kind, Fail, Obj};
 use crate::limits::MAX_STRIP;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] =
+    &[GameId::new("treblecross", "Treblecross", 20, MAX_STRIP as u64).builds_tables()];
 
 /// The strip: `true` where there is an X.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

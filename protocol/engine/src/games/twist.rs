@@ -13,12 +13,17 @@ use serde_json::{json, Value};
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
+use crate::games::GameId;
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
 use crate::names::count;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[GameId::new("twist", "Twist", 20, MAX_TWIST_STONES)];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Twist {

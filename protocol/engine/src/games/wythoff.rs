@@ -16,9 +16,17 @@ use serde_json::{json, Value};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
+use crate::games::GameId;
 use crate::json::{array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_WYTHOFF, MAX_WYTHOFF_PART};
 use crate::names::count;
+
+/// The game ids of this family (with its presets, if any), for the
+/// catalogue ([`crate::games::catalogue`]).
+pub const GAMES: &[GameId] = &[
+    // A part of a sum takes its values from a table: held to its limit.
+    GameId::new("wythoff", "Wythoff", 10, MAX_WYTHOFF).in_mix(MAX_WYTHOFF_PART),
+];
 
 /// What the two heaps are called in words (the board, hints, refusals): heap
 /// `a` is the first (`heaps[0]`, `take[0]`), heap `b` the second.
