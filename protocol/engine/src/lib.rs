@@ -7,7 +7,9 @@
 //! `grundy_engine::games::nim`); the edge is one-way.
 //!
 //! - [`game`]: the [`Rules`] and [`Strategy`] interfaces every family implements;
-//! - [`games`]: one module per game family of docs/games.md;
+//! - [`games`]: one module per game family of docs/games.md, each declaring
+//!   its game ids (name, random sizes, whether it builds tables), and the
+//!   catalogue of them all ([`games::catalogue`]);
 //! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
 //!   [`Position::from_spec`], which reads a JSON spec;
 //! - [`level`]: playing strength ([`Level`]) and the move a bot of that level
