@@ -1,0 +1,147 @@
+//! One module per game family of docs/games.md.
+
+pub mod darkraft;
+pub mod graph;
+pub mod heaps;
+pub mod moore;
+pub mod new_stone;
+pub mod nim;
+pub mod rule;
+pub mod sequence;
+pub mod staircase;
+pub mod sum;
+pub mod treblecross;
+pub mod twist;
+pub mod wythoff;
+
+/// Every game id, family by family, in the order lists show them: a new
+/// family's module declares its `GAMES` and takes one line here.
+const CATALOGUE: &[&[GameId]] = &[
+    nim::GAMES,
+    heaps::GAMES,
+    wythoff::GAMES,
+    moore::GAMES,
+    new_stone::GAMES,
+    staircase::GAMES,
+    treblecross::GAMES,
+    darkraft::GAMES,
+    twist::GAMES,
+    graph::GAMES,
+    sum::GAMES,
+];
+
+/// A game id a spec may name: a family (`heaps`) or a preset of one
+/// (`kayles`), with what the catalogue knows of it. Each family's module
+/// declares its own (`GAMES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameId {
+    /// The id in a spec's `game` field and on the command line.
+    pub id: &'static str,
+    /// The game's own name, for people (the lobby).
+    pub name: &'static str,
+    /// Whether reading a spec may build a table (Grundy sequences of octal
+    /// and subtraction rules, Darkraft's rectangles, a graph's values...),
+    /// which can take up to a couple of seconds; the others are read in
+    /// time linear in the spec.
+    pub builds_tables: bool,
+    /// Random starts ([`crate::random`]): the size when none is given (a
+    /// start small enough for people).
+    pub default_size: u64,
+    /// The largest size a random start may ask for.
+    pub max_size: u64,
+    /// The largest size a part of a random `mix` is drawn with; None: a
+    /// `mix` draws no part of this game.
+    pub in_mix: Option<u64>,
+    /// Whether a random start of size 1 is over before the first move (its
+    /// moves need room): a `mix` of size 1 draws no part of it.
+    pub over_at_1: bool,
+}
+
+impl GameId {
+    /// A game id that builds no table, is drawn in no `mix`, and has a move
+    /// at every size; random starts of `default_size` when none is given,
+    /// up to `max_size`.
+    pub const fn new(
+        id: &'static str,
+        name: &'static str,
+        default_size: u64,
+        max_size: u64,
+    ) -> Self {
+        GameId {
+            id,
+            name,
+            builds_tables: false,
+            default_size,
+            max_size,
+            in_mix: None,
+            over_at_1: false,
+        }
+    }
+
+    pub const fn builds_tables(self) -> Self {
+        GameId {
+            builds_tables: true,
+            ..self
+        }
+    }
+
+    pub const fn in_mix(self, max_size: u64) -> Self {
+        GameId {
+            in_mix: Some(max_size),
+            ..self
+        }
+    }
+
+    pub const fn over_at_1(self) -> Self {
+        GameId {
+            over_at_1: true,
+            ..self
+        }
+    }
+}
+
+/// Every game id of a spec (the families and their presets), family by
+/// family.
+pub fn catalogue() -> impl Iterator<Item = &'static GameId> {
+    CATALOGUE.iter().flat_map(|family| family.iter())
+}
+
+/// The catalogue's entry for a game id; None for an unknown id.
+pub fn game(id: &str) -> Option<&'static GameId> {
+    catalogue().find(|g| g.id == id)
+}
+
+/// Whether building a position of this game id may build a table (see
+/// [`GameId::builds_tables`]); an unknown or missing id is counted in.
+pub fn builds_tables(id: Option<&str>) -> bool {
+    id.and_then(game).is_none_or(|g| g.builds_tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_ids_are_unique() {
+        let ids: Vec<&str> = catalogue().map(|g| g.id).collect();
+        let mut unique = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    }
+
+    #[test]
+    fn only_games_read_in_linear_time_build_no_tables() {
+        let without: Vec<&str> = catalogue()
+            .filter(|g| !g.builds_tables)
+            .map(|g| g.id)
+            .collect();
+        assert_eq!(
+            without,
+            ["nim", "wythoff", "moore", "new-stone", "staircase", "twist"]
+        );
+        assert!(builds_tables(Some("kayles")));
+        assert!(builds_tables(Some("no-such")));
+        assert!(builds_tables(None));
+    }
+}
