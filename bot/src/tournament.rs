@@ -4,14 +4,14 @@
 //! [`grundy_client::tournament`].)
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use grundy_client::client::{Client, ClientError, Hello};
+use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::seat::{play_seat, PlayError, SeatPlan};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, ServerMsg, TournamentEventBody, TournamentSettings, TournamentState,
-    TournamentStatus,
+    ClientMsg, ErrorCode, ServerMsg, TournamentEvent, TournamentEventBody, TournamentSettings,
+    TournamentState, TournamentStatus,
 };
 use grundy_protocol::Level;
 
@@ -89,36 +89,19 @@ impl Entrant {
         let mut client = Some(client);
         let mut started: HashSet<String> = HashSet::new();
         let mut games = tokio::task::JoinSet::new();
-        let mut attempts = 0;
         loop {
             let mut c = match client.take() {
                 Some(c) => c,
-                None => match rejoin(&url, &tournament, &hello, &token).await {
+                None => match rejoin(&url, &tournament, &hello, &token).await? {
+                    Rejoined::Playing(c) => c,
                     // It ended while this player was away.
-                    Ok((c, TournamentStatus::Finished)) => {
-                        c.close().await;
+                    Rejoined::Finished(c) => {
+                        if let Some(c) = c {
+                            c.close().await;
+                        }
                         while games.join_next().await.is_some() {}
                         return Ok(());
                     }
-                    Ok((c, _)) => {
-                        attempts = 0;
-                        c
-                    }
-                    // Gone from the server's memory: over long ago, if it is
-                    // finished in the store.
-                    Err(ClientError::Refused {
-                        code: ErrorCode::UnknownTournament,
-                        ..
-                    }) if is_finished(&url, &tournament).await => {
-                        while games.join_next().await.is_some() {}
-                        return Ok(());
-                    }
-                    Err(e) if attempts < RECONNECT_ATTEMPTS && retryable(&e) => {
-                        attempts += 1;
-                        tokio::time::sleep(Duration::from_millis(200 * attempts as u64)).await;
-                        continue;
-                    }
-                    Err(e) => return Err(e.into()),
                 },
             };
             let over = loop {
@@ -162,37 +145,70 @@ impl Entrant {
     }
 }
 
-fn retryable(e: &ClientError) -> bool {
-    match e {
-        // `internal`: in a cluster, the tournament's node did not take the
-        // command (it is being taken over); asked again, another node has it.
-        ClientError::Refused { code, .. } => matches!(
-            code,
-            ErrorCode::ShuttingDown | ErrorCode::UnknownTournament | ErrorCode::Internal
-        ),
-        _ => true,
-    }
+/// What coming back as a registered player found.
+enum Rejoined {
+    /// The tournament goes on: the connection, registered again.
+    Playing(Client),
+    /// It is over (gone from the server's memory if no connection is left).
+    Finished(Option<Client>),
 }
 
-/// Comes back as a registered player; returns the connection and where the
-/// tournament is.
+/// Comes back as a registered player (`rejoin`), with backoff.
 async fn rejoin(
     url: &str,
     tournament: &str,
     hello: &Hello,
     token: &str,
-) -> Result<(Client, TournamentStatus), ClientError> {
-    let mut c = Client::connect_as(url, hello).await?;
+) -> Result<Rejoined, PlayError> {
+    let mut tries = Reconnect::new(url, hello, Some(RECONNECT_ATTEMPTS));
+    loop {
+        match tries
+            .attempt(|c| rejoin_on(c, url, tournament, token))
+            .await
+        {
+            Attempt::Back(rejoined) => return Ok(rejoined),
+            Attempt::Retry(r) => r.log_and_sleep("rejoin").await,
+            Attempt::GaveUp { error, .. } => return Err(error.into()),
+        }
+    }
+}
+
+/// One `rejoin` on `c`.
+async fn rejoin_on(
+    mut c: Client,
+    url: &str,
+    tournament: &str,
+    token: &str,
+) -> Result<Rejoined, ClientError> {
     let answer = c
         .request(|id| ClientMsg::Rejoin {
             id,
             tournament: tournament.to_string(),
             token: token.to_string(),
         })
-        .await?;
+        .await;
     match answer {
-        ServerMsg::Registered { state, .. } => Ok((c, state.status)),
-        other => Err(ClientError::Unexpected(format!("{other:?}"))),
+        Ok(ServerMsg::Registered { state, .. }) if state.status == TournamentStatus::Finished => {
+            Ok(Rejoined::Finished(Some(c)))
+        }
+        Ok(ServerMsg::Registered { .. }) => Ok(Rejoined::Playing(c)),
+        Ok(other) => Err(ClientError::Unexpected(format!("{other:?}"))),
+        // Gone from the server's memory: over long ago, if it is finished
+        // in the store.
+        Err(
+            e @ ClientError::Refused {
+                code: ErrorCode::UnknownTournament,
+                ..
+            },
+        ) => {
+            c.close().await;
+            if is_finished(url, tournament).await {
+                Ok(Rejoined::Finished(None))
+            } else {
+                Err(e)
+            }
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -315,7 +331,6 @@ pub async fn run_field(
             .await?;
     }
     // Follow to the end, watching again after a dropped connection.
-    let mut attempts = 0;
     loop {
         match follower.next().await {
             Ok(ServerMsg::TournamentEvent { event, .. }) if event.seq > seq => {
@@ -325,52 +340,79 @@ pub async fn run_field(
                     break;
                 }
             }
-            Ok(ServerMsg::Shutdown { .. }) | Err(_) => loop {
-                attempts += 1;
-                if attempts > RECONNECT_ATTEMPTS {
-                    return Err(PlayError::GaveUp(RECONNECT_ATTEMPTS));
-                }
-                tokio::time::sleep(Duration::from_millis(200 * attempts as u64)).await;
-                let Ok(mut c) = Client::connect(&field.url, "tournament-director").await else {
-                    continue;
+            Ok(ServerMsg::Shutdown { .. }) | Err(_) => {
+                let (c, events) = match watch_again(&field.url, &tournament, seq).await? {
+                    Watched::Events(c, events) => (c, events),
+                    Watched::Finished(c) => return finish(c, &tournament, bots, players).await,
                 };
-                let watched = watch_tournament(&mut c, &tournament, Some(seq)).await;
-                if let Err(ClientError::Refused {
-                    code: ErrorCode::UnknownTournament,
-                    ..
-                }) = &watched
-                {
-                    // Gone from the server's memory: finished long ago?
-                    if is_finished(&field.url, &tournament).await {
-                        return finish(c, &tournament, bots, players).await;
+                follower = c;
+                let mut finished = false;
+                for event in events {
+                    if event.seq <= seq {
+                        continue;
                     }
+                    seq = event.seq;
+                    on_event(&event.body);
+                    finished |= matches!(event.body, TournamentEventBody::Finished { .. });
                 }
-                match watched {
-                    Ok((_, _, events)) => {
-                        follower = c;
-                        attempts = 0;
-                        let mut finished = false;
-                        for event in events {
-                            if event.seq <= seq {
-                                continue;
-                            }
-                            seq = event.seq;
-                            on_event(&event.body);
-                            finished |= matches!(event.body, TournamentEventBody::Finished { .. });
-                        }
-                        if finished {
-                            return finish(follower, &tournament, bots, players).await;
-                        }
-                        break;
-                    }
-                    Err(e) if retryable(&e) => continue,
-                    Err(e) => return Err(e.into()),
+                if finished {
+                    return finish(follower, &tournament, bots, players).await;
                 }
-            },
+            }
             Ok(_) => {}
         }
     }
     finish(follower, &tournament, bots, players).await
+}
+
+/// What watching a tournament again found.
+enum Watched {
+    /// The connection that watches, and the events after the last one seen.
+    Events(Client, Vec<TournamentEvent>),
+    /// Gone from the server's memory, finished long ago.
+    Finished(Client),
+}
+
+/// Watches `tournament` again after a dropped connection, from event `seq`.
+async fn watch_again(url: &str, tournament: &str, seq: u64) -> Result<Watched, PlayError> {
+    let hello = Hello::guest("tournament-director");
+    let mut tries = Reconnect::new(url, &hello, Some(RECONNECT_ATTEMPTS));
+    loop {
+        match tries.attempt(|c| watch_on(c, url, tournament, seq)).await {
+            Attempt::Back(watched) => return Ok(watched),
+            Attempt::Retry(r) => r.log_and_sleep("watching the tournament").await,
+            Attempt::GaveUp { error, attempts } if error.is_transient() => {
+                return Err(PlayError::GaveUp(attempts))
+            }
+            Attempt::GaveUp { error, .. } => return Err(error.into()),
+        }
+    }
+}
+
+/// One `watch_tournament` on `c`, from event `seq`.
+async fn watch_on(
+    mut c: Client,
+    url: &str,
+    tournament: &str,
+    seq: u64,
+) -> Result<Watched, ClientError> {
+    match watch_tournament(&mut c, tournament, Some(seq)).await {
+        Ok((_, _, events)) => Ok(Watched::Events(c, events)),
+        Err(
+            e @ ClientError::Refused {
+                code: ErrorCode::UnknownTournament,
+                ..
+            },
+        ) => {
+            // Gone from the server's memory: finished long ago?
+            if is_finished(url, tournament).await {
+                Ok(Watched::Finished(c))
+            } else {
+                Err(e)
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Waits for the players, then reads the final state.

@@ -1,14 +1,15 @@
 //! Connections for the client: which server (flag, `GRUNDY_SERVER` or the
 //! default), the embedded local server, connecting with retries (a server
-//! that goes away gives a message and another try, never a crash).
+//! that goes away gives a message and another try, never a crash; coming
+//! back after a lost connection is `grundy_client::reconnect`'s).
 
 use std::sync::Arc;
 
 pub use grundy_client::address::parse_server;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use grundy_client::client::{Client, ClientError};
+use grundy_client::reconnect::backoff;
 use grundy_server::store::SqliteStore;
 use grundy_server::{Config, Server};
 
@@ -72,19 +73,6 @@ pub fn server_choice(flag: Option<&str>) -> (String, bool) {
     }
 }
 
-/// Whether an error means the connection is gone (worth reconnecting).
-pub fn is_transport(e: &ClientError) -> bool {
-    matches!(
-        e,
-        ClientError::Closed | ClientError::Timeout(_) | ClientError::Connect { .. }
-    )
-}
-
-/// The wait before reconnect attempt `n` (from 1): 0.2 s doubling to 3 s.
-pub fn backoff(n: u32) -> Duration {
-    Duration::from_millis((200u64 << n.min(4).saturating_sub(1)).min(3000))
-}
-
 /// Connects, retrying while the server cannot be reached; gives up after
 /// `attempts` tries.
 pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, ClientError> {
@@ -93,7 +81,7 @@ pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, Cli
     loop {
         match Client::connect_as(url, &hello).await {
             Ok(c) => return Ok(c),
-            Err(e) if is_transport(&e) && n < attempts => {
+            Err(e) if e.connection_lost() && n < attempts => {
                 eprintln!("cannot reach {url} ({e}); trying again…");
                 tokio::time::sleep(backoff(n)).await;
                 n += 1;

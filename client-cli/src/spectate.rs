@@ -5,6 +5,7 @@ use std::io::Write;
 use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
+use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_protocol::wire::{ClientMsg, ErrorCode, MatchRecord, RoomSummary, ServerMsg};
 use grundy_protocol::{Outcome, Position, Rules, Strategy};
 use serde_json::{json, Value};
@@ -276,27 +277,16 @@ fn cut(s: &str, max: usize) -> String {
 
 pub async fn watch(args: WatchArgs) -> Result<()> {
     let paint = Paint::detect();
+    let mut c = connect(&args.server).await?;
+    let mut answer = c
+        .request(|id| ClientMsg::Watch {
+            id,
+            room: args.room.clone(),
+            since: None,
+        })
+        .await;
     let mut f: Option<Follow> = None;
-    let mut attempt = 1;
     loop {
-        let mut c = match connect(&args.server).await {
-            Ok(c) => c,
-            Err(e) if f.is_some() => {
-                println!("{e}; retrying…");
-                tokio::time::sleep(net::backoff(attempt)).await;
-                attempt += 1;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let since = f.as_ref().map(|f| f.game.seq);
-        let answer = c
-            .request(|id| ClientMsg::Watch {
-                id,
-                room: args.room.clone(),
-                since,
-            })
-            .await;
         match answer {
             Ok(ServerMsg::Watching {
                 snapshot: Some(s), ..
@@ -317,7 +307,6 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
                 }
             }
             Ok(other) => bail!("unexpected answer: {other:?}"),
-            Err(e) if net::is_transport(&e) => continue,
             Err(ClientError::Refused {
                 code: ErrorCode::UnknownRoom,
                 ..
@@ -325,33 +314,85 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
                 // A finished room leaves memory; its record stays, by code too.
                 return over(c, &args.room, &args.server).await;
             }
+            // Lost before the first answer: come back below.
+            Err(e) if e.connection_lost() => {}
             Err(e) => bail!("{}", net::words(&e)),
         }
-        attempt = 1;
-        let Some(follow) = f.as_mut() else {
-            bail!("no snapshot")
-        };
-        loop {
-            if follow.game.result.is_some() {
+        if let Some(follow) = f.as_mut() {
+            if follow_room(&mut c, follow, &paint).await? == Followed::Over {
                 c.close().await;
                 return Ok(());
             }
-            match c.next().await {
-                Ok(ServerMsg::Event { room, event }) if room == follow.room => {
-                    let h = follow.apply(&event).map_err(anyhow::Error::msg)?;
-                    tell(follow, &h, &paint);
-                }
-                Ok(ServerMsg::Shutdown { message }) => {
-                    println!("The server is going down: {message}");
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    println!("Connection lost ({}); reconnecting…", net::words(&e));
-                    break;
-                }
+        }
+        (c, answer) = rewatch(&args, f.as_ref().map(|f| f.game.seq)).await?;
+    }
+}
+
+#[derive(PartialEq, Eq)]
+enum Followed {
+    Over,
+    Lost,
+}
+
+/// Tells the room's events as they come, until the match is over or the
+/// connection is lost.
+async fn follow_room(c: &mut Client, follow: &mut Follow, paint: &Paint) -> Result<Followed> {
+    loop {
+        if follow.game.result.is_some() {
+            return Ok(Followed::Over);
+        }
+        match c.next().await {
+            Ok(ServerMsg::Event { room, event }) if room == follow.room => {
+                let h = follow.apply(&event).map_err(anyhow::Error::msg)?;
+                tell(follow, &h, paint);
+            }
+            Ok(ServerMsg::Shutdown { message }) => {
+                println!("The server is going down: {message}");
+            }
+            Ok(_) => {}
+            Err(e) => {
+                println!("Connection lost ({}); reconnecting…", net::words(&e));
+                return Ok(Followed::Lost);
             }
         }
     }
+}
+
+/// Watches the room again after a lost connection, from the last event
+/// seen (`since`; None: from a snapshot). No bound on the attempts: Ctrl-C
+/// stops the command.
+async fn rewatch(
+    args: &WatchArgs,
+    since: Option<u64>,
+) -> Result<(Client, Result<ServerMsg, ClientError>)> {
+    let hello = crate::account::hello(&args.server, "spectator");
+    let mut tries = Reconnect::new(&args.server, &hello, None);
+    loop {
+        match tries.attempt(|c| watch_on(c, &args.room, since)).await {
+            Attempt::Back((c, answer)) => return Ok((c, Ok(answer))),
+            Attempt::Retry(r) => {
+                println!("{}; retrying…", net::words(&r.error));
+                r.sleep().await;
+            }
+            Attempt::GaveUp { error, .. } => bail!("{}", net::words(&error)),
+        }
+    }
+}
+
+/// One `watch` of `room` on `c`, from event `since`.
+async fn watch_on(
+    mut c: Client,
+    room: &str,
+    since: Option<u64>,
+) -> Result<(Client, ServerMsg), ClientError> {
+    let answer = c
+        .request(|id| ClientMsg::Watch {
+            id,
+            room: room.to_string(),
+            since,
+        })
+        .await?;
+    Ok((c, answer))
 }
 
 /// A room there is nothing to watch in: its match is over (and its record

@@ -22,6 +22,21 @@ pub fn parse_server(text: &str) -> Result<String, String> {
     Ok(nodes.join(","))
 }
 
+/// `url`'s addresses from the `n`-th on, counting round (`url`: addresses
+/// separated by commas, or one): the list a reconnection tries, so that each
+/// attempt starts with another node.
+pub fn nth_first(url: &str, n: usize) -> String {
+    let addresses: Vec<&str> = url.split(',').map(str::trim).collect();
+    let start = n % addresses.len();
+    let (before, after) = addresses.split_at(start);
+    after
+        .iter()
+        .chain(before)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn parse_one_server(text: &str) -> Result<String, String> {
     let text = text.trim().trim_end_matches('/');
     if text.is_empty() {
@@ -51,7 +66,23 @@ fn parse_one_server(text: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_server;
+    use super::{nth_first, parse_server};
+
+    #[test]
+    fn addresses_are_taken_in_turn() {
+        assert_eq!(nth_first("ws://a", 3), "ws://a");
+        let nodes = "ws://a:1, ws://b:2,ws://c:3";
+        let turn: Vec<String> = (0..4).map(|n| nth_first(nodes, n)).collect();
+        assert_eq!(
+            turn,
+            [
+                "ws://a:1,ws://b:2,ws://c:3",
+                "ws://b:2,ws://c:3,ws://a:1",
+                "ws://c:3,ws://a:1,ws://b:2",
+                "ws://a:1,ws://b:2,ws://c:3"
+            ]
+        );
+    }
 
     #[test]
     fn server_addresses() {

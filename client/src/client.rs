@@ -26,6 +26,28 @@ pub enum ClientError {
     Timeout(Duration),
 }
 
+impl ClientError {
+    /// Whether the connection is gone, or could not be made: no answer came.
+    pub fn connection_lost(&self) -> bool {
+        matches!(
+            self,
+            ClientError::Connect { .. } | ClientError::Closed | ClientError::Timeout(_)
+        )
+    }
+
+    /// Whether coming back on a fresh connection may help: the connection
+    /// was lost, or the refusal is one that passes
+    /// ([`ErrorCode::is_transient`]). An answer this client did not expect
+    /// would come again.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ClientError::Refused { code, .. } => code.is_transient(),
+            ClientError::Unexpected(_) => false,
+            _ => self.connection_lost(),
+        }
+    }
+}
+
 /// How long a request waits for its answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 

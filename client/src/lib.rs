@@ -6,6 +6,8 @@
 //! - [`client`]: the connection: hello (as a guest or with an account's
 //!   token), requests answered by id, the stream of events;
 //! - [`account`]: opening an account, logging in, tokens;
+//! - [`reconnect`]: coming back after a lost connection (the one loop, and
+//!   its backoff);
 //! - [`seat`]: taking a seat and playing it to the end at a [`Level`], resuming
 //!   after dropped connections;
 //! - [`tournament`]: a tournament's state, watching its events, exporting its
@@ -17,6 +19,7 @@
 pub mod account;
 pub mod address;
 pub mod client;
+pub mod reconnect;
 pub mod seat;
 pub mod spec;
 pub mod tournament;

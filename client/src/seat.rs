@@ -12,6 +12,7 @@ use grundy_protocol::wire::{
 use grundy_protocol::{Level, Rules};
 
 use crate::client::{Client, ClientError, Hello};
+use crate::reconnect::{Attempt, Reconnect};
 
 /// Everything a bot needs to act for a seat.
 #[derive(Debug, Clone)]
@@ -84,20 +85,6 @@ pub enum PlayError {
     Desync(String),
     #[error("gave up reconnecting after {0} attempts")]
     GaveUp(u32),
-}
-
-/// `url`'s addresses from the `n`-th on, counting round (`url`: addresses
-/// separated by commas, or one): a reconnection starts with the next node.
-pub fn address(url: &str, n: usize) -> String {
-    let addresses: Vec<&str> = url.split(',').map(str::trim).collect();
-    let start = n % addresses.len();
-    let (before, after) = addresses.split_at(start);
-    after
-        .iter()
-        .chain(before)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// How many times in a row the bot tries to reconnect.
@@ -206,17 +193,17 @@ async fn drive(
                 Err(ClientError::Refused { .. }) if c.has_backlog() => {}
                 // Passing trouble on the server's side: try the move again soon.
                 Err(ClientError::Refused {
-                    code: ErrorCode::RateLimited | ErrorCode::Internal,
+                    code: ErrorCode::RateLimited | ErrorCode::Busy | ErrorCode::Internal,
                     ..
                 }) => {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     continue;
                 }
-                // The server is going down: come back and resume.
-                Err(ClientError::Refused {
-                    code: ErrorCode::ShuttingDown,
-                    ..
-                }) => return Err(ClientError::Closed.into()),
+                // The server is going down, or the room is on its way to
+                // another node: come back and resume.
+                Err(ClientError::Refused { code, .. }) if code.is_transient() => {
+                    return Err(ClientError::Closed.into())
+                }
                 Err(ClientError::Refused { code, message }) => {
                     // Should never happen: log the position and resign rather than loop.
                     tracing::error!(room = %plan.room, position = %f.position.to_json(), %mv,
@@ -249,82 +236,56 @@ enum Reconnected {
     Over(MatchResult),
 }
 
+/// What one attempt at resuming got.
+enum Resumed {
+    /// The answer to `resume`, on the connection that asked.
+    Answer(Box<(Client, ServerMsg)>),
+    /// The room had left memory, and its stored record has the result.
+    Over(MatchResult),
+}
+
 /// Connects again and resumes the seat, with backoff.
 async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconnected, PlayError> {
-    let mut delay = Duration::from_millis(100);
-    for attempt in 1..=RECONNECT_ATTEMPTS {
-        // Each attempt starts with the next address: a node that went away
-        // is left.
-        let url = address(&plan.url, attempt as usize);
-        let why = match resume(plan, &url, follow.as_ref().map(|f| f.seq)).await {
-            Ok((c, answer)) => {
-                let f = match (answer, follow) {
-                    (
-                        ServerMsg::Watching {
-                            snapshot: Some(s), ..
-                        },
-                        _,
-                    ) => self::follow(&s)?,
-                    (ServerMsg::Watching { events, .. }, Some(mut f)) => {
-                        for e in &events {
-                            apply(&mut f, e)?;
-                        }
-                        f
-                    }
-                    (other, _) => {
-                        return Err(PlayError::Desync(format!("resume answered {other:?}")))
-                    }
-                };
-                return Ok(Reconnected::Playing(Box::new((c, f))));
+    let since = follow.as_ref().map(|f| f.seq);
+    let mut tries = Reconnect::new(&plan.url, &plan.hello, Some(RECONNECT_ATTEMPTS));
+    let (c, answer) = loop {
+        match tries.attempt(|c| resume(plan, c, since)).await {
+            Attempt::Back(Resumed::Answer(answer)) => break *answer,
+            Attempt::Back(Resumed::Over(result)) => return Ok(Reconnected::Over(result)),
+            Attempt::Retry(r) => r.log_and_sleep("reconnect").await,
+            Attempt::GaveUp { error, attempts } if error.is_transient() => {
+                return Err(PlayError::GaveUp(attempts))
             }
-            // A finished room leaves memory after a while: then only its
-            // record says how the match ended. (An unfinished room is unknown
-            // only while a restarting server brings it back: retry.)
-            Err(ClientError::Refused {
-                code: ErrorCode::UnknownRoom,
-                message,
-            }) => match recorded_result(plan, &url).await {
-                Some(result) => return Ok(Reconnected::Over(result)),
-                None => message,
+            Attempt::GaveUp { error, .. } => return Err(error.into()),
+        }
+    };
+    let f = match (answer, follow) {
+        (
+            ServerMsg::Watching {
+                snapshot: Some(s), ..
             },
-            // `internal` says try again (a cluster's node may be taking the
-            // room over); `shutting_down`, try elsewhere or later.
-            Err(ClientError::Refused { code, message })
-                if !matches!(code, ErrorCode::ShuttingDown | ErrorCode::Internal) =>
-            {
-                return Err(ClientError::Refused { code, message }.into());
+            _,
+        ) => self::follow(&s)?,
+        (ServerMsg::Watching { events, .. }, Some(mut f)) => {
+            for e in &events {
+                apply(&mut f, e)?;
             }
-            Err(e) => e.to_string(),
-        };
-        tracing::info!(attempt, "reconnect failed: {why}; retrying in {delay:?}");
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(2));
-    }
-    Err(PlayError::GaveUp(RECONNECT_ATTEMPTS))
+            f
+        }
+        (other, _) => return Err(PlayError::Desync(format!("resume answered {other:?}"))),
+    };
+    Ok(Reconnected::Playing(Box::new((c, f))))
 }
 
-/// The result in the room's stored record, if the match is over.
-async fn recorded_result(plan: &SeatPlan, url: &str) -> Option<MatchResult> {
-    let mut c = Client::connect_as(url, &plan.hello).await.ok()?;
-    let answer = c
-        .request(|id| ClientMsg::GetMatch {
-            id,
-            room: plan.room.clone(),
-        })
-        .await;
-    c.close().await;
-    match answer {
-        Ok(ServerMsg::Match { record, .. }) => record.result,
-        _ => None,
-    }
-}
-
+/// One `resume` of the seat on `c`. A finished room leaves memory after a
+/// while: then only its record says how the match ended (an unfinished room
+/// is unknown only while a restarting server or a cluster's node brings it
+/// back, and the loop asks again).
 async fn resume(
     plan: &SeatPlan,
-    url: &str,
+    mut c: Client,
     since: Option<u64>,
-) -> Result<(Client, ServerMsg), ClientError> {
-    let mut c = Client::connect_as(url, &plan.hello).await?;
+) -> Result<Resumed, ClientError> {
     let answer = c
         .request(|id| ClientMsg::Resume {
             id,
@@ -332,27 +293,35 @@ async fn resume(
             token: plan.token.clone(),
             since,
         })
-        .await?;
-    Ok((c, answer))
+        .await;
+    match answer {
+        Ok(answer) => Ok(Resumed::Answer(Box::new((c, answer)))),
+        Err(
+            unknown @ ClientError::Refused {
+                code: ErrorCode::UnknownRoom,
+                ..
+            },
+        ) => match recorded_result(plan, &mut c).await {
+            Some(result) => {
+                c.close().await;
+                Ok(Resumed::Over(result))
+            }
+            None => Err(unknown),
+        },
+        Err(e) => Err(e),
+    }
 }
 
-#[cfg(test)]
-mod address_tests {
-    use super::address;
-
-    #[test]
-    fn addresses_are_taken_in_turn() {
-        assert_eq!(address("ws://a", 3), "ws://a");
-        let nodes = "ws://a:1, ws://b:2,ws://c:3";
-        let turn: Vec<String> = (0..4).map(|n| address(nodes, n)).collect();
-        assert_eq!(
-            turn,
-            [
-                "ws://a:1,ws://b:2,ws://c:3",
-                "ws://b:2,ws://c:3,ws://a:1",
-                "ws://c:3,ws://a:1,ws://b:2",
-                "ws://a:1,ws://b:2,ws://c:3"
-            ]
-        );
+/// The result in the room's stored record, if the match is over.
+async fn recorded_result(plan: &SeatPlan, c: &mut Client) -> Option<MatchResult> {
+    let answer = c
+        .request(|id| ClientMsg::GetMatch {
+            id,
+            room: plan.room.clone(),
+        })
+        .await;
+    match answer {
+        Ok(ServerMsg::Match { record, .. }) => record.result,
+        _ => None,
     }
 }

@@ -505,6 +505,37 @@ fn wire_name<T: Serialize + std::fmt::Debug>(
     }
 }
 
+impl ErrorCode {
+    /// Whether a client coming back to a room or tournament it was in (a
+    /// `resume`, `rejoin` or `watch` on a fresh connection) should ask again
+    /// after a wait: the one retry policy of every client.
+    ///
+    /// Transient: the server is going down (`shutting_down`: it restarts, or
+    /// another node of a cluster has the room); its own trouble (`internal`:
+    /// a cluster's node that could not reach the room's owner, which another
+    /// node is taking over); a full queue or a rate limit (`busy`,
+    /// `rate_limited`: both come with `retry_after_ms`); and a room or
+    /// tournament the server does not know (`unknown_room`,
+    /// `unknown_tournament`): one this client was in is unknown while a
+    /// restarting server brings it back or a cluster's node takes it over,
+    /// and for good only once it finished and left memory, so callers check
+    /// its stored record first and bound their attempts.
+    ///
+    /// Every other code answers the command itself (a wrong token, a full
+    /// room, a finished tournament) and asking again gets the same answer.
+    pub fn is_transient(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::ShuttingDown
+                | ErrorCode::Internal
+                | ErrorCode::Busy
+                | ErrorCode::RateLimited
+                | ErrorCode::UnknownRoom
+                | ErrorCode::UnknownTournament
+        )
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         wire_name(self, f)
@@ -893,6 +924,37 @@ impl ServerMsg {
             message: message.into(),
             retry_after_ms: None,
             limit: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod error_code_tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn only_passing_trouble_and_rooms_on_their_way_back_are_transient() {
+        let transient = [
+            ErrorCode::ShuttingDown,
+            ErrorCode::Internal,
+            ErrorCode::Busy,
+            ErrorCode::RateLimited,
+            ErrorCode::UnknownRoom,
+            ErrorCode::UnknownTournament,
+        ];
+        for code in transient {
+            assert!(code.is_transient(), "{code}");
+        }
+        for code in [
+            ErrorCode::Unauthorized,
+            ErrorCode::RoomFull,
+            ErrorCode::MatchOver,
+            ErrorCode::TournamentOver,
+            ErrorCode::BadRequest,
+            ErrorCode::NameTaken,
+            ErrorCode::LimitReached,
+        ] {
+            assert!(!code.is_transient(), "{code}");
         }
     }
 }
