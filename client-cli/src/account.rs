@@ -5,9 +5,7 @@
 //! overrides it for any server. Every command that connects (`play`,
 //! `tournament join` …) then plays as the account.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
-use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -15,7 +13,9 @@ use grundy_client::account;
 use grundy_client::client::{Client, Hello};
 use grundy_protocol::wire::{AccountKind, NewToken, Scope, TokenInfo};
 
+use crate::net::token_for;
 use crate::net::{words, DEFAULT_SERVER};
+use crate::tokens::{keep, kept, tokens_file};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -281,56 +281,6 @@ async fn signed_in(url: &str) -> Result<Client> {
     Client::connect_as(url, &Hello::Token(token))
         .await
         .map_err(|e| anyhow::anyhow!("{} (log in again?)", words(&e)))
-}
-
-/// The token to play with on `url`: GRUNDY_TOKEN, or the one kept for it;
-/// none for a server started in this process (`--local`).
-pub fn token_for(url: &str) -> Result<Option<String>> {
-    if crate::net::is_local(url) {
-        return Ok(None);
-    }
-    match std::env::var("GRUNDY_TOKEN") {
-        Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
-        _ => kept(url),
-    }
-}
-
-/// How a command that connects says hello: with the token for `url` if
-/// there is one, else as a guest named `name`.
-pub fn hello(url: &str, name: &str) -> Hello {
-    Hello::from_token(token_for(url).ok().flatten(), name)
-}
-
-fn tokens_file() -> Result<PathBuf> {
-    let dir =
-        crate::seats::config_dir().context("no config directory (set HOME or XDG_CONFIG_HOME)")?;
-    Ok(dir.join("tokens.json"))
-}
-
-fn read_tokens() -> Result<BTreeMap<String, String>> {
-    let path = tokens_file()?;
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a JSON object of tokens", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
-fn kept(url: &str) -> Result<Option<String>> {
-    Ok(read_tokens()?.remove(url))
-}
-
-/// Keeps (or with None forgets) the token for `url`, in a file only its
-/// owner can read.
-fn keep(url: &str, token: Option<&str>) -> Result<()> {
-    let path = tokens_file()?;
-    let mut tokens = read_tokens()?;
-    match token {
-        Some(t) => tokens.insert(url.to_string(), t.to_string()),
-        None => tokens.remove(url),
-    };
-    crate::seats::write_private(&path, serde_json::to_string_pretty(&tokens)?.as_bytes())
 }
 
 /// A password typed without echo at a terminal, or the next line of

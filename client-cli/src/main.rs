@@ -16,6 +16,7 @@ mod play;
 mod render;
 mod seats;
 mod spectate;
+mod tokens;
 mod tournament;
 
 use std::process::ExitCode;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 pub use grundy_client::address::parse_server;
 
 use anyhow::{Context, Result};
-use grundy_client::client::{Client, ClientError};
+use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::reconnect::backoff;
 use grundy_server::store::SqliteStore;
 use grundy_server::{Config, Server};
@@ -77,7 +77,7 @@ pub fn server_choice(flag: Option<&str>) -> (String, bool) {
 /// `attempts` tries.
 pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, ClientError> {
     let mut n = 1;
-    let hello = crate::account::hello(url, name);
+    let hello = hello(url, name);
     loop {
         match Client::connect_as(url, &hello).await {
             Ok(c) => return Ok(c),
@@ -100,4 +100,22 @@ pub fn words(e: &ClientError) -> String {
         ClientError::Timeout(d) => format!("the server did not answer within {d:?}"),
         ClientError::Unexpected(m) => format!("unexpected answer from the server: {m}"),
     }
+}
+
+/// The token to play with on `url`: GRUNDY_TOKEN, or the one kept for it;
+/// none for a server started in this process (`--local`).
+pub fn token_for(url: &str) -> Result<Option<String>> {
+    if is_local(url) {
+        return Ok(None);
+    }
+    match std::env::var("GRUNDY_TOKEN") {
+        Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
+        _ => crate::tokens::kept(url),
+    }
+}
+
+/// How a command that connects says hello: with the token for `url` if
+/// there is one, else as a guest named `name`.
+pub fn hello(url: &str, name: &str) -> Hello {
+    Hello::from_token(token_for(url).ok().flatten(), name)
 }

@@ -365,7 +365,7 @@ async fn rewatch(
     args: &WatchArgs,
     since: Option<u64>,
 ) -> Result<(Client, Result<ServerMsg, ClientError>)> {
-    let hello = crate::account::hello(&args.server, "spectator");
+    let hello = crate::net::hello(&args.server, "spectator");
     let mut tries = Reconnect::new(&args.server, &hello, None);
     loop {
         match tries.attempt(|c| watch_on(c, &args.room, since)).await {

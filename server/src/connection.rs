@@ -843,11 +843,17 @@ impl Conn {
             Err(e) => Err(format!("spec refused: {e}")),
         };
         let built = match (spec, random) {
-            (Some(spec), None) if !builds_tables(spec.get("game").and_then(Value::as_str)) => {
+            (Some(spec), None)
+                if !grundy_protocol::games::builds_tables(
+                    spec.get("game").and_then(Value::as_str),
+                ) =>
+            {
                 Ok(build_spec(spec))
             }
             (Some(spec), None) => self.shared.spec_builds.run(move || build_spec(spec)).await,
-            (None, Some(r)) if !builds_tables(Some(&r.family)) => Ok(random_start(&r, max_spec)),
+            (None, Some(r)) if !grundy_protocol::games::builds_tables(Some(&r.family)) => {
+                Ok(random_start(&r, max_spec))
+            }
             (None, Some(r)) => {
                 self.shared
                     .spec_builds
@@ -922,17 +928,6 @@ fn room_busy(id: Option<RequestId>) -> ServerMsg {
         retry_after_ms: Some(100),
         limit: Some("room_queue".into()),
     }
-}
-
-/// Whether building a position of this game id may build a table (octal and
-/// subtraction rules, Darkraft, graphs, Treblecross...), which can take up to
-/// a couple of seconds; unknown ids are counted in. The others are built in
-/// time linear in the spec.
-fn builds_tables(game: Option<&str>) -> bool {
-    !matches!(
-        game,
-        Some("nim" | "wythoff" | "moore" | "new-stone" | "staircase" | "twist")
-    )
 }
 
 /// A random start's spec and position, or why not (the whole message).

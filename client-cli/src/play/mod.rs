@@ -211,7 +211,7 @@ async fn first_connection(
     plan: &Plan,
     name: &str,
 ) -> Result<Client> {
-    let hello = crate::account::hello(url, name);
+    let hello = crate::net::hello(url, name);
     match Client::connect_as(url, &hello).await {
         Ok(c) => Ok(c),
         // Only a game against the house bot may move to a server of its own:

@@ -23,7 +23,7 @@ pub(super) async fn reconnect(
     console: &mut Console,
     paint: &Paint,
 ) -> Result<Option<Client>> {
-    let hello = crate::account::hello(&seat.url, &seat.name);
+    let hello = crate::net::hello(&seat.url, &seat.name);
     let mut tries = Reconnect::new(&seat.url, &hello, None);
     loop {
         match tries.attempt(|c| resume(seat, c)).await {

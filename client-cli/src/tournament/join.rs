@@ -334,7 +334,7 @@ async fn typed_waiting(c: &mut Client, me: &Player, line: &str) -> Waiting {
 /// Comes back as the player after a dropped connection; the events missed
 /// meanwhile are queued in `pending`.
 async fn rejoin(me: &Player, log: &mut Log, pending: &mut VecDeque<ServerMsg>) -> Result<Client> {
-    let hello = crate::account::hello(&me.url, &me.name);
+    let hello = crate::net::hello(&me.url, &me.name);
     let since = log.seq;
     let mut tries = Reconnect::new(&me.url, &hello, Some(REJOIN_ATTEMPTS));
     let (c, missed) = loop {

@@ -3,9 +3,9 @@
 use serde::Serialize;
 
 use crate::game::{Outcome, Strategy};
+use crate::games::misere::Method;
+use crate::games::position::{Move, Position};
 use crate::games::twist::Twist;
-use crate::misere::Method;
-use crate::position::{Move, Position};
 
 /// Outcome, Grundy value, winning moves and the perfect player's move.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -10,16 +10,18 @@
 //! - [`games`]: one module per game family of docs/games.md, each declaring
 //!   its game ids (name, random sizes, whether it builds tables), and the
 //!   catalogue of them all ([`games::catalogue`]);
-//! - [`position`]: [`Position`] and [`Move`], the families behind one type, and
-//!   [`Position::from_spec`], which reads a JSON spec;
+//! - [`position`] (`games/position.rs`): [`Position`] and [`Move`], the
+//!   families behind one type, and [`Position::from_spec`], which reads a
+//!   JSON spec;
 //! - [`level`]: playing strength ([`Level`]) and the move a bot of that level
 //!   chooses;
 //! - [`analysis`]: the report `grundy analyze` prints;
 //! - [`random`]: random start specs, deterministic in a seed;
 //! - [`names`]: the games' names and short descriptions of specs;
 //! - [`limits`]: the largest specs accepted;
-//! - [`misere`]: exact misère play of `heaps` and `graph` (genus, quotient,
-//!   search);
+//! - [`misere`] (`games/misere/`): exact misère play of `heaps` and `graph`
+//!   (genus, quotient, search), beside the families it plays;
+//! - [`count`]: `1 stone`, `3 stones`, for every message;
 //! - [`sums`]: xor of values, shared by every sum of components;
 //! - [`json`]: spec field readers whose refusals name the field;
 //! - [`error`]: [`SpecError`] and [`MoveError`];
@@ -27,18 +29,19 @@
 //!   for every family's strategy.
 
 pub mod analysis;
+pub mod count;
 pub mod error;
 pub mod game;
 pub mod games;
 pub mod json;
 pub mod level;
 pub mod limits;
-pub mod misere;
 pub mod names;
 pub mod oracle;
-pub mod position;
 pub mod random;
 pub mod sums;
+
+pub use games::{misere, position};
 
 pub use analysis::{components, Analysis, Component};
 pub use error::{MoveError, SpecError};

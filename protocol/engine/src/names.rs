@@ -5,17 +5,8 @@
 
 use serde_json::Value;
 
+pub use crate::count::count;
 use crate::games::{catalogue, game};
-
-/// `n` things in words: `1 stone`, `0 stones`, `3 stones` (`one` and `many`
-/// are the singular and the plural).
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
 
 /// The name of the game a spec's `game` id stands for (the id itself if it is
 /// none of the catalogue's).

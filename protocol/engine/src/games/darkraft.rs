@@ -333,7 +333,7 @@ impl Darkraft {
                     &row_path,
                     format!(
                         "has {} but row 0 has {cols}: rows must have equal length",
-                        crate::names::count(len as u64, "cell", "cells")
+                        crate::count::count(len as u64, "cell", "cells")
                     ),
                 );
             }

@@ -12,7 +12,7 @@
 //! can move, a vertex is won for the player to move when it is a sink or has a
 //! successor that is lost (computed in the same sinks-first pass). Several
 //! tokens that can move have no values to add, so their positions are solved
-//! by exhaustive search ([`crate::misere::search`]) within its limit.
+//! by exhaustive search ([`crate::games::misere::search`]) within its limit.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -23,11 +23,11 @@ use serde_json::{json, Value};
 
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::misere::search::Table;
+use crate::games::misere::Method;
 use crate::games::GameId;
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
 use crate::limits::{MAX_EDGES, MAX_MISERE_SEARCH_POSITIONS, MAX_TOKENS, MAX_VERTICES};
-use crate::misere::search::Table;
-use crate::misere::Method;
 
 use super::nim::malformed;
 

@@ -6,7 +6,7 @@
 //! ([`Rule::grundy`]); the position is lost for the player to move iff their xor
 //! is 0, and a winning move turns one heap's value `g` into `g ^ xor`.
 //!
-//! With `"misere": true` whoever cannot move wins; [`crate::misere`] decides
+//! With `"misere": true` whoever cannot move wins; [`crate::games::misere`] decides
 //! those positions (genus, quotient or search, chosen when the spec is read).
 
 use std::sync::Arc;
@@ -18,11 +18,11 @@ use super::nim::malformed;
 use super::rule::{parse_set, HeapStep, Rule, RuleKind};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::misere::heaps::Solver;
+use crate::games::misere::Method;
 use crate::games::GameId;
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
-use crate::misere::heaps::Solver;
-use crate::misere::Method;
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the

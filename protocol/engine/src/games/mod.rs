@@ -3,9 +3,11 @@
 pub mod darkraft;
 pub mod graph;
 pub mod heaps;
+pub mod misere;
 pub mod moore;
 pub mod new_stone;
 pub mod nim;
+pub mod position;
 pub mod rule;
 pub mod sequence;
 pub mod staircase;

@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::count::count;
 use crate::error::MoveError;
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
@@ -26,7 +27,6 @@ use crate::games::nim::malformed;
 use crate::games::GameId;
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
-use crate::names::count;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).

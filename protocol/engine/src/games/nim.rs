@@ -50,7 +50,7 @@ impl TakeMove {
             return Err(MoveError::forbidden(format!(
                 "heap {} has only {}, cannot take {}",
                 self.heap,
-                crate::names::count(size, "stone", "stones"),
+                crate::count::count(size, "stone", "stones"),
                 self.take
             )));
         }

@@ -27,16 +27,16 @@ use super::rule::{HeapStep, Rule};
 use super::wythoff::{values_up_to, WythoffValues};
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::misere::heaps::Solver;
+use crate::games::misere::Method;
+use crate::games::position::{Move, Position};
 use crate::games::GameId;
 use crate::json::{array_at, fail, index, join, Fail, Obj};
 use crate::limits::{
     MAX_HEAP_SIZE, MAX_SUM_ITEMS, MAX_SUM_PARTS, MAX_SUM_SEARCH_MOVES, MAX_SUM_SEARCH_POSITIONS,
     MAX_WYTHOFF_PART,
 };
-use crate::misere::heaps::Solver;
-use crate::misere::Method;
 use crate::oracle::mex;
-use crate::position::{Move, Position};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the

@@ -11,12 +11,12 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::count::count;
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::GameId;
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
-use crate::names::count;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};

@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::count::count;
 use crate::error::MoveError;
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::games::GameId;
 use crate::json::{array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_WYTHOFF, MAX_WYTHOFF_PART};
-use crate::names::count;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
