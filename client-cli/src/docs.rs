@@ -109,16 +109,8 @@ fn documents_cite_only_what_is_in_the_repository() {
     for doc in &documents {
         let text = read(doc);
         let dir = Path::new(doc).parent().unwrap_or(Path::new(""));
-        // `code` spans that look like paths: a folder, or a file with an extension.
-        for cited in text.split('`').skip(1).step_by(2) {
-            let pathlike = !cited.contains(char::is_whitespace)
-                && cited.contains('/')
-                && !cited.starts_with(['/', '~', '$', '#', '.'])
-                && !cited.contains("://")
-                && !cited.contains(|c: char| "{}[]()<>*=?:|\"',".contains(c))
-                && (cited.ends_with('/')
-                    || cited.rsplit('/').next().is_some_and(|f| f.contains('.')));
-            if pathlike && !cited.starts_with("target/") && !exists(cited) {
+        for cited in cited_paths(&text) {
+            if !exists(cited) {
                 missing.push(format!("{doc}: `{cited}`"));
             }
         }
@@ -139,6 +131,45 @@ fn documents_cite_only_what_is_in_the_repository() {
         "cited but not in the repository:\n{}",
         missing.join("\n")
     );
+}
+
+/// The `code` spans of `text` that look like paths (a folder, or a file
+/// with an extension), but what a build makes (`target/`).
+fn cited_paths(text: &str) -> Vec<&str> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|cited| {
+            !cited.contains(char::is_whitespace)
+                && cited.contains('/')
+                && !cited.starts_with(['/', '~', '$', '#', '.'])
+                && !cited.contains("://")
+                && !cited.contains(|c: char| "{}[]()<>*=?:|\"',".contains(c))
+                && (cited.ends_with('/')
+                    || cited.rsplit('/').next().is_some_and(|f| f.contains('.')))
+                && !cited.starts_with("target/")
+        })
+        .collect()
+}
+
+/// ARCHITECTURE.md stays a map a newcomer reads in minutes: under 250
+/// lines, its invariants stated as such, and every path it names written
+/// from the repository's root and there (no path that merely ends so).
+#[test]
+fn architecture_is_short_and_names_paths_from_the_root() {
+    let text = read("ARCHITECTURE.md");
+    let lines = text.lines().count();
+    assert!(lines < 250, "ARCHITECTURE.md has {lines} lines");
+    let invariants = text
+        .lines()
+        .filter(|l| l.trim_start_matches("- ").starts_with("Invariant:"))
+        .count();
+    assert!(invariants >= 5, "{invariants} invariants");
+    let missing: Vec<&str> = cited_paths(&text)
+        .into_iter()
+        .filter(|p| !root().join(p).exists())
+        .collect();
+    assert!(missing.is_empty(), "not at these paths: {missing:?}");
 }
 
 /// Where the README runs the Python example, it says what the example is
