@@ -2,7 +2,7 @@
 //! it (its scopes; the account an API token given for a seat stands for;
 //! who registers): what a connection hands to a room or tournament of this
 //! node (`connection/request.rs`), and what the bus carries to the node that
-//! holds one (`bus.rs`). One type either way, so a command reaches its room
+//! holds one (`cluster/bus/`). One type either way, so a command reaches its room
 //! by one path; and why one did not ([`Unsent`]).
 
 use std::sync::Arc;
@@ -67,7 +67,7 @@ pub enum RoomRequest {
         id: Option<RequestId>,
         room: String,
     },
-    /// Not a client's: its node sends it on when the room moved (`bus.rs`).
+    /// Not a client's: its node sends it on when the room moved (`cluster/bus/`).
     Follow(Follow),
     /// Not a client's: a tournament resigns for a player who withdrew.
     ResignSeat {

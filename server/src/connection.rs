@@ -360,7 +360,7 @@ fn tournament_key(msg: &ClientMsg) -> Option<&str> {
 }
 
 /// Sends a command to a room of this node found by id or code, for the
-/// connection (or the remote connection, `bus.rs`) whose outbox is
+/// connection (or the remote connection, `cluster/bus/remote.rs`) whose outbox is
 /// `outbox`. `joins`: the command makes it a member of the room (counted
 /// against the limit).
 pub(crate) fn to_room(

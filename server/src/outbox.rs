@@ -173,7 +173,7 @@ pub struct Sender {
     /// The same for tournaments this connection plays in or follows (until
     /// they finish or refuse it).
     pub tournaments: Memberships,
-    /// A client of another node's (`bus.rs`): where it goes on when this
+    /// A client of another node's (`cluster/bus/`): where it goes on when this
     /// node stops its rooms, so it follows them to their next node.
     pub handover: Option<Handover>,
 }
@@ -216,7 +216,7 @@ struct State {
     /// The connection's end is gone: nothing more is taken.
     closed: bool,
     /// The connection's socket, written to directly when nothing is
-    /// queued and the connection's task has nothing in flight (`wire.rs`).
+    /// queued and the connection's task has nothing in flight (`tcp.rs`).
     wire: Option<Arc<Wire>>,
     /// The connection's task has written (and flushed) everything it took
     /// from the queue: a frame written directly now overtakes nothing.
@@ -295,7 +295,7 @@ pub struct Follow {
 }
 
 /// Where a stopping room leaves a [`Follow`] for each client of another
-/// node in it, and wakes whoever sends them on (`bus.rs`).
+/// node in it, and wakes whoever sends them on (`cluster/bus/`).
 #[derive(Clone, Debug, Default)]
 pub struct Handover(Arc<HandoverInner>);
 

@@ -29,7 +29,7 @@ use crate::tournament::registry::Tournaments;
 pub struct Server {
     addr: SocketAddr,
     shutdown: CancellationToken,
-    /// The connections' view of the shutdown (`signal.rs`: cheaper for them
+    /// The connections' view of the shutdown (`flag.rs`: cheaper for them
     /// to poll at every wake-up than the token): raised when the token is
     /// cancelled, by whoever cancels it.
     stopping: Flag,

@@ -4,7 +4,7 @@
 //! says what happened, whatever happens to the room's node (killed with
 //! SIGKILL, paused with SIGSTOP, its database stalled); and a node stops
 //! within its bound with the bus gone. Real `grundy-server` processes on
-//! PostgreSQL and NATS, as in `cluster.rs`.
+//! PostgreSQL and NATS, as in `server/tests/cluster.rs`.
 
 mod support;
 

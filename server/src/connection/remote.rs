@@ -1,7 +1,7 @@
 //! A client's command for a room or tournament another node of the cluster
 //! owns: checked here as for one of this node (scopes, the account an API
 //! token stands for, who registers), then forwarded over the bus to the
-//! owner (`bus.rs`), whose answers come back into this connection's outbox.
+//! owner (`cluster/bus/`), whose answers come back into this connection's outbox.
 //!
 //! A room (or tournament) between nodes — its node drained or died, and
 //! another takes it at its next claim round — is waited for, so a client of

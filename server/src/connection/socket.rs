@@ -7,7 +7,7 @@
 //! second task's wake-up and no lock on a split stream, and an idle
 //! connection holds no writer task and no channel of its own. While the
 //! task has nothing in flight and the queue is empty, a room writes its
-//! frames to the socket itself (`wire.rs`) and the task is not woken at all.
+//! frames to the socket itself (`tcp.rs`) and the task is not woken at all.
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};

@@ -203,7 +203,7 @@ impl Conn {
 }
 
 /// Sends a command to a tournament of this node found by id or code, for the
-/// connection (or the remote connection, `bus.rs`) whose outbox is `outbox`.
+/// connection (or the remote connection, `cluster/bus/remote.rs`) whose outbox is `outbox`.
 /// `follows`: this connection will hear the tournament's events (counted
 /// against the same limit as rooms, `seats_per_connection`).
 pub(crate) fn to_tournament(

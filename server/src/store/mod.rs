@@ -442,7 +442,7 @@ pub trait MatchStore: Send + Sync + 'static {
     }
 }
 
-/// What a node of a cluster asks of the shared store (`cluster.rs`). Every
+/// What a node of a cluster asks of the shared store (`store/cluster.rs`). Every
 /// call blocks.
 pub trait Cluster: Send + Sync {
     /// This node's id (a new one after [`rejoin`](Cluster::rejoin)).

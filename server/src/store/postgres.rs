@@ -62,7 +62,7 @@ pub struct PgStore {
     node: Option<Node>,
 }
 
-/// What a cluster's node keeps (see `cluster.rs`).
+/// What a cluster's node keeps (see `store/cluster.rs`).
 struct Node {
     worker: Worker,
     /// The cluster's name and secret (`Cluster::identity`).
