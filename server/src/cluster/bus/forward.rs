@@ -234,6 +234,29 @@ impl Bus {
         holds()
     }
 
+    /// For a move (resign, abort, leave) of client connection `outbox` on
+    /// its way to `node`: the node its room's events came from, if another
+    /// that did not hand the room over. The old node answers `not held
+    /// here` as soon as its room stops, while the hand-over its remote
+    /// connection sends after the room's last frames may still be on its
+    /// way: it is given a moment.
+    pub(super) async fn lost_without_handover(
+        &self,
+        outbox: &Outbox,
+        what: &Request,
+        room: &str,
+        node: &Arc<str>,
+    ) -> Option<Arc<str>> {
+        let lost = || {
+            lock(&self.locals)
+                .get(&outbox.conn)
+                .and_then(|local| local.lost_stream(what, room, node))
+        };
+        lost()?;
+        tokio::time::sleep(HANDOVER_GRACE).await;
+        lost()
+    }
+
     /// Sends `what`, a command of the client connection `outbox`, to the
     /// node that owns its room; Ok once that node took it.
     ///
@@ -261,6 +284,13 @@ impl Bus {
             // Its answer would never be passed on.
             return Err(Untaken::Why("this connection is being closed".into()));
         }
+        if let Some(from) = self.lost_without_handover(outbox, &what, room, node).await {
+            tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
+            if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
+                self.abandon(local, Kick::RoomMoved);
+            }
+            return Err(Untaken::Stopped(from));
+        }
         let answers_to = what.answers_to().map(|id| id.cloned());
         let waits = answers_to.is_some();
         {
@@ -269,11 +299,6 @@ impl Bus {
             let local = locals
                 .entry(outbox.conn)
                 .or_insert_with(|| Local::of(outbox));
-            if let Some(from) = local.lost_stream(&what, room, node) {
-                tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
-                self.abandon(local, Kick::RoomMoved);
-                return Err(Untaken::Stopped(from));
-            }
             if let Some(id) = answers_to {
                 local.waiting.push(Waiting {
                     n,
