@@ -55,7 +55,7 @@ pub fn protocol_schema() -> Value {
             ClientMsg (#/$defs/ClientMsg), a frame the server sends is a ServerMsg \
             (#/$defs/ServerMsg). `spec`, `move` and `position` are per game (docs/protocol.md, \
             \"Game specs\" and \"Moves\"). Unknown fields are ignored by the server, and should be \
-            by clients. Generated from protocol/src/wire.rs: do not edit by hand \
+            by clients. Generated from protocol/src/wire/: do not edit by hand \
             (UPDATE_SCHEMA=1 cargo test -p grundy-protocol --test schema).",
         "x-protocol-version": PROTOCOL_VERSION,
         "anyOf": [client_root, server_root],
