@@ -15,7 +15,8 @@ use grundy_client::spec;
 use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::wire::{
-    ClientMsg, Clock, ServerMsg, TournamentEventBody, TournamentFormat, TournamentSettings,
+    ClientMsg, Clock, RoomState, ServerMsg, TournamentEventBody, TournamentFormat,
+    TournamentSettings,
 };
 use grundy_protocol::Level;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -478,7 +479,7 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
             .await?;
         if let ServerMsg::Rooms { rooms, .. } = rooms {
             for r in rooms {
-                if r.state == "open" && r.bot.is_some() && served.insert(r.room.clone()) {
+                if r.state == RoomState::Open && r.bot.is_some() && served.insert(r.room.clone()) {
                     let (url, room) = (url.to_string(), r.room.clone());
                     seed += 1;
                     tasks.spawn(async move {

@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect};
-use grundy_protocol::wire::{ClientMsg, ErrorCode, MatchRecord, RoomSummary, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, ErrorCode, MatchRecord, RoomState, RoomSummary, ServerMsg};
 use grundy_protocol::{Outcome, Position, Rules, Strategy};
 use serde_json::{json, Value};
 
@@ -136,7 +136,8 @@ pub async fn lobby(args: LobbyArgs) -> Result<()> {
         let (mut rooms, total) = fetch_rooms(&mut c).await?;
         let listed = rooms.len() as u64;
         rooms.retain(|r| {
-            (!args.open || r.state == "open") && args.game.as_deref().is_none_or(|g| of_game(r, g))
+            (!args.open || r.state == RoomState::Open)
+                && args.game.as_deref().is_none_or(|g| of_game(r, g))
         });
         if args.json {
             println!("{}", serde_json::to_string_pretty(&rooms)?);
@@ -206,7 +207,7 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
             if let Some(rating) = r.ratings[i] {
                 who.push_str(&format!(" {rating:.0}"));
             }
-            if !s.connected && r.state != "finished" {
+            if !s.connected && r.state != RoomState::Finished {
                 who.push_str(" (away)");
             }
             who
@@ -245,7 +246,7 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
             "({listed} of {total} rooms shown: the open ones first)\n"
         ));
     }
-    if rooms.iter().any(|r| r.state == "open") {
+    if rooms.iter().any(|r| r.state == RoomState::Open) {
         out.push_str(
             "Join one with `grundy play --join CODE`, or watch with `grundy watch CODE`.\n",
         );

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use grundy_protocol::schema::{protocol_schema, protocol_schema_text};
 use grundy_protocol::wire::{
     AccountInfo, AccountKind, ClientMsg, Clock, EndReason, ErrorCode, Event, EventBody, Limits,
-    MatchRecord, MatchResult, PlayerKind, RecordedMove, RequestId, RoomSummary, Scope, SeatInfo,
-    ServerMsg, Snapshot, TokenInfo,
+    MatchRecord, MatchResult, PlayerKind, RecordedMove, RequestId, RoomState, RoomSummary, Scope,
+    SeatInfo, ServerMsg, Snapshot, TokenInfo,
 };
 use serde_json::{json, Value};
 
@@ -534,7 +534,7 @@ fn what_the_server_writes_validates() {
                 name: "Kayles".into(),
                 description: "heaps [3,4,5]".into(),
                 seats: [seat.clone(), seat],
-                state: "playing".into(),
+                state: RoomState::Playing,
                 clock: None,
                 bot: Some("perfect".into()),
                 hints: false,

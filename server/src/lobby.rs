@@ -8,7 +8,7 @@ use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomSummary};
+use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomState, RoomSummary};
 use grundy_protocol::{Position, Rules, Status};
 use serde_json::Value;
 use tokio::time::Instant;
@@ -381,7 +381,7 @@ impl Lobby {
                 summary
             })
             // A room may have finished meanwhile.
-            .filter(|s| s.state != "finished")
+            .filter(|s| s.state != RoomState::Finished)
             .collect();
         sort_listing(&mut out);
         out
@@ -484,8 +484,7 @@ impl Lobby {
     }
 }
 
-/// The lobby's order: open rooms first ("open" sorts before "playing"), then
-/// by code.
+/// The lobby's order: open rooms first, then playing ones, each by code.
 fn sort_listing(list: &mut [RoomSummary]) {
     list.sort_unstable_by(|a, b| (&a.state, &a.code).cmp(&(&b.state, &b.code)));
 }

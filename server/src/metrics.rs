@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use grundy_protocol::wire::ErrorCode;
+use grundy_protocol::wire::{ErrorCode, RoomState};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -41,7 +41,7 @@ pub struct Metrics {
     pub http_requests: Family<CodeLabel, Counter>,
     /// Open TCP connections (kept by the caps' places).
     pub connections: Gauge,
-    /// Rooms in memory by state (kept by each room's [`RoomState`]).
+    /// Rooms in memory by state (kept by each room's [`RoomGauge`]).
     pub rooms: Family<StateLabel, Gauge>,
 }
 
@@ -69,7 +69,9 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     };
     // Every state is shown, at 0 too.
     for state in ROOM_STATES {
-        drop(metrics.rooms.get_or_create(&StateLabel { state }));
+        drop(metrics.rooms.get_or_create(&StateLabel {
+            state: state.as_str(),
+        }));
     }
     metrics
 });
@@ -89,18 +91,17 @@ impl Metrics {
 
 /// What one room adds to `grundy_rooms{state}`: moved from state to state
 /// as the room's match goes on, taken off when the room leaves memory.
-pub struct RoomState(AtomicU8);
+pub struct RoomGauge(AtomicU8);
 
-const ROOM_STATES: [&str; 3] = ["open", "playing", "finished"];
+const ROOM_STATES: [RoomState; 3] = [RoomState::Open, RoomState::Playing, RoomState::Finished];
 const NO_STATE: u8 = u8::MAX;
 
-impl RoomState {
-    pub fn new() -> RoomState {
-        RoomState(AtomicU8::new(NO_STATE))
+impl RoomGauge {
+    pub fn new() -> RoomGauge {
+        RoomGauge(AtomicU8::new(NO_STATE))
     }
 
-    /// `state` is one of "open", "playing", "finished".
-    pub fn set(&self, state: &str) {
+    pub fn set(&self, state: RoomState) {
         let Some(new) = ROOM_STATES.iter().position(|s| *s == state) else {
             return;
         };
@@ -112,13 +113,13 @@ impl RoomState {
     }
 }
 
-impl Default for RoomState {
+impl Default for RoomGauge {
     fn default() -> Self {
-        RoomState::new()
+        RoomGauge::new()
     }
 }
 
-impl Drop for RoomState {
+impl Drop for RoomGauge {
     fn drop(&mut self) {
         room_gauge(*self.0.get_mut(), -1);
     }
@@ -128,7 +129,9 @@ fn room_gauge(state: u8, by: i64) {
     if let Some(&state) = ROOM_STATES.get(state as usize) {
         METRICS
             .rooms
-            .get_or_create(&StateLabel { state })
+            .get_or_create(&StateLabel {
+                state: state.as_str(),
+            })
             .inc_by(by);
     }
 }

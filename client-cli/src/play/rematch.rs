@@ -3,7 +3,7 @@
 //! the rematch room first).
 
 use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use grundy_protocol::wire::{ClientMsg, RoomState, ServerMsg};
 
 use crate::console::{Console, Typed};
 use crate::follow::Follow;
@@ -30,7 +30,7 @@ pub(super) async fn opponents_rematch(client: &mut Client, f: &Follow, me: u8) -
     rooms
         .into_iter()
         .find(|r| {
-            r.state == "open"
+            r.state == RoomState::Open
                 && r.seats[me as usize].name.as_deref() == Some(opponent.as_str())
                 && r.seats[(me ^ 1) as usize].name.is_none()
                 && r.name == grundy_protocol::names::spec_name(&f.game.spec)

@@ -615,6 +615,37 @@ pub struct Snapshot {
     pub hints: bool,
 }
 
+/// Where a room's match is, as the lobby lists it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomState {
+    /// A seat is free.
+    Open,
+    /// Both seats are taken and the match is under way.
+    Playing,
+    /// The match is over.
+    Finished,
+}
+
+impl RoomState {
+    /// As on the wire: `open`, `playing`, `finished`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoomState::Open => "open",
+            RoomState::Playing => "playing",
+            RoomState::Finished => "finished",
+        }
+    }
+}
+
+impl std::fmt::Display for RoomState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// A line of the lobby list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoomSummary {
@@ -629,8 +660,7 @@ pub struct RoomSummary {
     /// characters (`get_match` or `watch` give the whole spec).
     pub description: String,
     pub seats: [SeatInfo; 2],
-    /// "open" (a seat is free), "playing" or "finished".
-    pub state: String,
+    pub state: RoomState,
     pub clock: Option<Clock>,
     /// The house bot level this room asked for, if any.
     pub bot: Option<String>,

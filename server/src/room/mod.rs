@@ -15,10 +15,10 @@ pub mod subscribers;
 
 use std::sync::{Arc, Mutex};
 
-use grundy_protocol::wire::MAX_DESCRIPTION;
 use grundy_protocol::wire::{
     Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerMsg,
 };
+use grundy_protocol::wire::{RoomState, MAX_DESCRIPTION};
 use grundy_protocol::{Position, Rules};
 use serde_json::Value;
 use tokio::sync::mpsc::error::{SendError, TrySendError};
@@ -30,7 +30,7 @@ use self::answer::{ack_frame, event_frame, SnapshotView};
 use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
-use crate::metrics::{RoomState, METRICS};
+use crate::metrics::{RoomGauge, METRICS};
 use crate::outbox::{ConnId, Follow, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
@@ -211,7 +211,7 @@ pub struct Room {
     config: Arc<Config>,
     summary: Arc<Mutex<Listing>>,
     /// This room's place in `grundy_rooms{state}`.
-    counted: RoomState,
+    counted: RoomGauge,
 }
 
 /// Where to acknowledge a command: the sender's outbox and its request id.
@@ -254,7 +254,7 @@ impl Room {
                     name: String::new(),
                     description: String::new(),
                     seats: [no_seat(), no_seat()],
-                    state: String::new(),
+                    state: RoomState::Open,
                     clock: None,
                     bot: None,
                     hints: false,
@@ -263,7 +263,7 @@ impl Room {
                 },
                 accounts: [None, None],
             })),
-            counted: RoomState::new(),
+            counted: RoomGauge::new(),
         };
         room.update_summary();
         room
@@ -963,11 +963,11 @@ impl Room {
     fn update_summary(&self) {
         let game = &self.core.game;
         let state = if game.result.is_some() {
-            "finished"
+            RoomState::Finished
         } else if game.started {
-            "playing"
+            RoomState::Playing
         } else {
-            "open"
+            RoomState::Open
         };
         let summary = RoomSummary {
             room: self.id.clone(),
@@ -976,7 +976,7 @@ impl Room {
             name: self.name.clone(),
             description: self.description.clone(),
             seats: [self.seat_info(0), self.seat_info(1)],
-            state: state.to_string(),
+            state,
             clock: game.clock,
             bot: self.bot.clone(),
             hints: self.hints,
