@@ -27,38 +27,6 @@ use super::StoreError;
 use crate::names::reads_as;
 use grundy_protocol::wire::{AccountKind, Scope};
 
-pub(super) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS accounts (
-    id            INTEGER NOT NULL PRIMARY KEY,
-    username      TEXT    NOT NULL,
-    username_key  TEXT    NOT NULL UNIQUE,
-    kind          TEXT    NOT NULL,
-    password_hash TEXT    NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    username_look TEXT
-);
-CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_look ON accounts (username_look);
-CREATE TABLE IF NOT EXISTS api_tokens (
-    id            TEXT    NOT NULL PRIMARY KEY,
-    account       INTEGER NOT NULL REFERENCES accounts (id),
-    name          TEXT    NOT NULL,
-    scopes        TEXT    NOT NULL,
-    secret_sha256 BLOB    NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    expires_at_ms INTEGER,
-    revoked_at_ms INTEGER
-);
-CREATE TABLE IF NOT EXISTS account_ratings (
-    game       TEXT    NOT NULL,
-    account    INTEGER NOT NULL REFERENCES accounts (id),
-    rating     REAL    NOT NULL,
-    deviation  REAL    NOT NULL,
-    volatility REAL    NOT NULL,
-    games      INTEGER NOT NULL,
-    PRIMARY KEY (game, account)
-);
-";
-
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountRow {

@@ -40,78 +40,6 @@ use serde_json::Value;
 use super::sql::{args, Arg, DbError, Dialect, Fault, Sql};
 use super::StoreError;
 
-pub(super) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS tournaments (
-    id             TEXT    NOT NULL PRIMARY KEY,
-    code           TEXT    NOT NULL,
-    settings       TEXT    NOT NULL,
-    owner_token    TEXT    NOT NULL,
-    created_at_ms  INTEGER NOT NULL,
-    finished_at_ms INTEGER,
-    rating_period  TEXT
-);
-CREATE INDEX IF NOT EXISTS tournaments_unfinished ON tournaments (created_at_ms, id)
-    WHERE finished_at_ms IS NULL;
-CREATE INDEX IF NOT EXISTS tournaments_code ON tournaments (code);
-CREATE TABLE IF NOT EXISTS tournament_players (
-    tournament TEXT    NOT NULL REFERENCES tournaments (id),
-    player     INTEGER NOT NULL,
-    name       TEXT    NOT NULL,
-    token      TEXT    NOT NULL,
-    account    INTEGER,
-    PRIMARY KEY (tournament, player),
-    UNIQUE (tournament, name)
-);
-CREATE TABLE IF NOT EXISTS tournament_events (
-    tournament TEXT    NOT NULL REFERENCES tournaments (id),
-    seq        INTEGER NOT NULL,
-    at_ms      INTEGER NOT NULL,
-    body       TEXT    NOT NULL,
-    PRIMARY KEY (tournament, seq)
-);
-CREATE TABLE IF NOT EXISTS ratings (
-    family     TEXT    NOT NULL,
-    player     TEXT    NOT NULL,
-    rating     REAL    NOT NULL,
-    deviation  REAL    NOT NULL,
-    volatility REAL    NOT NULL,
-    games      INTEGER NOT NULL,
-    PRIMARY KEY (family, player)
-);
-";
-
-/// The tournament tables as versions 2 to 5 wrote them (for migration tests).
-#[cfg(test)]
-pub(super) fn before_accounts() -> String {
-    let tables = version_6().replace("    account    INTEGER,\n", "");
-    assert_ne!(tables, version_6());
-    tables
-}
-
-/// The tournament tables as version 6 wrote them (for migration tests).
-#[cfg(test)]
-pub(super) fn version_6() -> String {
-    let tables = SCHEMA
-        .replace(",\n    rating_period  TEXT\n", "\n")
-        .replace(
-            "CREATE INDEX IF NOT EXISTS tournaments_code ON tournaments (code);",
-            "",
-        );
-    assert_ne!(tables, SCHEMA);
-    tables
-}
-
-/// Version 7: the ratings older files kept under the family `heaps` pooled
-/// every heap game; they move to their own key, where nothing rates any more,
-/// so that `heaps` now means the heap games of custom rules alone.
-pub(super) fn pool_old_heap_ratings() -> String {
-    let pooled = crate::rating_key::POOLED_HEAPS;
-    format!(
-        "UPDATE ratings SET family = '{pooled}' WHERE family = 'heaps';
-         UPDATE account_ratings SET game = '{pooled}' WHERE game = 'heaps';"
-    )
-}
-
 /// A player's rating in a game, as written: an account's, or (`account`
 /// None) an unclaimed one kept under a plain name.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -630,30 +558,8 @@ mod tests {
         let path = dir.path().join("v6.db");
         {
             let raw = Connection::open(&path).expect("raw");
-            let accounts_v6 = crate::store::accounts::SCHEMA
-                .replace(
-                    "    game       TEXT    NOT NULL,",
-                    "    family     TEXT    NOT NULL,",
-                )
-                .replace(
-                    "PRIMARY KEY (game, account)",
-                    "PRIMARY KEY (family, account)",
-                )
-                // What names read as came with version 8.
-                .replace(
-                    "created_at_ms INTEGER NOT NULL,\n    username_look TEXT\n",
-                    "created_at_ms INTEGER NOT NULL\n",
-                )
-                .replace(
-                    "CREATE UNIQUE INDEX IF NOT EXISTS accounts_username_look ON accounts (username_look);",
-                    "",
-                );
-            assert!(!accounts_v6.contains("username_look"), "{accounts_v6}");
-            assert_ne!(accounts_v6, crate::store::accounts::SCHEMA);
-            raw.execute_batch(crate::store::sqlite::SCHEMA)
-                .expect("rooms");
-            raw.execute_batch(&version_6()).expect("tournaments");
-            raw.execute_batch(&accounts_v6).expect("accounts");
+            raw.execute_batch(&crate::store::sqlite::schema_at(6))
+                .expect("v6 tables");
             raw.execute_batch(
                 "INSERT INTO accounts VALUES (1, 'ann', 'ann', 'person', 'x', 0);
                  INSERT INTO account_ratings VALUES ('heaps', 1, 1650.0, 90.0, 0.06, 12),
@@ -754,20 +660,6 @@ mod tests {
         CREATE TABLE events (room TEXT NOT NULL, seq INTEGER NOT NULL,
             at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));";
 
-    /// The tables as version 2 wrote them: seats and events refer to the room's
-    /// text id, and the tournament tables exist.
-    const V2_TABLES: &str = "
-        CREATE TABLE rooms (id TEXT NOT NULL PRIMARY KEY, code TEXT NOT NULL UNIQUE,
-            spec TEXT NOT NULL, clock TEXT, listed INTEGER NOT NULL, bot TEXT,
-            created_at_ms INTEGER NOT NULL, result TEXT, finished_at_ms INTEGER,
-            tournament TEXT);
-        CREATE INDEX rooms_unfinished ON rooms (created_at_ms, id) WHERE result IS NULL;
-        CREATE TABLE seats (room TEXT NOT NULL REFERENCES rooms (id),
-            seat INTEGER NOT NULL CHECK (seat IN (0, 1)), name TEXT, token TEXT NOT NULL,
-            PRIMARY KEY (room, seat));
-        CREATE TABLE events (room TEXT NOT NULL REFERENCES rooms (id), seq INTEGER NOT NULL,
-            at_ms INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));";
-
     #[test]
     fn a_version_1_file_gains_the_tournament_tables_and_room_numbers() {
         migrates_to_the_current_schema(V1_TABLES, 1);
@@ -775,7 +667,7 @@ mod tests {
 
     #[test]
     fn a_version_2_file_gains_room_numbers() {
-        migrates_to_the_current_schema(&format!("{V2_TABLES}{}", before_accounts()), 2);
+        migrates_to_the_current_schema(&crate::store::sqlite::schema_at(2), 2);
     }
 
     /// A file with `tables` at `version`, holding an unfinished room with two
@@ -862,6 +754,6 @@ mod tests {
         let version: i64 = raw
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version");
-        assert_eq!(version, crate::store::SCHEMA_VERSION);
+        assert_eq!(version, crate::store::sqlite::known_version());
     }
 }

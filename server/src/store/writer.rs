@@ -1,6 +1,21 @@
 //! The writer thread both stores share: group commit (one transaction and
 //! one fsync per batch), each [`WriteOp`] applied through `sql::Sql`, so
 //! SQLite and PostgreSQL write alike.
+//!
+//! Writes go through one writer thread that batches them (group commit): it takes
+//! one queued [`WriteOp`], drains whatever else is queued (up to [`MAX_BATCH`]),
+//! applies them all in one transaction, commits, and only then resolves each op's
+//! receiver. An op that fails on its own (an unknown room, a duplicate sequence
+//! number) is rolled back alone and gets its own error; the others of its batch
+//! still commit (such a batch is applied a second time, op by op in savepoints).
+//! A failed commit fails every op of the batch.
+//!
+//! The writer thread runs under Linux's `SCHED_BATCH` policy: waking up (for a
+//! new op, or when an fsync returns) it does not preempt the threads that
+//! serve connections; it runs when a core is free. Under load its batches grow
+//! (at 1,000 matches, ~16 → ~180 ops per commit), and the fsyncs, WAL pages
+//! and context switches per move fall with them; with a core idle it runs at
+//! once (docs/performance.md).
 
 use super::*;
 

@@ -8,9 +8,9 @@
 //! time in a read-only, repeatable-read transaction. A caller of a read blocks
 //! on its answer, as with SQLite.
 //!
-//! - Schema: versioned migrations (`server/migrations/postgres`, refinery),
-//!   run when the store opens; a database migrated by a newer build is
-//!   refused ([`StoreError::SchemaTooNew`]).
+//! - Schema: numbered migrations (`migrate.rs`), run when the store opens;
+//!   a database migrated by a newer build is refused
+//!   ([`StoreError::SchemaTooNew`]).
 //! - Durability: the writer's session sets `synchronous_commit = on`, so a
 //!   commit (and so an acknowledgement) waits for PostgreSQL's WAL flush,
 //!   whatever the database's default.
@@ -37,15 +37,11 @@ use super::{
     Owner, RatingRow, StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
 };
 
-mod embedded {
-    refinery::embed_migrations!("migrations/postgres");
-}
+mod migrate;
+use migrate::migrate_alone;
 
 /// The advisory lock's key: one grundy-server per database ("grundy" in ASCII).
 const LOCK_KEY: i64 = 0x6772_756e_6479;
-
-/// The advisory lock that makes nodes starting together migrate one at a time.
-const MIGRATION_KEY: i64 = LOCK_KEY + 1;
 
 /// How long opening waits for a lock another session holds.
 const LOCK_PATIENCE: Duration = Duration::from_secs(2);
@@ -579,78 +575,6 @@ fn mark_holder(conn: &mut PgConn, holder: &str) -> Result<(), StoreError> {
         )
         .map_err(|e| StoreError::from(super::sql::pg_error(e)))?;
     Ok(())
-}
-
-/// An error and its causes, in words (refinery's own `Debug` would print
-/// every migration's SQL).
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        cause = e.source();
-    }
-    text
-}
-
-/// Runs the migrations this build has; refuses a database a newer build
-/// migrated further.
-fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
-    let open_error = |message: String| StoreError::Open {
-        path: shown.to_path_buf(),
-        message,
-    };
-    let runner = embedded::migrations::runner();
-    let known = runner
-        .get_migrations()
-        .iter()
-        .map(|m| i64::from(m.version()))
-        .max()
-        .unwrap_or(0);
-    // refinery's table (`refinery_schema_history`) exists once a build has
-    // migrated the database; before that there is nothing to compare.
-    let migrated: bool = conn
-        .client
-        .query_one(
-            "SELECT to_regclass('refinery_schema_history') IS NOT NULL",
-            &[],
-        )
-        .map_err(|e| StoreError::from(super::sql::pg_error(e)))?
-        .get(0);
-    let applied = if migrated {
-        runner
-            .get_last_applied_migration(&mut conn.client)
-            .map_err(|e| open_error(format!("reading the schema's version: {}", chain(&e))))?
-    } else {
-        None
-    };
-    if let Some(applied) = applied {
-        let found = i64::from(applied.version());
-        if found > known {
-            return Err(StoreError::SchemaTooNew {
-                found,
-                supported: known,
-            });
-        }
-    }
-    runner
-        .run(&mut conn.client)
-        .map_err(|e| open_error(format!("migrating the schema: {}", chain(&e))))?;
-    accounts::fill_looks(conn)
-}
-
-/// [`migrate`], one node at a time: a cluster's nodes may start together.
-fn migrate_alone(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
-    let pg = |e| StoreError::from(super::sql::pg_error(e));
-    conn.client
-        .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_KEY])
-        .map_err(pg)?;
-    let migrated = migrate(conn, shown);
-    conn.client
-        .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_KEY])
-        .map_err(pg)?;
-    migrated
 }
 
 #[cfg(test)]
