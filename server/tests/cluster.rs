@@ -16,7 +16,8 @@ use tokio::process::Command;
 use grundy_bot::tournament::{run_field, Field};
 use grundy_protocol::wire::{TournamentSettings, TournamentStatus};
 use grundy_protocol::Level;
-use support::{heaps_of, two_players, Peer, Process};
+use grundy_testkit::client::{heaps_of, two_players, Client};
+use support::Process;
 
 /// Short, so the tests wait little; the takeover follows within a lease and
 /// a quarter (a claim round).
@@ -37,20 +38,20 @@ async fn resume_until_taken_over(
     room: &str,
     token: &str,
     since: Option<u64>,
-) -> (Peer, Value, Duration) {
+) -> (Client, Value, Duration) {
     let asked = Instant::now();
     let mut resume = json!({"type": "resume", "room": room, "token": token});
     if let Some(since) = since {
         resume["since"] = json!(since);
     }
-    let mut peer = Peer::connect(url, name).await;
+    let mut peer = Client::connect(url, name).await;
     loop {
         assert!(
             asked.elapsed() < Duration::from_secs(15),
             "not taken over within 15 s"
         );
         let Some(back) = peer.try_request(resume.clone()).await else {
-            peer = Peer::connect(url, name).await;
+            peer = Client::connect(url, name).await;
             continue;
         };
         if back["type"] == "watching" {
@@ -64,14 +65,14 @@ async fn resume_until_taken_over(
     }
 }
 
-async fn play(peer: &mut Peer, room: &str, token: &str, mv: Value) -> Value {
+async fn play(peer: &mut Client, room: &str, token: &str, mv: Value) -> Value {
     peer.request(json!({"type": "move", "room": room, "token": token, "move": mv}))
         .await
 }
 
 /// Plays `moves` (the seat, the move) in turn, each acknowledged; `players`:
 /// seat 0's peer and token, seat 1's.
-async fn play_all(players: [(&mut Peer, &str); 2], room: &str, moves: &[(usize, Value)]) {
+async fn play_all(players: [(&mut Client, &str); 2], room: &str, moves: &[(usize, Value)]) {
     let mut players = players;
     for (seat, mv) in moves {
         let (peer, token) = &mut players[*seat];
@@ -103,7 +104,8 @@ async fn a_match_whose_node_is_killed_goes_on_on_another_node() {
     let db = postgres.fresh_database();
     let mut owner = node(&db).await;
     let other = node(&db).await;
-    let (room, _code, t0, t1, mut a, mut b) = two_players(&owner.url, json!([3, 4, 5])).await;
+    let (room, _code, t0, t1, mut a, mut b) =
+        two_players(&owner.url, json!({"game": "nim", "heaps": [3, 4, 5]}), None).await;
     let moves = [json!({"heap": 0, "take": 1}), json!({"heap": 1, "take": 2})];
     let mut last_seq = 0;
     for (i, mv) in moves.iter().enumerate() {
@@ -124,7 +126,7 @@ async fn a_match_whose_node_is_killed_goes_on_on_another_node() {
         events.iter().all(|e| e["kind"] == "presence"),
         "no move was lost or made up: {back}"
     );
-    let mut b = Peer::connect(&other.url, "bob").await;
+    let mut b = Client::connect(&other.url, "bob").await;
     let back = b
         .request(json!({"type": "resume", "room": room, "token": t1}))
         .await;
@@ -158,7 +160,8 @@ async fn a_node_paused_past_its_lease_writes_no_more_and_lets_its_room_go() {
     let db = postgres.fresh_database();
     let paused = node(&db).await;
     let other = node(&db).await;
-    let (room, _code, t0, t1, mut a, mut b_there) = two_players(&paused.url, json!([3, 4])).await;
+    let (room, _code, t0, t1, mut a, mut b_there) =
+        two_players(&paused.url, json!({"game": "nim", "heaps": [3, 4]}), None).await;
     let ack = play(&mut a, &room, &t0, json!({"heap": 0, "take": 1})).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     let seen = ack["seq"].as_u64().expect("seq");
@@ -191,7 +194,7 @@ async fn a_node_paused_past_its_lease_writes_no_more_and_lets_its_room_go() {
         [json!({"heap": 0, "take": 1}), json!({"heap": 1, "take": 1})]
     );
     // The paused node lets the room go: alice finds it on the other node.
-    let mut a = Peer::connect(&other.url, "alice").await;
+    let mut a = Client::connect(&other.url, "alice").await;
     let back = a
         .request(json!({"type": "resume", "room": room, "token": t0}))
         .await;
@@ -218,7 +221,8 @@ async fn a_draining_node_hands_its_room_over_at_once() {
     let long = ["--cluster", "--lease-ms", "120000"];
     let mut draining = Process::start_with(&db, &long).await;
     let other = Process::start_with(&db, &long).await;
-    let (room, _code, t0, t1, mut a, _b) = two_players(&draining.url, json!([2, 2])).await;
+    let (room, _code, t0, t1, mut a, _b) =
+        two_players(&draining.url, json!({"game": "nim", "heaps": [2, 2]}), None).await;
     let ack = play(&mut a, &room, &t0, json!({"heap": 0, "take": 1})).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     let status = draining.terminate().await;
@@ -233,7 +237,7 @@ async fn a_draining_node_hands_its_room_over_at_once() {
 }
 
 /// Events a spectator reads up to the end: their sequence numbers.
-async fn events_until_end(peer: &mut Peer) -> Vec<(u64, String)> {
+async fn events_until_end(peer: &mut Client) -> Vec<(u64, String)> {
     let mut seen = Vec::new();
     loop {
         let message = peer.read().await.expect("events before the close");
@@ -250,12 +254,12 @@ async fn events_until_end(peer: &mut Peer) -> Vec<(u64, String)> {
 }
 
 /// Every message `peer` had kept and reads up to the match's end.
-async fn messages_until_end(peer: &mut Peer) -> Vec<Value> {
+async fn messages_until_end(peer: &mut Client) -> Vec<Value> {
     messages_until(peer, |m| m["event"]["kind"] == "ended").await
 }
 
 /// Every message `peer` had kept and reads up to one that is `last`.
-async fn messages_until(peer: &mut Peer, last: impl Fn(&Value) -> bool) -> Vec<Value> {
+async fn messages_until(peer: &mut Client, last: impl Fn(&Value) -> bool) -> Vec<Value> {
     let mut seen = peer.kept();
     while !seen.last().is_some_and(&last) {
         seen.push(peer.read().await.expect("the message before the close"));
@@ -281,7 +285,7 @@ fn no_error_and_every_event_once(who: &str, from: u64, seen: &[Value]) {
 /// since.
 struct Follower {
     name: &'static str,
-    peer: Peer,
+    peer: Client,
     from: u64,
     seen: Vec<Value>,
 }
@@ -311,7 +315,7 @@ impl Follower {
 struct Spread {
     room: String,
     tokens: [String; 2],
-    alice: Peer,
+    alice: Client,
     bob: Follower,
     carol: Follower,
 }
@@ -339,7 +343,7 @@ impl Spread {
         let seq = ack["seq"].as_u64().expect("seq");
         bob.until_seq(seq).await;
         carol.until_seq(seq).await;
-        let mut alice = Peer::connect(url, "alice").await;
+        let mut alice = Client::connect(url, "alice").await;
         let back = alice
             .request(json!({"type": "resume", "room": room, "token": t0}))
             .await;
@@ -354,18 +358,18 @@ impl Spread {
 }
 
 async fn spread(nodes: [&Process; 3], heaps: Value) -> Spread {
-    let mut alice = Peer::connect(&nodes[0].url, "alice").await;
+    let mut alice = Client::connect(&nodes[0].url, "alice").await;
     let seated = alice
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps}}))
         .await;
     let room = seated["room"].as_str().expect("room").to_owned();
     let t0 = seated["token"].as_str().expect("token").to_owned();
-    let mut bob = Peer::connect(&nodes[1].url, "bob").await;
+    let mut bob = Client::connect(&nodes[1].url, "bob").await;
     let seated = bob.request(json!({"type": "join", "room": room})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     let t1 = seated["token"].as_str().expect("token").to_owned();
     let bob_from = seated["snapshot"]["seq"].as_u64().expect("seq");
-    let mut carol = Peer::connect(&nodes[2].url, "carol").await;
+    let mut carol = Client::connect(&nodes[2].url, "carol").await;
     let watching = carol.request(json!({"type": "watch", "room": room})).await;
     assert_eq!(watching["type"], "watching", "{watching}");
     let carol_from = watching["snapshot"]["seq"].as_u64().expect("seq");
@@ -444,7 +448,7 @@ async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
         return;
     };
 
-    let mut alice = Peer::connect(&one.url, "alice").await;
+    let mut alice = Client::connect(&one.url, "alice").await;
     let seated = alice
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [2, 3]}}))
         .await;
@@ -457,7 +461,7 @@ async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
     let t0 = seated["token"].as_str().expect("token").to_owned();
 
     // A spectator on the third node finds it in the lobby, and watches.
-    let mut carol = Peer::connect(&three.url, "carol").await;
+    let mut carol = Client::connect(&three.url, "carol").await;
     let asked = Instant::now();
     loop {
         let list = carol.request(json!({"type": "list_rooms"})).await;
@@ -477,7 +481,7 @@ async fn players_on_two_nodes_play_a_match_that_a_third_node_shows() {
     let from = watching["snapshot"]["seq"].as_u64().expect("seq");
 
     // Bob joins on the second node, by code.
-    let mut bob = Peer::connect(&two.url, "bob").await;
+    let mut bob = Client::connect(&two.url, "bob").await;
     let seated = bob.request(json!({"type": "join", "room": code})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     assert_eq!(seated["seat"], 1);
@@ -514,13 +518,13 @@ async fn a_match_across_nodes_survives_the_loss_of_its_owner() {
         return;
     };
 
-    let mut alice = Peer::connect(&owner.url, "alice").await;
+    let mut alice = Client::connect(&owner.url, "alice").await;
     let seated = alice
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 3]}}))
         .await;
     let room = seated["room"].as_str().expect("room").to_owned();
     let t0 = seated["token"].as_str().expect("token").to_owned();
-    let mut bob = Peer::connect(&two.url, "bob").await;
+    let mut bob = Client::connect(&two.url, "bob").await;
     let seated = bob.request(json!({"type": "join", "room": room})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     let t1 = seated["token"].as_str().expect("token").to_owned();
@@ -538,7 +542,7 @@ async fn a_match_across_nodes_survives_the_loss_of_its_owner() {
         resume_until_taken_over(&two.url, "bob", &room, &t1, Some(seen)).await;
     eprintln!("taken over {took:?} after the kill, resumed through another node");
     assert_eq!(back["type"], "watching", "{back}");
-    let mut alice = Peer::connect(&three.url, "alice").await;
+    let mut alice = Client::connect(&three.url, "alice").await;
     let back = alice
         .request(json!({"type": "resume", "room": room, "token": t0}))
         .await;
@@ -562,7 +566,7 @@ async fn a_match_across_nodes_survives_the_loss_of_its_owner() {
 /// heap 1 of `[HEAP, HEAP]` one stone at a time (bob moves last and wins),
 /// a move every [`PACE`], so that every match is still live at the kill.
 struct Player {
-    peer: Option<Peer>,
+    peer: Option<Client>,
     token: String,
 }
 
@@ -581,7 +585,7 @@ async fn come_back(player: &mut Player, urls: &[String], room: &str, name: &str)
         assert!(Instant::now() < give_up, "{name}: no node serves {room}");
         let url = &urls[attempt % urls.len()];
         if player.peer.is_none() {
-            player.peer = Peer::try_connect(url, name).await;
+            player.peer = Client::try_connect(url, name).await;
         }
         let Some(peer) = player.peer.as_mut() else {
             continue;
@@ -617,14 +621,14 @@ async fn the_owner_of_many_live_matches_is_killed_and_every_match_finishes() {
         let survivors = survivors.clone();
         let (moving, killed) = (moving.clone(), killed.clone());
         matches.push(tokio::spawn(async move {
-            let mut alice = Peer::connect(&owner_url, "alice").await;
+            let mut alice = Client::connect(&owner_url, "alice").await;
             let spec = json!({"game": "nim", "heaps": [HEAP, HEAP]});
             let seated = alice
                 .request(json!({"type": "create_room", "spec": spec}))
                 .await;
             let room = seated["room"].as_str().expect("room").to_owned();
             let t0 = seated["token"].as_str().expect("token").to_owned();
-            let mut bob = Peer::connect(&bob_url, "bob").await;
+            let mut bob = Client::connect(&bob_url, "bob").await;
             let seated = bob.request(json!({"type": "join", "room": room})).await;
             assert_eq!(seated["type"], "seated", "{seated}");
             let t1 = seated["token"].as_str().expect("token").to_owned();
@@ -767,7 +771,7 @@ async fn watch_until(url: &str, code: &str, since: &mut u64, kind: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         assert!(Instant::now() < deadline, "no {kind} within 60 s");
-        let Some(mut peer) = Peer::try_connect(url, "watcher").await else {
+        let Some(mut peer) = Client::try_connect(url, "watcher").await else {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
@@ -806,7 +810,7 @@ async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
     let Some([mut owner, two, three]) = three_nodes().await else {
         return;
     };
-    let mut director = Peer::connect(&owner.url, "director").await;
+    let mut director = Client::connect(&owner.url, "director").await;
     let created = director
         .request(
             json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [3, 4, 5]},
@@ -835,7 +839,7 @@ async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
         }
     }
     // Started through node three, with the owner token.
-    let mut starter = Peer::connect(&three.url, "director").await;
+    let mut starter = Client::connect(&three.url, "director").await;
     let started = starter
         .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
         .await;
@@ -875,7 +879,7 @@ async fn a_tournament_spread_over_the_nodes_survives_the_loss_of_its_node() {
 }
 
 /// The next message of `kind` on `peer` (kept ones first).
-async fn next_of(peer: &mut Peer, kind: &str) -> Value {
+async fn next_of(peer: &mut Client, kind: &str) -> Value {
     let mut kept = peer.kept().into_iter();
     loop {
         let m = match kept.next() {
@@ -927,7 +931,7 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
     let two = Process::start_with(&db, &args).await;
     let three = Process::start_with(&db, &args).await;
 
-    let mut director = Peer::connect(&one.url, "director").await;
+    let mut director = Client::connect(&one.url, "director").await;
     let created = director
         .request(
             json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [3, 4, 5]},
@@ -936,13 +940,13 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
         .await;
     assert_eq!(created["type"], "tournament_created", "{created}");
     let code = created["code"].as_str().expect("code").to_owned();
-    let mut alice = Peer::connect(&two.url, "alice").await;
+    let mut alice = Client::connect(&two.url, "alice").await;
     let registered = alice
         .request(json!({"type": "register", "tournament": code}))
         .await;
     assert_eq!(registered["type"], "registered", "{registered}");
     let alice_token = registered["token"].as_str().expect("token").to_owned();
-    let mut bob = Peer::connect(&three.url, "bob").await;
+    let mut bob = Client::connect(&three.url, "bob").await;
     let registered = bob
         .request(json!({"type": "register", "tournament": code}))
         .await;
@@ -974,10 +978,10 @@ async fn a_withdrawal_resigns_a_game_whose_room_is_on_another_node() {
     nodes[taker].signal("CONT").await;
     assert_ne!(taker, room_taker, "the room went to the other node");
 
-    let mut carol = Peer::connect(&nodes[room_taker].url, "carol").await;
+    let mut carol = Client::connect(&nodes[room_taker].url, "carol").await;
     let watching = carol.request(json!({"type": "watch", "room": room})).await;
     assert_eq!(watching["type"], "watching", "{watching}");
-    let mut alice = Peer::connect(&nodes[room_taker].url, "alice").await;
+    let mut alice = Client::connect(&nodes[room_taker].url, "alice").await;
     let withdrawn = alice
         .request(json!({"type": "withdraw", "tournament": code, "token": alice_token}))
         .await;
@@ -1006,13 +1010,13 @@ async fn the_clients_of_other_nodes_rooms_resume_when_the_bus_comes_back() {
     let args = ["--cluster", "--lease-ms", LEASE, "--bus", &bus];
     let one = Process::start_with(&db, &args).await;
     let two = Process::start_with(&db, &args).await;
-    let mut alice = Peer::connect(&one.url, "alice").await;
+    let mut alice = Client::connect(&one.url, "alice").await;
     let seated = alice
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 3]}}))
         .await;
     let room = seated["room"].as_str().expect("room").to_owned();
     let t0 = seated["token"].as_str().expect("token").to_owned();
-    let mut bob = Peer::connect(&two.url, "bob").await;
+    let mut bob = Client::connect(&two.url, "bob").await;
     let seated = bob.request(json!({"type": "join", "room": room})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     let t1 = seated["token"].as_str().expect("token").to_owned();
@@ -1052,7 +1056,7 @@ async fn the_clients_of_other_nodes_rooms_resume_when_the_bus_comes_back() {
             two.stderr.lock().unwrap()
         );
     }
-    let mut bob = Peer::connect(&two.url, "bob").await;
+    let mut bob = Client::connect(&two.url, "bob").await;
     let back = bob
         .request(json!({"type": "resume", "room": room, "token": t1, "since": since}))
         .await;
@@ -1083,14 +1087,14 @@ async fn an_account_made_on_one_node_works_on_every_node() {
     let Some([one, two, three]) = three_nodes().await else {
         return;
     };
-    let mut ada = Peer::connect(&one.url, "guest").await;
+    let mut ada = Client::connect(&one.url, "guest").await;
     let created = ada
         .request(
             json!({"type": "create_account", "username": "ada", "password": "analytical engine"}),
         )
         .await;
     assert_eq!(created["type"], "account_created", "{created}");
-    let mut other = Peer::connect(&two.url, "guest").await;
+    let mut other = Client::connect(&two.url, "guest").await;
     let taken = other
         .request(json!({"type": "create_account", "username": "ADA", "password": "another one"}))
         .await;
@@ -1102,7 +1106,9 @@ async fn an_account_made_on_one_node_works_on_every_node() {
         .await;
     assert_eq!(login["type"], "token", "{login}");
     let token = login["token"].as_str().expect("token").to_owned();
-    let mut on_three = Peer::try_connect(&three.url, "x").await.expect("connects");
+    let mut on_three = Client::try_connect(&three.url, "x")
+        .await
+        .expect("connects");
     let welcome = on_three
         .request(json!({"type": "hello", "version": 1, "token": token}))
         .await;
@@ -1111,7 +1117,7 @@ async fn an_account_made_on_one_node_works_on_every_node() {
 
     // Revoked on node two: node three's open connection may no longer play,
     // and a new one is refused.
-    let mut on_two = Peer::try_connect(&two.url, "x").await.expect("connects");
+    let mut on_two = Client::try_connect(&two.url, "x").await.expect("connects");
     let hello = on_two
         .request(json!({"type": "hello", "version": 1, "token": token}))
         .await;
@@ -1136,7 +1142,7 @@ async fn an_account_made_on_one_node_works_on_every_node() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let mut again = Peer::try_connect(&one.url, "x").await.expect("connects");
+    let mut again = Client::try_connect(&one.url, "x").await.expect("connects");
     let refused = again
         .request(json!({"type": "hello", "version": 1, "token": token}))
         .await;
@@ -1181,7 +1187,7 @@ async fn ratings_computed_on_one_node_are_listed_on_every_node() {
     };
     // Two bot accounts, made and logged in on node one.
     let mut tokens = Vec::new();
-    let mut maker = Peer::connect(&one.url, "guest").await;
+    let mut maker = Client::connect(&one.url, "guest").await;
     for name in ["bot-perfect-01", "bot-perfect-02"] {
         let made = maker
             .request(json!({"type": "create_account", "username": name, "password": "a long password", "kind": "bot"}))
@@ -1213,7 +1219,7 @@ async fn ratings_computed_on_one_node_are_listed_on_every_node() {
     .expect("played to the end");
     assert_eq!(outcome.state.status, TournamentStatus::Finished);
 
-    let mut reader = Peer::connect(&three.url, "reader").await;
+    let mut reader = Client::connect(&three.url, "reader").await;
     let asked = Instant::now();
     loop {
         let listed = reader
@@ -1241,10 +1247,11 @@ async fn a_command_sent_to_a_rooms_former_node_finds_the_room_where_it_is() {
     let Some([paused, two, three]) = three_nodes().await else {
         return;
     };
-    let (room, _code, _t0, _t1, _a, _b) = two_players(&paused.url, json!([3, 4])).await;
+    let (room, _code, _t0, _t1, _a, _b) =
+        two_players(&paused.url, json!({"game": "nim", "heaps": [3, 4]}), None).await;
     // A third person on node three asks for a seat: refused (the room is
     // full), but node three now knows the room's node.
-    let mut carol = Peer::connect(&three.url, "carol").await;
+    let mut carol = Client::connect(&three.url, "carol").await;
     let full = carol.request(json!({"type": "join", "room": room})).await;
     assert_eq!(full["code"], "room_full", "{full}");
 
@@ -1257,7 +1264,7 @@ async fn a_command_sent_to_a_rooms_former_node_finds_the_room_where_it_is() {
     // the paused one gone and disconnect whoever used it.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let asked = Instant::now();
-    let mut dave = Peer::connect(&two.url, "dave").await;
+    let mut dave = Client::connect(&two.url, "dave").await;
     loop {
         let watched = dave.request(json!({"type": "watch", "room": room})).await;
         if watched["type"] == "watching" {

@@ -12,14 +12,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use support::{signal_pid, Peer, Process};
+use grundy_testkit::client::Client;
+use support::{signal_pid, Process};
 
 /// A match across two nodes: alice plays on the room's node, bob through
 /// another node (his commands and its events cross the bus).
 struct Across {
     room: String,
-    alice: Peer,
-    bob: Peer,
+    alice: Client,
+    bob: Client,
     t1: String,
 }
 
@@ -27,14 +28,14 @@ struct Across {
 /// the first move and bob sees it (his stream of the room's events comes
 /// through the bus): bob is to move.
 async fn across(owner: &Process, other: &Process) -> Across {
-    let mut alice = Peer::connect(&owner.url, "alice").await;
+    let mut alice = Client::connect(&owner.url, "alice").await;
     let seated = alice
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 4, 5]}}))
         .await;
     assert_eq!(seated["type"], "seated", "{seated}");
     let room = seated["room"].as_str().expect("room").to_owned();
     let t0 = seated["token"].as_str().expect("token").to_owned();
-    let mut bob = Peer::connect(&other.url, "bob").await;
+    let mut bob = Client::connect(&other.url, "bob").await;
     let seated = bob.request(json!({"type": "join", "room": room})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     let t1 = seated["token"].as_str().expect("token").to_owned();
@@ -73,7 +74,7 @@ async fn taken_over(url: &str, room: &str) -> Duration {
             asked.elapsed() < Duration::from_secs(15),
             "not taken over within 15 s"
         );
-        let mut peer = Peer::connect(url, "carol").await;
+        let mut peer = Client::connect(url, "carol").await;
         let back = peer
             .try_request(json!({"type": "watch", "room": room}))
             .await;
@@ -86,7 +87,7 @@ async fn taken_over(url: &str, room: &str) -> Duration {
 
 /// The moves of `room` as the store has them (asked on `url`).
 async fn moves_of(url: &str, room: &str) -> Vec<Value> {
-    let mut peer = Peer::connect(url, "dave").await;
+    let mut peer = Client::connect(url, "dave").await;
     let record = peer
         .request(json!({"type": "get_match", "room": room}))
         .await;
@@ -100,9 +101,9 @@ async fn moves_of(url: &str, room: &str) -> Vec<Value> {
 
 /// Sends `msg` and reads up to the close: the one answer to it (asserted
 /// to be the only one), how long it took, the close's code and reason.
-async fn answered_then_closed(peer: &mut Peer, msg: Value) -> (Value, Duration, (u16, String)) {
+async fn answered_then_closed(peer: &mut Client, msg: Value) -> (Value, Duration, (u16, String)) {
     let sent = Instant::now();
-    let id = peer.send(msg).await;
+    let id = peer.send_request(msg).await;
     let mut answer = None;
     let mut took = Duration::ZERO;
     let (seen, close) = loop {
@@ -169,7 +170,7 @@ async fn a_move_after_the_rooms_node_was_killed_is_refused_and_its_client_resume
     );
 
     // Resumed on the same node, bob moves: the ack, then its event.
-    let mut bob = Peer::connect(&other.url, "bob").await;
+    let mut bob = Client::connect(&other.url, "bob").await;
     let back = bob
         .request(json!({"type": "resume", "room": room, "token": t1, "since": 1}))
         .await;
@@ -208,7 +209,7 @@ async fn a_move_taken_by_a_node_killed_before_answering_is_answered_within_3_s()
         signal_pid(pid, "STOP").await;
     }
     let mv = json!({"type": "move", "room": room, "token": t1, "move": {"heap": 1, "take": 1}});
-    let id = bob.send(mv).await;
+    let id = bob.send_request(mv).await;
     let sent = Instant::now();
     // The owner takes it and waits for its database; then it dies.
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -12,7 +12,8 @@ use tokio::io::AsyncReadExt;
 use tokio::time::timeout;
 use tokio_tungstenite::tungstenite::Message;
 
-use support::{heaps_of, two_players, Peer, Process, PATIENCE};
+use grundy_testkit::client::{heaps_of, two_players, Client, PATIENCE};
+use support::Process;
 
 #[tokio::test]
 async fn sigkill_mid_match_loses_no_acknowledged_move() {
@@ -30,7 +31,8 @@ async fn sigkill_mid_match_loses_no_acknowledged_move_on_postgres() {
 
 async fn sigkill_mid_match(db: std::ffi::OsString) {
     let mut first = Process::start(&db).await;
-    let (room, code, t0, t1, mut a, mut b) = two_players(&first.url, json!([3, 4, 5])).await;
+    let (room, code, t0, t1, mut a, mut b) =
+        two_players(&first.url, json!({"game": "nim", "heaps": [3, 4, 5]}), None).await;
 
     // Four moves, each acknowledged.
     let moves = [
@@ -53,14 +55,16 @@ async fn sigkill_mid_match(db: std::ffi::OsString) {
         last_seq = ack["seq"].as_u64().expect("seq");
     }
     // A fifth move in flight, never acknowledged: it may or may not survive.
-    a.send(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 1, "take": 1}}))
-        .await;
+    a.send_request(
+        json!({"type": "move", "room": room, "token": t0, "move": {"heap": 1, "take": 1}}),
+    )
+    .await;
     first.kill_hard().await;
     drop((a, b));
 
     let second = Process::start(&db).await;
     // Bob comes back by code, with no `since`: the full snapshot.
-    let mut b = Peer::connect(&second.url, "bob").await;
+    let mut b = Client::connect(&second.url, "bob").await;
     let back = b
         .request(json!({"type": "resume", "room": code, "token": t1}))
         .await;
@@ -80,7 +84,7 @@ async fn sigkill_mid_match(db: std::ffi::OsString) {
     assert_eq!(heaps_of(snap), expected, "{snap}");
     // Alice comes back by room id with the last number she saw: exactly what
     // she missed, without a gap or a repeat.
-    let mut a = Peer::connect(&second.url, "alice").await;
+    let mut a = Client::connect(&second.url, "alice").await;
     let back = a
         .request(json!({"type": "resume", "room": room, "token": t0, "since": last_seq}))
         .await;
@@ -128,7 +132,8 @@ async fn sigterm_exits_cleanly_and_leaves_the_file_intact() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("g.db");
     let mut server = Process::start(&db).await;
-    let (room, _code, t0, _t1, mut a, mut b) = two_players(&server.url, json!([2, 2])).await;
+    let (room, _code, t0, _t1, mut a, mut b) =
+        two_players(&server.url, json!({"game": "nim", "heaps": [2, 2]}), None).await;
     let ack = a
         .request(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 0, "take": 1}}))
         .await;

@@ -310,7 +310,7 @@ async fn slow_reader(url: &str) {
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let mut answers = 0;
     let closed = loop {
-        match slow.read().await {
+        match slow.frame().await {
             Some(Message::Text(t)) => {
                 let m: Value = serde_json::from_str(&t).expect("JSON");
                 assert_eq!(m["type"], "watching", "{m}");
@@ -370,7 +370,7 @@ async fn quiet_peer_stays(url: &str, pings: usize) {
     let mut c = Client::connect(url, "quiet").await;
     let mut seen = 0;
     while seen < pings {
-        match c.read().await {
+        match c.frame().await {
             Some(Message::Ping(_)) => seen += 1,
             Some(Message::Close(f)) => panic!("a live peer was closed: {f:?}"),
             None => panic!("a live peer was dropped"),

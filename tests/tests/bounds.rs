@@ -52,7 +52,7 @@ async fn a_random_start_larger_than_a_client_could_send_is_refused() {
             "random": {"family": "graph", "seed": 1, "size": 1_000}}))
             .await;
         loop {
-            match c.read().await {
+            match c.frame().await {
                 Some(tokio_tungstenite::tungstenite::Message::Text(t)) => break t,
                 Some(_) => continue,
                 None => panic!("closed"),
@@ -85,7 +85,7 @@ async fn the_lobby_lists_names_and_descriptions_in_pages_not_specs() {
         .send(json!({"type": "list_rooms", "id": 1, "limit": 2}))
         .await;
     let text = loop {
-        match guest.read().await {
+        match guest.frame().await {
             Some(tokio_tungstenite::tungstenite::Message::Text(t)) => break t,
             Some(_) => continue,
             None => panic!("closed"),

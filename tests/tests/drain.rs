@@ -18,7 +18,7 @@ async fn tokens_until_closed(client: &mut Client) -> (Vec<String>, bool) {
     let mut tokens = Vec::new();
     let mut told = false;
     loop {
-        match client.read().await {
+        match client.frame().await {
             Some(Message::Text(text)) => {
                 let msg: Value = serde_json::from_str(&text).expect("JSON");
                 match msg["type"].as_str() {

@@ -1,23 +1,17 @@
 //! What the tests of the real binary share: a `grundy-server` process, and
-//! a small protocol v1 client.
+//! the testkit's protocol v1 client.
 
 #![allow(dead_code)] // each test file uses its own part
 
-use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::time::timeout;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub const PATIENCE: Duration = Duration::from_secs(10);
+use grundy_testkit::client::PATIENCE;
 
 /// A `grundy-server` process.
 pub struct Process {
@@ -177,176 +171,4 @@ pub fn signal_of(status: ExitStatus) -> Option<i32> {
 #[cfg(not(unix))]
 pub fn signal_of(_: ExitStatus) -> Option<i32> {
     Some(9)
-}
-
-pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-/// A protocol v1 client, as little of one as these tests need.
-pub struct Peer {
-    pub ws: Ws,
-    next_id: u64,
-    pending: VecDeque<Value>,
-}
-
-impl Peer {
-    pub async fn connect(url: &str, name: &str) -> Peer {
-        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
-            .await
-            .expect("connect in time")
-            .expect("connect");
-        let mut peer = Peer {
-            ws,
-            next_id: 1,
-            pending: VecDeque::new(),
-        };
-        let welcome = peer
-            .request(json!({"type": "hello", "version": 1, "name": name}))
-            .await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        peer
-    }
-
-    pub async fn send(&mut self, v: Value) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut v = v;
-        v["id"] = json!(id);
-        self.ws
-            .send(Message::text(v.to_string()))
-            .await
-            .expect("send");
-        id
-    }
-
-    /// The next JSON message from the socket; None once it is closed.
-    /// Panics after [`PATIENCE`] (pings do not count: they come for ever).
-    pub async fn read(&mut self) -> Option<Value> {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            match tokio::time::timeout_at(deadline, self.ws.next()).await {
-                Err(_) => panic!("no message within {PATIENCE:?}"),
-                Ok(Some(Ok(Message::Text(t)))) => {
-                    return Some(serde_json::from_str(&t).expect("JSON"))
-                }
-                Ok(Some(Ok(Message::Close(_)))) | Ok(Some(Err(_))) | Ok(None) => return None,
-                Ok(Some(Ok(_))) => {}
-            }
-        }
-    }
-
-    /// Connects, or None when the server is not there.
-    pub async fn try_connect(url: &str, name: &str) -> Option<Peer> {
-        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
-            .await
-            .ok()?
-            .ok()?;
-        let mut peer = Peer {
-            ws,
-            next_id: 1,
-            pending: VecDeque::new(),
-        };
-        let welcome = peer
-            .try_request(json!({"type": "hello", "version": 1, "name": name}))
-            .await?;
-        (welcome["type"] == "welcome").then_some(peer)
-    }
-
-    /// The answer, or None when the connection closed first.
-    pub async fn try_request(&mut self, mut v: Value) -> Option<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        v["id"] = json!(id);
-        self.ws.send(Message::text(v.to_string())).await.ok()?;
-        loop {
-            let m = self.read().await?;
-            if m["id"] == json!(id) {
-                return Some(m);
-            }
-            // Events are not kept: a long match would pile them up.
-            if m["type"] != "event" {
-                self.pending.push_back(m);
-            }
-        }
-    }
-
-    pub async fn request(&mut self, v: Value) -> Value {
-        let id = self.send(v).await;
-        loop {
-            let m = self.read().await.expect("answer before the close");
-            if m["id"] == json!(id) {
-                return m;
-            }
-            self.pending.push_back(m);
-        }
-    }
-
-    /// Reads up to the close (within [`PATIENCE`]): the messages before it
-    /// (those kept first), and the close frame's code and reason.
-    pub async fn until_closed(&mut self) -> (Vec<Value>, Option<(u16, String)>) {
-        let mut seen: Vec<Value> = self.pending.drain(..).collect();
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            match tokio::time::timeout_at(deadline, self.ws.next()).await {
-                Err(_) => panic!("not closed within {PATIENCE:?}; read {seen:?}"),
-                Ok(Some(Ok(Message::Text(t)))) => {
-                    seen.push(serde_json::from_str(&t).expect("JSON"))
-                }
-                Ok(Some(Ok(Message::Close(frame)))) => {
-                    let frame = frame.map(|f| (u16::from(f.code), f.reason.to_string()));
-                    return (seen, frame);
-                }
-                Ok(Some(Err(_))) | Ok(None) => return (seen, None),
-                Ok(Some(Ok(_))) => {}
-            }
-        }
-    }
-
-    /// Every message read and kept while waiting for answers and events
-    /// (and none again).
-    pub fn kept(&mut self) -> Vec<Value> {
-        self.pending.drain(..).collect()
-    }
-
-    /// Skips messages up to the next event of `kind`.
-    pub async fn until(&mut self, kind: &str) -> Value {
-        loop {
-            let m = match self.pending.pop_front() {
-                Some(m) => m,
-                None => self.read().await.expect("event before the close"),
-            };
-            if m["type"] == "event" && m["event"]["kind"] == kind {
-                return m["event"].clone();
-            }
-        }
-    }
-}
-
-/// Two players seated in a new nim room: (room, code, token 0, token 1, a, b).
-pub async fn two_players(url: &str, heaps: Value) -> (String, String, String, String, Peer, Peer) {
-    let mut a = Peer::connect(url, "alice").await;
-    let seated = a
-        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps}}))
-        .await;
-    assert_eq!(seated["type"], "seated", "{seated}");
-    let room = seated["room"].as_str().expect("room").to_string();
-    let code = seated["snapshot"]["code"]
-        .as_str()
-        .expect("code")
-        .to_string();
-    let t0 = seated["token"].as_str().expect("token").to_string();
-    let mut b = Peer::connect(url, "bob").await;
-    let seated = b.request(json!({"type": "join", "room": code})).await;
-    assert_eq!(seated["seat"], 1, "{seated}");
-    let t1 = seated["token"].as_str().expect("token").to_string();
-    a.until("started").await;
-    (room, code, t0, t1, a, b)
-}
-
-pub fn heaps_of(snapshot: &Value) -> Vec<u64> {
-    snapshot["position"]["heaps"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no heaps in {snapshot}"))
-        .iter()
-        .map(|h| h.as_u64().expect("heap"))
-        .collect()
 }
