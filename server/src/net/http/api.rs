@@ -17,6 +17,7 @@ use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use grundy_protocol::short::{moves, position as short_position};
 use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
 use grundy_protocol::{Analysis, Position};
 use serde::de::DeserializeOwned;
@@ -33,6 +34,11 @@ use crate::work::Refused;
 
 use super::review::{self, Review, ReviewCache};
 
+/// The most bytes of a position `/api/parse` reads (a short form or a JSON
+/// spec): room for any random start, well inside a request target's 65,534.
+pub const MAX_PARSE_POSITION_BYTES: usize = 32 * 1024;
+/// The most bytes of a move `/api/parse` reads.
+pub const MAX_PARSE_MOVE_BYTES: usize = 1024;
 /// The most winning moves an analysis lists (`limit`'s default and cap).
 pub const MAX_LISTED_MOVES: usize = 1000;
 /// How long a health check's answer is reused: a stream of `/healthz`
@@ -66,6 +72,7 @@ pub fn router(api: Api) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/analyze", get(analyze))
+        .route("/api/parse", get(parse))
         .route("/api/rooms", get(rooms))
         .route("/api/matches/{id}", get(match_record))
         .route("/api/matches/{id}/review", get(review))
@@ -353,6 +360,64 @@ async fn analyze(State(api): State<Api>, Query(q): Query<AnalyzeQuery>) -> Answe
             )
         })?;
     Ok(axum::Json(analysis).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParseQuery {
+    position: Option<String>,
+    #[serde(rename = "move")]
+    mv: Option<String>,
+}
+
+/// A position typed in the short form (or its JSON spec) read by the
+/// engine's one reading, `grundy analyze`'s: its spec and its short form; with
+/// `move`, that move typed at the position, read and checked: its wire JSON
+/// and its short form. The web app asks this rather than parse them itself.
+async fn parse(State(api): State<Api>, Query(q): Query<ParseQuery>) -> Answer {
+    let Some(text) = q.position else {
+        return Err(ApiError::bad_request(
+            "position: required, a position as `grundy analyze` reads it (`nim 3 5 + kayles 7`) or a JSON spec",
+        ));
+    };
+    for (name, given, most) in [
+        ("position", Some(&text), MAX_PARSE_POSITION_BYTES),
+        ("move", q.mv.as_ref(), MAX_PARSE_MOVE_BYTES),
+    ] {
+        if let Some(given) = given.filter(|g| g.len() > most) {
+            return Err(ApiError::bad_request(format!(
+                "{name}: at most {most} bytes, got {}",
+                given.len()
+            )));
+        }
+    }
+    let bad_spec = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
+    let spec = short_position::parse(&text).map_err(|e| bad_spec(format!("position: {e}")))?;
+    let typed_short = !text.trim_start().starts_with('{');
+    let answer = api
+        .shared
+        .spec_builds
+        .run(move || {
+            let position = Position::from_spec(&spec).map_err(|e| {
+                // In the words typed: `--k`, `heap 2`.
+                let said = match typed_short {
+                    true => short_position::refusal(&e),
+                    false => e.to_string(),
+                };
+                bad_spec(format!("position: {said}"))
+            })?;
+            let Some(typed) = q.mv else {
+                let short = short_position::write(&position);
+                return Ok(json!({"spec": spec, "short": short}));
+            };
+            let (value, mv) = moves::read(&position, &typed).map_err(|e| {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_move", format!("move: {e}"))
+            })?;
+            Ok(json!({"move": value, "short": moves::write(&mv)}))
+        })
+        .await
+        .map_err(ApiError::refused)??;
+    Ok(json_body(answer))
 }
 
 fn listing_limit(limit: Option<usize>) -> Result<usize, ApiError> {
