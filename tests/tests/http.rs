@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use grundy_protocol::{Analysis, Position};
+use grundy_protocol::{Analysis, Position, Rules};
 use grundy_tests::{http, http_with, two_players, Client, TestServer};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -238,6 +238,38 @@ async fn parse_reads_the_short_forms_grundy_analyze_reads() {
         in_part.json(),
         json!({"move": {"part": 1, "move": {"heap": 0, "take": 1}}, "short": "1: 0 1"})
     );
+
+    // A room's position now, which no spec describes once a Darkraft cell is
+    // picked: the move is read there.
+    let grid = json!({"game": "darkraft", "grid": ["RLR", "LRL", "RRL"]});
+    let mut now = Position::from_spec(&grid).expect("spec");
+    let picked = now.parse_move(&json!({"row": 1, "col": 1})).expect("a move");
+    now.play(&picked).expect("legal");
+    let next = now.legal_moves(1).moves.pop().expect("a move left");
+    let (room, code, t0, _, mut a, _b) = two_players(&server.url(), grid, None).await;
+    let pick = json!({"type": "move", "room": room, "token": t0, "move": {"row": 1, "col": 1}});
+    assert_eq!(a.request(pick).await["type"], "ack");
+    let Value::Object(cell) = json!(next) else {
+        panic!("a cell")
+    };
+    let typed = format!("{} {}", cell["row"], cell["col"]);
+    let at_room = ask(format!("room={code}&move={}", escaped(&typed))).await;
+    assert_eq!(
+        at_room.json(),
+        json!({"move": cell, "short": typed}),
+        "{at_room:?}"
+    );
+    let msg = refused(
+        &ask(format!("room={code}&move={}", escaped("1 1"))).await,
+        400,
+        "bad_move",
+    );
+    assert!(msg.starts_with("move: illegal move: "), "{msg}");
+    refused(&ask("room=NOSUCH&move=1".into()).await, 404, "unknown_room");
+    let msg = refused(&ask(format!("room={code}")).await, 400, "bad_request");
+    assert!(msg.starts_with("move: required with room"), "{msg}");
+    let msg = refused(&ask(format!("room={code}&position=nim&move=0")).await, 400, "bad_request");
+    assert!(msg.contains("not both"), "{msg}");
 
     // What is wrong is named, in the words typed.
     let said = |answer: &grundy_tests::HttpAnswer, code: &str| refused(answer, 400, code);

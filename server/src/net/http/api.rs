@@ -19,7 +19,7 @@ use axum::routing::get;
 use axum::Router;
 use grundy_protocol::short::{moves, position as short_position};
 use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
-use grundy_protocol::{Analysis, Position};
+use grundy_protocol::{Analysis, Position, Rules};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -366,22 +366,21 @@ async fn analyze(State(api): State<Api>, Query(q): Query<AnalyzeQuery>) -> Answe
 #[serde(deny_unknown_fields)]
 struct ParseQuery {
     position: Option<String>,
+    /// A room whose current position `move` is read at.
+    room: Option<String>,
     #[serde(rename = "move")]
     mv: Option<String>,
 }
 
 /// A position typed in the short form (or its JSON spec) read by the
-/// engine's one reading, `grundy analyze`'s: its spec and its short form; with
-/// `move`, that move typed at the position, read and checked: its wire JSON
-/// and its short form. The web app asks this rather than parse them itself.
+/// engine's one reading, `grundy analyze`'s: its spec and its short form. With
+/// `move`, that move typed at the position (or at a room's current one, which
+/// no spec may describe: a Darkraft grid after a move), read and checked: its
+/// wire JSON and its short form. The web app asks this rather than parse
+/// them itself.
 async fn parse(State(api): State<Api>, Query(q): Query<ParseQuery>) -> Answer {
-    let Some(text) = q.position else {
-        return Err(ApiError::bad_request(
-            "position: required, a position as `grundy analyze` reads it (`nim 3 5 + kayles 7`) or a JSON spec",
-        ));
-    };
     for (name, given, most) in [
-        ("position", Some(&text), MAX_PARSE_POSITION_BYTES),
+        ("position", q.position.as_ref(), MAX_PARSE_POSITION_BYTES),
         ("move", q.mv.as_ref(), MAX_PARSE_MOVE_BYTES),
     ] {
         if let Some(given) = given.filter(|g| g.len() > most) {
@@ -391,21 +390,30 @@ async fn parse(State(api): State<Api>, Query(q): Query<ParseQuery>) -> Answer {
             )));
         }
     }
-    let bad_spec = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
-    let spec = short_position::parse(&text).map_err(|e| bad_spec(format!("position: {e}")))?;
-    let typed_short = !text.trim_start().starts_with('{');
+    let start = match (q.position, q.room, &q.mv) {
+        (Some(_), Some(_), _) => {
+            return Err(ApiError::bad_request(
+                "room: give a position or a room, not both",
+            ))
+        }
+        (None, Some(_), None) => {
+            return Err(ApiError::bad_request(
+                "move: required with room, a move as the `grundy play` prompt reads it",
+            ))
+        }
+        (None, None, _) => {
+            return Err(ApiError::bad_request(
+                "position: required, a position as `grundy analyze` reads it (`nim 3 5 + kayles 7`) or a JSON spec",
+            ))
+        }
+        (Some(text), None, _) => Start::Typed(text),
+        (None, Some(room), _) => Start::Room(Box::new(match_of(&api, room).await?)),
+    };
     let answer = api
         .shared
         .spec_builds
         .run(move || {
-            let position = Position::from_spec(&spec).map_err(|e| {
-                // In the words typed: `--k`, `heap 2`.
-                let said = match typed_short {
-                    true => short_position::refusal(&e),
-                    false => e.to_string(),
-                };
-                bad_spec(format!("position: {said}"))
-            })?;
+            let (spec, position) = start.read()?;
             let Some(typed) = q.mv else {
                 let short = short_position::write(&position);
                 return Ok(json!({"spec": spec, "short": short}));
@@ -418,6 +426,47 @@ async fn parse(State(api): State<Api>, Query(q): Query<ParseQuery>) -> Answer {
         .await
         .map_err(ApiError::refused)??;
     Ok(json_body(answer))
+}
+
+/// Where `/api/parse` reads a move: a position typed, or a room's match.
+enum Start {
+    Typed(String),
+    Room(Box<MatchRecord>),
+}
+
+impl Start {
+    /// The spec and the position: the one typed, or the room's now (its
+    /// start with its moves played).
+    fn read(self) -> Result<(Value, Position), ApiError> {
+        let bad_spec = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
+        match self {
+            Start::Typed(text) => {
+                let spec =
+                    short_position::parse(&text).map_err(|e| bad_spec(format!("position: {e}")))?;
+                let position = Position::from_spec(&spec).map_err(|e| {
+                    // In the words typed: `--k`, `heap 2`.
+                    let said = match text.trim_start().starts_with('{') {
+                        true => e.to_string(),
+                        false => short_position::refusal(&e),
+                    };
+                    bad_spec(format!("position: {said}"))
+                })?;
+                Ok((spec, position))
+            }
+            Start::Room(record) => {
+                let internal = |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e);
+                let mut position = Position::from_spec(&record.spec)
+                    .map_err(|e| internal(format!("stored spec refused: {e}")))?;
+                for (ply, recorded) in record.moves.iter().enumerate() {
+                    position
+                        .parse_move(&recorded.mv)
+                        .and_then(|mv| position.play(&mv))
+                        .map_err(|e| internal(format!("stored move {ply} refused: {e}")))?;
+                }
+                Ok((record.spec, position))
+            }
+        }
+    }
 }
 
 fn listing_limit(limit: Option<usize>) -> Result<usize, ApiError> {
@@ -496,6 +545,18 @@ async fn match_record_of(api: &Api, key: String) -> Result<Value, ApiError> {
     Ok(answer["record"].take())
 }
 
+/// A match's record as its type.
+async fn match_of(api: &Api, key: String) -> Result<MatchRecord, ApiError> {
+    let record = match_record_of(api, key).await?;
+    serde_json::from_value(record).map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the record did not read back: {e}"),
+        )
+    })
+}
+
 /// A match replayed by the engine: the position before each move, who was
 /// winning it, and each move that gave a won position away (with what would
 /// have won).
@@ -504,14 +565,7 @@ async fn review(
     Path(key): Path<String>,
     Query(_): Query<NoQuery>,
 ) -> Answer {
-    let record = match_record_of(&api, key).await?;
-    let record: MatchRecord = serde_json::from_value(record).map_err(|e| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            format!("the record did not read back: {e}"),
-        )
-    })?;
+    let record = match_of(&api, key).await?;
     if let Some(kept) = api.reviews.get(&record.room) {
         return Ok(json_text(kept.to_string()));
     }
