@@ -216,8 +216,6 @@ function createForm(problem) {
 
 // ---- a room: play, watch, resume ----
 
-function isHouse(name) { return !!name && name.startsWith("house-bot ("); }
-
 function room(key) {
   const s = { room: null, code: key, seat: null, token: null, seq: 0, snapshot: null, receivedAt: performance.now(), last: null, review: null };
   const el = h("section", { class: "room" });
@@ -359,7 +357,7 @@ function room(key) {
   // allows them (untimed, and whoever joined agreed); in any game once over.
   const casual = () => {
     const snap = s.snapshot;
-    return snap.seats.some((seat) => isHouse(seat.name)) || snap.hints || !!snap.result;
+    return snap.bot != null || snap.hints || !!snap.result;
   };
 
   const render = () => {
@@ -443,8 +441,7 @@ function room(key) {
     const snap = s.snapshot;
     const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true, hints: snap.hints };
     if (snap.clock) msg.clock = snap.clock;
-    const bot = snap.seats.map((seat) => seat.name).find(isHouse);
-    if (bot) msg.bot = bot.slice("house-bot (".length, -1);
+    if (snap.bot != null) msg.bot = snap.bot;
     try {
       const seated = await conn.send(msg);
       store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });

@@ -362,6 +362,15 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
     let result = play_nim(&b, None).await.expect("the game ends");
     assert!(result.contains("You win by the rules"), "{result}");
     screenshot(&b, "play-nim-won").await;
+    // The rematch asks for the house bot at the room's level, seats swapped.
+    let first = room_id(&b).await;
+    click(&b, "#rematch").await;
+    let deadline = Instant::now() + WAIT;
+    while room_id(&b).await == first {
+        assert!(Instant::now() < deadline, "no rematch room");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    wait_text(&b, ".player-box[data-seat=\"0\"]", "house-bot (perfect)").await;
     b.close().await.expect("close");
 }
 
