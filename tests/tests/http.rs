@@ -243,7 +243,9 @@ async fn parse_reads_the_short_forms_grundy_analyze_reads() {
     // picked: the move is read there.
     let grid = json!({"game": "darkraft", "grid": ["RLR", "LRL", "RRL"]});
     let mut now = Position::from_spec(&grid).expect("spec");
-    let picked = now.parse_move(&json!({"row": 1, "col": 1})).expect("a move");
+    let picked = now
+        .parse_move(&json!({"row": 1, "col": 1}))
+        .expect("a move");
     now.play(&picked).expect("legal");
     let next = now.legal_moves(1).moves.pop().expect("a move left");
     let (room, code, t0, _, mut a, _b) = two_players(&server.url(), grid, None).await;
@@ -268,7 +270,11 @@ async fn parse_reads_the_short_forms_grundy_analyze_reads() {
     refused(&ask("room=NOSUCH&move=1".into()).await, 404, "unknown_room");
     let msg = refused(&ask(format!("room={code}")).await, 400, "bad_request");
     assert!(msg.starts_with("move: required with room"), "{msg}");
-    let msg = refused(&ask(format!("room={code}&position=nim&move=0")).await, 400, "bad_request");
+    let msg = refused(
+        &ask(format!("room={code}&position=nim&move=0")).await,
+        400,
+        "bad_request",
+    );
     assert!(msg.contains("not both"), "{msg}");
 
     // What is wrong is named, in the words typed.

@@ -438,7 +438,8 @@ impl Start {
     /// The spec and the position: the one typed, or the room's now (its
     /// start with its moves played).
     fn read(self) -> Result<(Value, Position), ApiError> {
-        let bad_spec = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
+        let bad_spec =
+            |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
         match self {
             Start::Typed(text) => {
                 let spec =
@@ -454,7 +455,8 @@ impl Start {
                 Ok((spec, position))
             }
             Start::Room(record) => {
-                let internal = |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e);
+                let internal =
+                    |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e);
                 let mut position = Position::from_spec(&record.spec)
                     .map_err(|e| internal(format!("stored spec refused: {e}")))?;
                 for (ply, recorded) in record.moves.iter().enumerate() {
