@@ -11,9 +11,9 @@ use grundy_bot::tournament::{run_field, Field};
 use grundy_client::client::Client;
 use grundy_client::client::Hello;
 use grundy_client::seat::take_seat;
-use grundy_client::spec;
 use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
+use grundy_protocol::short::position as spec;
 use grundy_protocol::wire::{
     ClientMsg, Clock, RoomState, ServerMsg, TournamentEventBody, TournamentFormat,
     TournamentSettings,

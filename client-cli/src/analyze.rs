@@ -9,7 +9,7 @@ use grundy_protocol::{Analysis, Outcome, Position};
 use serde_json::Value;
 
 use crate::describe::{describe_move, nim_table, position_line};
-use crate::input::short_form;
+use grundy_protocol::short::moves::write as short_form;
 
 /// Analyse a position: who wins, the Grundy value, every winning move, the best move.
 ///

@@ -1,10 +1,11 @@
-//! What a person types during a match: commands, and moves in a short form per
-//! family, turned into the protocol's move JSON and checked with the engine
-//! before anything is sent.
+//! What a person types during a match: commands, and moves in the engine's
+//! short forms (`grundy_protocol::short::moves`), read and checked before
+//! anything is sent; and the help that says how to type them.
 
 use grundy_protocol::games::twist::Twist;
-use grundy_protocol::{Move, Position, Rules};
-use serde_json::{json, Value};
+use grundy_protocol::short::{moves, MoveFormError};
+use grundy_protocol::{Move, Position};
+use serde_json::Value;
 
 /// One line of input, understood.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,214 +38,22 @@ pub fn parse(position: &Position, line: &str) -> Result<Input, String> {
         "quit" | "exit" | "q" => return Ok(Input::Quit),
         _ => {}
     }
-    let value = if line.starts_with('{') {
-        serde_json::from_str::<Value>(line).map_err(|e| format!("that is not valid JSON: {e}"))?
-    } else {
-        short_move(position, line)?
-    };
-    let mv = checked(position, &value)?;
+    let (value, mv) = moves::read(position, line).map_err(|e| said(&e))?;
     Ok(Input::Move(value, mv))
 }
 
-/// The engine's verdict on a move's JSON: the move, or why it is illegal.
-pub fn checked(position: &Position, value: &Value) -> Result<Move, String> {
-    let mv = position
-        .parse_move(value)
-        .map_err(|e| format!("not a move of this game: {e}"))?;
-    position
-        .check(&mv)
-        .map_err(|e| format!("illegal move: {e}"))?;
-    Ok(mv)
-}
-
-fn num(word: &str) -> Result<u64, String> {
-    crate::spec::whole_number(word).map_err(|e| format!("{e}; type `help` for how to write moves"))
-}
-
-fn nums(words: &[&str]) -> Result<Vec<u64>, String> {
-    words.iter().map(|w| num(w)).collect()
-}
-
-/// `a:b` pairs, e.g. `0:2` (heap 0, amount 2).
-fn pairs(words: &[&str]) -> Result<Vec<(u64, u64)>, String> {
-    words
-        .iter()
-        .map(|w| match w.split_once(':') {
-            Some((a, b)) => Ok((num(a)?, num(b)?)),
-            None => Err(format!(
-                "{w:?}: write heap:amount, e.g. 0:2; type `help` for how to write moves"
-            )),
-        })
-        .collect()
-}
-
-fn garbage(line: &str) -> String {
-    format!("{line:?} is not a move or a command; type `help` to see how to write them")
-}
-
-/// The short form of a move for this family (see `help_text`).
-fn short_move(position: &Position, line: &str) -> Result<Value, String> {
-    let words: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words
-        .iter()
-        .all(|w| w.parse::<u64>().is_err() && !w.contains(':') && !w.contains('+'))
-    {
-        return Err(garbage(line));
-    }
-    let take = |w: &[&str]| -> Result<Value, String> {
-        match nums(w)?.as_slice() {
-            [h, k] => Ok(json!({"heap": h, "take": k})),
-            _ => Err("write a heap and an amount: `2 3` takes 3 from heap 2".into()),
+/// Why a typed move was not read, as the prompt says it: where a word is
+/// wrong, with a pointer to `help`.
+fn said(e: &MoveFormError) -> String {
+    match e {
+        MoveFormError::NotAMove { line } => {
+            format!("{line:?} is not a move or a command; type `help` to see how to write them")
         }
-    };
-    match position {
-        Position::Nim(_) => take(&words),
-        Position::Heaps(_) => match words.as_slice() {
-            ["split", rest @ ..] => match nums(rest)?.as_slice() {
-                [h, a, b] => Ok(json!({"heap": h, "take": 0, "leave": [a, b]})),
-                _ => Err("write `split HEAP A B`: split the heap into A and B".into()),
-            },
-            _ => match nums(&words)?.as_slice() {
-                [h, k] => Ok(json!({"heap": h, "take": k})),
-                [h, k, a, b] => Ok(json!({"heap": h, "take": k, "leave": [a, b]})),
-                _ => Err("write `HEAP AMOUNT`, or `HEAP AMOUNT A B` to leave two heaps".into()),
-            },
-        },
-        Position::Wythoff(_) => {
-            let (which, amount) = match words.as_slice() {
-                [w, k] => (w.to_ascii_lowercase(), num(k)?),
-                _ => return Err("write `a 3`, `b 3` or `both 3`".into()),
-            };
-            match which.as_str() {
-                "a" | "0" => Ok(json!({"take": [amount, 0]})),
-                "b" | "1" => Ok(json!({"take": [0, amount]})),
-                "both" | "ab" => Ok(json!({"take": [amount, amount]})),
-                _ => Err("write `a 3`, `b 3` or `both 3`".into()),
-            }
+        MoveFormError::Number(_) | MoveFormError::NotAPair { .. } => {
+            format!("{e}; type `help` for how to write moves")
         }
-        Position::Moore(_) => {
-            if words.iter().all(|w| w.contains(':')) {
-                Ok(json!({"take": pairs(&words)?}))
-            } else {
-                match nums(&words)?.as_slice() {
-                    [h, k] => Ok(json!({"take": [[h, k]]})),
-                    _ => Err("write heap:amount pairs, e.g. `0:2 3:1`, or `HEAP AMOUNT`".into()),
-                }
-            }
-        }
-        Position::NewStone(_) => {
-            if words.len() < 2 {
-                return Err(
-                    "write `HEAP AMOUNT`, then heap:amount to move stones, e.g. `0 3 2:1`".into(),
-                );
-            }
-            let (h, k) = (num(words[0])?, num(words[1])?);
-            let give = pairs(&words[2..])?;
-            if give.is_empty() {
-                Ok(json!({"heap": h, "take": k}))
-            } else {
-                Ok(json!({"heap": h, "take": k, "give": give}))
-            }
-        }
-        Position::Staircase(_) => match nums(&words)?.as_slice() {
-            [from, to] => Ok(json!({"from": from, "to": to})),
-            _ => Err("write `FROM TO`: move the piece on cell FROM to cell TO".into()),
-        },
-        Position::Treblecross(_) => match nums(&words)?.as_slice() {
-            [cell] => Ok(json!({"cell": cell})),
-            _ => Err("write a cell number, e.g. `5`".into()),
-        },
-        Position::Darkraft(_) => match nums(&words)?.as_slice() {
-            [r, c] => Ok(json!({"row": r, "col": c})),
-            _ => Err("write `ROW COL`, e.g. `2 3`".into()),
-        },
-        Position::Graph(_) => match nums(&words)?.as_slice() {
-            [t, v] => Ok(json!({"token": t, "to": v})),
-            _ => Err("write `TOKEN VERTEX`: move that token to that vertex".into()),
-        },
-        Position::Twist(Twist::Unsplit(_)) => {
-            let parts: Vec<&str> = match words.as_slice() {
-                ["split", rest @ ..] => rest.to_vec(),
-                _ => words.iter().flat_map(|w| w.split('+')).collect(),
-            };
-            let parts: Vec<&str> = parts
-                .iter()
-                .flat_map(|w| w.split('+'))
-                .filter(|w| !w.is_empty())
-                .collect();
-            Ok(json!({"split": nums(&parts)?}))
-        }
-        Position::Twist(Twist::Split(_)) => take(&words),
-        Position::Sum(s) => {
-            // `2: 1 1`: the part, a colon, then the move as that part reads it.
-            let Some((part, rest)) = line.split_once(':') else {
-                return Err("write the part first: `2: 1 1` plays `1 1` in part 2".into());
-            };
-            let part = num(part.trim())?;
-            let Some(p) = s.parts.get(part as usize) else {
-                return Err(format!(
-                    "there is no part {part}: the parts are numbered 0 to {}",
-                    s.parts.len() - 1
-                ));
-            };
-            let rest = rest.trim();
-            let inner = if rest.starts_with('{') {
-                serde_json::from_str::<Value>(rest)
-                    .map_err(|e| format!("that is not valid JSON: {e}"))?
-            } else {
-                short_move(&p.game, rest).map_err(|e| format!("in part {part}: {e}"))?
-            };
-            Ok(json!({"part": part, "move": inner}))
-        }
-    }
-}
-
-/// A move in the short form `parse` reads back (`0 2`, `a 3`, `split 4 6`,
-/// `0:2 3:1`...): what a person types at the prompt. A move that has no short
-/// form (one the rules refuse anyway, such as Wythoff's `[2, 3]`) is written
-/// as its JSON, which the prompt reads too.
-pub fn short_form(m: &Move) -> String {
-    use grundy_protocol::games::twist::TwistMove;
-    let pairs = |list: &[(usize, u64)]| -> Vec<String> {
-        list.iter().map(|(h, k)| format!("{h}:{k}")).collect()
-    };
-    match m {
-        Move::Nim(t) => format!("{} {}", t.heap, t.take),
-        Move::Heaps(h) => match h.leave {
-            None => format!("{} {}", h.heap, h.take),
-            Some([a, b]) if h.take == 0 => format!("split {} {a} {b}", h.heap),
-            Some([a, b]) => format!("{} {} {a} {b}", h.heap, h.take),
-        },
-        Move::Wythoff(w) => match w.take {
-            [x, 0] if x > 0 => format!("a {x}"),
-            [0, y] if y > 0 => format!("b {y}"),
-            [x, y] if x == y && x > 0 => format!("both {x}"),
-            _ => json!(m).to_string(),
-        },
-        Move::Moore(mm) => match mm.take.as_slice() {
-            [] => json!(m).to_string(),
-            [(h, k)] => format!("{h} {k}"),
-            list => pairs(list).join(" "),
-        },
-        Move::NewStone(n) => {
-            let mut words = vec![n.heap.to_string(), n.take.to_string()];
-            words.extend(pairs(&n.give));
-            words.join(" ")
-        }
-        Move::Staircase(s) => format!("{} {}", s.from, s.to),
-        Move::Treblecross(c) => c.cell.to_string(),
-        Move::Darkraft(c) => format!("{} {}", c.row, c.col),
-        Move::Graph(g) => format!("{} {}", g.token, g.to),
-        Move::Twist(TwistMove::Split { split }) if !split.is_empty() => {
-            let sizes: Vec<String> = split.iter().map(u64::to_string).collect();
-            format!("split {}", sizes.join(" "))
-        }
-        Move::Twist(TwistMove::Split { .. }) => json!(m).to_string(),
-        Move::Twist(TwistMove::Take(t)) => format!("{} {}", t.heap, t.take),
-        Move::Sum(pm) => format!("{}: {}", pm.part, short_form(&pm.inner)),
+        MoveFormError::InPart { part, error } => format!("in part {part}: {}", said(error)),
+        _ => e.to_string(),
     }
 }
 
@@ -407,6 +216,8 @@ fn example_json(position: &Position) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grundy_protocol::Rules;
+    use serde_json::json;
 
     fn pos(spec: Value) -> Position {
         Position::from_spec(&spec).expect("test spec")
@@ -557,75 +368,17 @@ mod tests {
         assert_eq!(wire(&p, "3 3 4"), json!({"split": [3, 3, 4]}));
         assert!(refused(&p, "split 4 5").starts_with("illegal move"));
         let mut q = p.clone();
-        let mv = checked(&q, &json!({"split": [4, 6]})).expect("legal");
+        let mv = moves::checked(&q, &json!({"split": [4, 6]})).expect("legal");
         q.play(&mv).expect("legal");
         assert_eq!(wire(&q, "1 6"), json!({"heap": 1, "take": 6}));
-    }
-
-    /// Every legal move of small positions of every family, written in the
-    /// short form, reads back as the same move (and the same wire JSON).
-    #[test]
-    fn short_forms_read_back_as_the_same_move() {
-        let specs = [
-            json!({"game": "nim", "heaps": [3, 4, 0, 5]}),
-            json!({"game": "nim", "misere": true, "heaps": [1, 2]}),
-            json!({"game": "kayles", "heaps": [5, 7]}),
-            json!({"game": "dawson", "heaps": [6]}),
-            json!({"game": "lasker", "heaps": [6, 3]}),
-            json!({"game": "bash", "k": 3, "heaps": [5, 6]}),
-            json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [9]}),
-            json!({"game": "heaps", "heaps": [{"size": 6, "rule": {"octal": "4.07"}}, {"size": 7, "rule": "odd"}, {"size": 5, "rule": "half"}]}),
-            json!({"game": "wythoff", "heaps": [4, 6]}),
-            json!({"game": "moore", "heaps": [2, 3, 1], "k": 2}),
-            json!({"game": "moore", "heaps": [3, 2, 2], "k": 3, "max_take": 2}),
-            json!({"game": "new-stone", "heaps": [2, 3, 1]}),
-            json!({"game": "staircase", "pieces": [1, 4, 7]}),
-            json!({"game": "treblecross", "board": "..X...."}),
-            json!({"game": "darkraft", "grid": ["RLX", "LRR"]}),
-            json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 1, 3]}),
-            json!({"game": "twist", "stones": 7}),
-            json!({"game": "sum", "parts": [
-                {"game": "nim", "heaps": [2, 1]}, {"game": "kayles", "heaps": [4]},
-                {"game": "wythoff", "heaps": [2, 3]}, {"game": "moore", "heaps": [1, 2, 1], "k": 2},
-                {"game": "new-stone", "heaps": [2, 1]}, {"game": "staircase", "pieces": [2, 4]},
-                {"game": "darkraft", "grid": ["RL"]},
-                {"game": "graph", "vertices": 3, "edges": [[0, 1], [1, 2]], "tokens": [0]}]}),
-        ];
-        let mut checked_moves = 0;
-        for spec in specs {
-            let mut positions = vec![pos(spec.clone())];
-            // The start, and every position one move on (Twist after its split).
-            let first = positions[0].legal_moves(usize::MAX);
-            assert!(first.complete, "{spec}");
-            for m in first.moves.iter().take(3) {
-                let mut q = positions[0].clone();
-                q.play(m).expect("legal");
-                positions.push(q);
-            }
-            for p in &positions {
-                for m in p.legal_moves(usize::MAX).moves {
-                    let text = short_form(&m);
-                    assert!(!text.starts_with('{'), "{spec}: {m:?} has no short form");
-                    match parse(p, &text) {
-                        Ok(Input::Move(v, back)) => {
-                            assert_eq!(back, m, "{spec}: {text:?}");
-                            assert_eq!(v, json!(m), "{spec}: {text:?}");
-                        }
-                        other => panic!("{spec}: {text:?} for {m:?} read back as {other:?}"),
-                    }
-                    checked_moves += 1;
-                }
-            }
-        }
-        assert!(checked_moves > 500, "{checked_moves}");
     }
 
     #[test]
     fn a_move_with_no_short_form_is_written_as_json() {
         let p = pos(json!({"game": "wythoff", "heaps": [4, 6]}));
         let odd = p.parse_move(&json!({"take": [2, 3]})).expect("well formed");
-        assert_eq!(short_form(&odd), r#"{"take":[2,3]}"#);
-        assert!(refused(&p, &short_form(&odd)).starts_with("illegal move"));
+        assert_eq!(moves::write(&odd), r#"{"take":[2,3]}"#);
+        assert!(refused(&p, &moves::write(&odd)).starts_with("illegal move"));
     }
 
     #[test]

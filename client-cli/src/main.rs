@@ -22,8 +22,9 @@ mod tournament;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-/// Game specs from short forms, shared with `grundy-bot` (`crate::spec`).
-use grundy_client::spec;
+/// Positions in the short forms people type: the engine's reading, which
+/// `grundy-bot` and the server's `/api/parse` share (`crate::spec`).
+use grundy_protocol::short::position as spec;
 
 #[derive(Parser)]
 #[command(name = "grundy", version, about = "Impartial games, perfectly played")]

@@ -11,8 +11,7 @@
 //! - [`seat`]: taking a seat and playing it to the end at a [`Level`], resuming
 //!   after dropped connections;
 //! - [`tournament`]: a tournament's state, watching its events, exporting its
-//!   games (JSON and CSV);
-//! - [`spec`]: game specs from the short forms people type (`nim 3 4 5`).
+//!   games (JSON and CSV).
 //!
 //! [`Level`]: grundy_protocol::Level
 
@@ -21,5 +20,4 @@ pub mod address;
 pub mod client;
 pub mod reconnect;
 pub mod seat;
-pub mod spec;
 pub mod tournament;

@@ -19,7 +19,7 @@ pub mod wire;
 
 pub use grundy_engine::{
     analysis, error, game, games, json, level, limits, misere, names, oracle, position, random,
-    sums,
+    short, sums,
 };
 
 pub use grundy_engine::{

@@ -17,6 +17,7 @@ use grundy_protocol::wire::{
     MatchRecord, MatchResult, PlayerKind, RecordedMove, RequestId, RoomState, RoomSummary, Scope,
     SeatInfo, ServerMsg, Snapshot, TokenInfo,
 };
+use grundy_protocol::Level;
 use serde_json::{json, Value};
 
 fn schema_path() -> PathBuf {
@@ -404,6 +405,7 @@ fn what_the_server_writes_validates() {
         result,
         seq: 7,
         hints: true,
+        bot: Some(Level::Perfect),
     };
     let bodies = [
         EventBody::Seated {
@@ -536,7 +538,7 @@ fn what_the_server_writes_validates() {
                 seats: [seat.clone(), seat],
                 state: RoomState::Playing,
                 clock: None,
-                bot: Some("perfect".into()),
+                bot: Some(Level::Perfect),
                 hints: false,
                 ratings: [Some(1500.0), None],
                 tournament: Some("t".into()),

@@ -881,13 +881,12 @@ impl Conn {
                 format!("seat must be 0 or 1, not {seat}"),
             );
         }
-        let bot_level = bot.map(|l| l.to_string());
         let setup = RoomSetup {
             spec,
             start,
             clock,
             listed,
-            bot: bot_level,
+            bot,
             hints,
             tournament: None,
         };

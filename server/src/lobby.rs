@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomState, RoomSummary};
-use grundy_protocol::{Position, Rules, Status};
+use grundy_protocol::{Level, Position, Rules, Status};
 use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
@@ -76,7 +76,7 @@ pub struct RoomSetup {
     pub clock: Option<Clock>,
     pub listed: bool,
     /// The house bot level asked for.
-    pub bot: Option<String>,
+    pub bot: Option<Level>,
     /// Both players may see hints (an untimed room).
     pub hints: bool,
     /// The tournament whose game this is, and how to tell it the result.
@@ -152,7 +152,7 @@ impl Lobby {
                 spec: spec.clone(),
                 clock,
                 listed,
-                bot: bot.clone(),
+                bot: bot.map(|level| level.to_string()),
                 hints,
                 tournament: tournament.clone(),
                 created_at_ms: now_ms(),
@@ -438,7 +438,8 @@ impl Lobby {
                     start,
                     clock: s.clock,
                     listed: s.listed,
-                    bot: s.bot.clone(),
+                    // An unknown stored level gets no bot (`house_seats`).
+                    bot: s.bot.as_deref().and_then(|b| b.parse().ok()),
                     hints: s.hints,
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),

@@ -4,11 +4,11 @@
 // a replay with its review (#/replay/ID), tournaments (#/tournaments,
 // #/tournament/ID) and the analysis board (#/analyze).
 
-import { Connection, api, store } from "./net.js";
+import { Connection, api, store, readPosition, readMove } from "./net.js";
 import { h, clear } from "./dom.js";
 import { board } from "./boards.js";
 import {
-  GAMES, specName, moveWords, parseTyped, typingHelp, formatClock, clockWords, resultWords,
+  GAMES, specName, moveWords, typingHelp, formatClock, clockWords, resultWords,
 } from "./words.js";
 
 // A player's kind beside the name: accounts of bots and guests are marked
@@ -168,7 +168,7 @@ function createForm(problem) {
   const game = h("select", { id: "game", "aria-label": "game" }, GAMES.map(([id, name]) => option(id, name, id === "nim")));
   const size = h("input", { id: "size", type: "number", min: 1, placeholder: "size (optional)", "aria-label": "size" });
   const start = h("select", { id: "start", "aria-label": "start" }, option("random", "random start", true), option("spec", "this position:"));
-  const spec = h("textarea", { id: "spec", rows: 2, placeholder: '{"game": "nim", "heaps": [3, 4, 5]}', "aria-label": "spec", hidden: true });
+  const spec = h("textarea", { id: "spec", rows: 2, placeholder: "kayles 5 7 + wythoff 3 5", "aria-label": "position", hidden: true });
   start.addEventListener("change", () => { spec.hidden = start.value !== "spec"; size.hidden = start.value === "spec"; game.disabled = start.value === "spec"; });
   const opponent = h("select", { id: "opponent", "aria-label": "opponent" },
     option("perfect", "house bot: perfect", true),
@@ -186,7 +186,7 @@ function createForm(problem) {
     problem.show(null);
     const msg = { type: "create_room", listed: listed.checked };
     if (start.value === "spec") {
-      try { msg.spec = JSON.parse(spec.value); } catch (err) { return problem.show(`the position is not valid JSON: ${err.message}`); }
+      try { msg.spec = await readPosition(spec.value); } catch (err) { return problem.show(err); }
     } else {
       msg.random = { family: game.value, seed: Math.floor(Math.random() * 2 ** 52) };
       if (size.value) msg.random.size = Number(size.value);
@@ -215,8 +215,6 @@ function createForm(problem) {
 }
 
 // ---- a room: play, watch, resume ----
-
-function isHouse(name) { return !!name && name.startsWith("house-bot ("); }
 
 function room(key) {
   const s = { room: null, code: key, seat: null, token: null, seq: 0, snapshot: null, receivedAt: performance.now(), last: null, review: null };
@@ -325,7 +323,7 @@ function room(key) {
     const typed = h("input", { id: "typed", placeholder: typingHelp(snap.position), "aria-label": "type a move", autocomplete: "off" });
     const typedForm = myTurn ? h("form", { class: "row typed", onsubmit: (e) => {
       e.preventDefault();
-      try { move(parseTyped(typed.value, snap.position)); typed.value = ""; } catch (err) { problem.show(err); }
+      readMove(typed.value, s.room).then((mv) => { move(mv); typed.value = ""; }, (err) => problem.show(err));
     } }, typed, h("button", { type: "submit" }, "Play")) : "";
     drawn = { key, el: [board(snap.position, { interactive: myTurn, onMove: move, last: s.last }), typedForm] };
     return drawn.el;
@@ -359,7 +357,7 @@ function room(key) {
   // allows them (untimed, and whoever joined agreed); in any game once over.
   const casual = () => {
     const snap = s.snapshot;
-    return snap.seats.some((seat) => isHouse(seat.name)) || snap.hints || !!snap.result;
+    return snap.bot != null || snap.hints || !!snap.result;
   };
 
   const render = () => {
@@ -443,8 +441,7 @@ function room(key) {
     const snap = s.snapshot;
     const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true, hints: snap.hints };
     if (snap.clock) msg.clock = snap.clock;
-    const bot = snap.seats.map((seat) => seat.name).find(isHouse);
-    if (bot) msg.bot = bot.slice("house-bot (".length, -1);
+    if (snap.bot != null) msg.bot = snap.bot;
     try {
       const seated = await conn.send(msg);
       store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });
@@ -557,14 +554,13 @@ function replay(id) {
 // ---- the analysis board ----
 
 function analyze() {
-  const spec = h("textarea", { id: "analyze-spec", rows: 3, "aria-label": "position" }, '{"game": "nim", "heaps": [3, 4, 5]}');
+  const spec = h("textarea", { id: "analyze-spec", rows: 3, "aria-label": "position" }, "nim 3 4 5");
   const out = h("div", { id: "analysis" });
   const problem = errorLine();
   const run = async () => {
     problem.show(null);
-    let value;
-    try { value = JSON.parse(spec.value); } catch (e) { return problem.show(`not valid JSON: ${e.message}`); }
     try {
+      const value = await readPosition(spec.value);
       const a = await api(`/api/analyze?limit=20&spec=${encodeURIComponent(JSON.stringify(value))}`);
       clear(out, board(value), analysisView({ ...a, winning_moves: a.winning_moves }, value));
     } catch (e) { problem.show(e); clear(out); }
@@ -573,7 +569,7 @@ function analyze() {
   return {
     el: h("section", {}, h("h2", {}, "Analyze a position"),
       h("form", { onsubmit: (e) => { e.preventDefault(); run(); } }, spec, h("button", { type: "submit" }, "Analyze")),
-      h("p", { class: "muted small" }, "Any spec of docs/protocol.md, e.g. {\"game\": \"kayles\", \"heaps\": [5, 7]}."),
+      h("p", { class: "muted small" }, "As grundy analyze takes it: nim 3 4 5, kayles --misere 5 7, bash --k 3 5 6, subtraction --set 1,3,4 10, treblecross ..X.., darkraft RL LR, sums joined by + (kayles 5 7 + wythoff 3 5); or a JSON spec."),
       problem, out),
   };
 }

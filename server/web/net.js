@@ -149,6 +149,20 @@ export async function api(path) {
   return body;
 }
 
+// Positions and moves typed in the short forms of `grundy` (`nim 3 5 +
+// kayles 7`, `1: 0 2`), read by the server with the engine's one reading
+// (docs/http.md, /api/parse): the page parses none itself. A JSON spec or
+// move is read there too.
+export async function readPosition(text) {
+  return (await api(`/api/parse?position=${encodeURIComponent(text)}`)).spec;
+}
+
+// A move typed at a room's position now (which no spec may describe).
+export async function readMove(text, room) {
+  const q = `room=${encodeURIComponent(room)}&move=${encodeURIComponent(text)}`;
+  return (await api(`/api/parse?${q}`)).move;
+}
+
 // What this browser keeps: the name, and the secret tokens of its seats and
 // tournament entries (so a reload or a reopened tab puts the person back).
 const KEY = "grundy";

@@ -1,5 +1,5 @@
-// Names, moves and results in words, and moves typed in the short forms of
-// `grundy play` (the same forms, so a person can switch between the two).
+// Names, moves and results in words, and how to type moves in the short
+// forms of `grundy play` (which the server reads: net.js, /api/parse).
 
 export const GAMES = [
   ["nim", "Nim"],
@@ -83,107 +83,6 @@ export function moveWords(move, view) {
   if (move.row != null) return `cell (${move.row}, ${move.col})`;
   if (move.token != null) return `token ${move.token} to vertex ${move.to}`;
   return JSON.stringify(move);
-}
-
-function nums(words) {
-  return words.map((w) => {
-    if (!/^\d+$/.test(w)) throw new Error(`"${w}" is not a whole number`);
-    return Number(w);
-  });
-}
-
-function pairs(words) {
-  return words.map((w) => {
-    const [a, b] = w.split(":");
-    if (b === undefined) throw new Error(`write heap:amount, e.g. 2:1 (not "${w}")`);
-    return nums([a, b]);
-  });
-}
-
-/// A typed move in the short forms of `grundy play` (or JSON), for the game
-/// of position `view`. Throws an Error whose message says how to write it.
-export function parseTyped(line, view) {
-  line = line.trim();
-  if (line.startsWith("{")) {
-    try { return JSON.parse(line); } catch (e) { throw new Error(`that is not valid JSON: ${e.message}`); }
-  }
-  if (view.game === "sum") {
-    // `2: 1 1`: the part, a colon, then the move as that part reads it.
-    const colon = line.indexOf(":");
-    if (colon < 0) throw new Error("write the part first: `2: 1 1` plays `1 1` in part 2");
-    const [part] = nums([line.slice(0, colon).trim()]);
-    if (part >= view.parts.length) throw new Error(`there is no part ${part}: the parts are numbered 0 to ${view.parts.length - 1}`);
-    return { part, move: parseTyped(line.slice(colon + 1), view.parts[part]) };
-  }
-  const words = line.split(/\s+/).filter(Boolean);
-  const game = view.game;
-  const take = () => {
-    const n = nums(words);
-    if (n.length !== 2) throw new Error("write a heap and an amount: `2 3` takes 3 from heap 2");
-    return { heap: n[0], take: n[1] };
-  };
-  switch (game) {
-    case "nim":
-      return take();
-    case "heaps": {
-      if (words[0] === "split") {
-        const n = nums(words.slice(1));
-        if (n.length !== 3) throw new Error("write `split HEAP A B`: split the heap into A and B");
-        return { heap: n[0], take: 0, leave: [n[1], n[2]] };
-      }
-      const n = nums(words);
-      if (n.length === 2) return { heap: n[0], take: n[1] };
-      if (n.length === 4) return { heap: n[0], take: n[1], leave: [n[2], n[3]] };
-      throw new Error("write `HEAP AMOUNT`, or `HEAP AMOUNT A B` to leave two heaps");
-    }
-    case "wythoff": {
-      if (words.length !== 2) throw new Error("write `a 3`, `b 3` or `both 3`");
-      const [k] = nums([words[1]]);
-      const w = words[0].toLowerCase();
-      if (w === "a" || w === "0") return { take: [k, 0] };
-      if (w === "b" || w === "1") return { take: [0, k] };
-      if (w === "both" || w === "ab") return { take: [k, k] };
-      throw new Error("write `a 3`, `b 3` or `both 3`");
-    }
-    case "moore":
-      if (words.every((w) => w.includes(":"))) return { take: pairs(words) };
-      { const n = nums(words);
-        if (n.length === 2) return { take: [[n[0], n[1]]] }; }
-      throw new Error("write heap:amount pairs, e.g. `0:2 3:1`, or `HEAP AMOUNT`");
-    case "new-stone": {
-      if (words.length < 2) throw new Error("write `HEAP AMOUNT`, then heap:amount to move stones, e.g. `0 3 2:1`");
-      const [h, k] = nums(words.slice(0, 2));
-      const give = pairs(words.slice(2));
-      return give.length ? { heap: h, take: k, give } : { heap: h, take: k };
-    }
-    case "staircase": {
-      const n = nums(words);
-      if (n.length !== 2) throw new Error("write `FROM TO`: move the piece on cell FROM to cell TO");
-      return { from: n[0], to: n[1] };
-    }
-    case "treblecross": {
-      const n = nums(words);
-      if (n.length !== 1) throw new Error("write a cell number, e.g. `5`");
-      return { cell: n[0] };
-    }
-    case "darkraft": {
-      const n = nums(words);
-      if (n.length !== 2) throw new Error("write `ROW COL`, e.g. `2 3`");
-      return { row: n[0], col: n[1] };
-    }
-    case "graph": {
-      const n = nums(words);
-      if (n.length !== 2) throw new Error("write `TOKEN VERTEX`: move that token to that vertex");
-      return { token: n[0], to: n[1] };
-    }
-    case "twist": {
-      const parts = (words[0] === "split" ? words.slice(1) : words)
-        .flatMap((w) => w.split("+")).filter(Boolean);
-      return { split: nums(parts) };
-    }
-    default:
-      throw new Error("type the move as JSON, e.g. {\"heap\": 0, \"take\": 1}");
-  }
 }
 
 /// How to type moves of this game (shown beside the input).

@@ -362,6 +362,15 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
     let result = play_nim(&b, None).await.expect("the game ends");
     assert!(result.contains("You win by the rules"), "{result}");
     screenshot(&b, "play-nim-won").await;
+    // The rematch asks for the house bot at the room's level, seats swapped.
+    let first = room_id(&b).await;
+    click(&b, "#rematch").await;
+    let deadline = Instant::now() + WAIT;
+    while room_id(&b).await == first {
+        assert!(Instant::now() < deadline, "no rematch room");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    wait_text(&b, ".player-box[data-seat=\"0\"]", "house-bot (perfect)").await;
     b.close().await.expect("close");
 }
 
@@ -806,6 +815,46 @@ async fn a_sum_is_hinted_part_by_part_and_takes_a_typed_move() {
     set_value(&b, "#typed", "1: 0 2").await;
     click(&b, ".typed button[type=submit]").await;
     wait_text(&b, "#moves", "in part 1 (Kayles): take 2 from heap 0").await;
+    b.close().await.expect("close");
+}
+
+/// A position is typed as `grundy analyze` takes it, in the new-game form
+/// and on the Analyze page, and read by the server (`/api/parse`); a word
+/// that is wrong is named, in the form.
+#[tokio::test]
+async fn positions_are_typed_in_the_short_form_grundy_analyze_takes() {
+    let (_server, base, driver) = start().await;
+    let b = driver.browser().await;
+    b.goto(&format!("{base}/#/")).await.expect("lobby");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    select(&b, "#start", "spec").await;
+    set_value(&b, "#spec", "kayles 5 x + wythoff 3 5").await;
+    click(&b, "#create-button").await;
+    wait_text(
+        &b,
+        "p.error",
+        "position: part 0 (kayles): \"x\" is not a whole number ≥ 0",
+    )
+    .await;
+    set_value(&b, "#spec", "kayles 5 7 + wythoff 3 5").await;
+    click(&b, "#create-button").await;
+    wait_text(&b, "#turn", "Your move").await;
+    wait_count(&b, ".part-title", 2).await;
+    let titles = text(&b, ".board").await;
+    assert!(
+        titles.contains("Kayles") && titles.contains("Wythoff"),
+        "{titles}"
+    );
+    screenshot(&b, "typed-sum").await;
+
+    b.goto(&format!("{base}/#/analyze")).await.expect("analyze");
+    wait_text(&b, "#analysis", "Grundy value").await;
+    set_value(&b, "#analyze-spec", "nim --misere 1 1 3").await;
+    click(&b, "section form button[type=submit]").await;
+    wait_text(&b, "#analysis", "take 2 from heap 2").await;
+    set_value(&b, "#analyze-spec", "chess 3").await;
+    click(&b, "section form button[type=submit]").await;
+    wait_text(&b, "p.error", "position: unknown game \"chess\"").await;
     b.close().await.expect("close");
 }
 

@@ -91,6 +91,8 @@ async fn room_with_a_bot(url: &str, name: &str) -> (String, String, Person) {
         .await;
     assert_eq!(seated["type"], "seated", "{seated}");
     assert_eq!(seated["seat"], 0, "{seated}");
+    // The level, as a fact of the room: no client reads it from a name.
+    assert_eq!(seated["snapshot"]["bot"], "perfect", "{seated}");
     let room = seated["room"].as_str().expect("room").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let mut me = Person::new(me);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use grundy_protocol::{Analysis, Position};
+use grundy_protocol::{Analysis, Position, Rules};
 use grundy_tests::{http, http_with, two_players, Client, TestServer};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -179,6 +179,153 @@ async fn analyze_answers_what_grundy_analyze_json_prints() {
         "bad_request",
     );
     assert!(msg.contains("limit"), "{msg}");
+}
+
+/// Every byte but letters and digits percent-encoded, as
+/// `encodeURIComponent` would (and more).
+fn escaped(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b.is_ascii_alphanumeric() {
+            true => char::from(b).to_string(),
+            false => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn parse_reads_the_short_forms_grundy_analyze_reads() {
+    let server = TestServer::start().await;
+    let addr = server.addr;
+    let ask =
+        |query: String| async move { http(addr, "GET", &format!("/api/parse?{query}")).await };
+    let sum = ask(format!("position={}", escaped("nim 3 5 + kayles 7"))).await;
+    assert_eq!(sum.status, 200, "{sum:?}");
+    assert_eq!(
+        sum.json(),
+        json!({"spec": {"game": "sum", "parts": [{"game": "nim", "heaps": [3, 5]},
+            {"game": "kayles", "heaps": [7]}]}, "short": "nim 3 5 + kayles 7"})
+    );
+    let misere = ask(format!("position={}", escaped("misere nim 1 1 3"))).await;
+    assert_eq!(
+        misere.json(),
+        json!({"spec": {"game": "nim", "heaps": [1, 1, 3], "misere": true},
+            "short": "nim --misere 1 1 3"})
+    );
+    let pasted = ask(format!(
+        "position={}",
+        query(&json!({"game": "wythoff", "heaps": [3, 5]}))
+    ))
+    .await;
+    assert_eq!(pasted.json()["short"], "wythoff 3 5", "{pasted:?}");
+
+    let take = ask(format!(
+        "position={}&move={}",
+        escaped("nim 3 4 5"),
+        escaped("0 2")
+    ))
+    .await;
+    assert_eq!(
+        take.json(),
+        json!({"move": {"heap": 0, "take": 2}, "short": "0 2"})
+    );
+    let in_part = ask(format!(
+        "move={}&position={}",
+        escaped("1: 0 1"),
+        escaped("nim 3 5 + kayles 7")
+    ))
+    .await;
+    assert_eq!(
+        in_part.json(),
+        json!({"move": {"part": 1, "move": {"heap": 0, "take": 1}}, "short": "1: 0 1"})
+    );
+
+    // A room's position now, which no spec describes once a Darkraft cell is
+    // picked: the move is read there.
+    let grid = json!({"game": "darkraft", "grid": ["RLR", "LRL", "RRL"]});
+    let mut now = Position::from_spec(&grid).expect("spec");
+    let picked = now
+        .parse_move(&json!({"row": 1, "col": 1}))
+        .expect("a move");
+    now.play(&picked).expect("legal");
+    let next = now.legal_moves(1).moves.pop().expect("a move left");
+    let (room, code, t0, _, mut a, _b) = two_players(&server.url(), grid, None).await;
+    let pick = json!({"type": "move", "room": room, "token": t0, "move": {"row": 1, "col": 1}});
+    assert_eq!(a.request(pick).await["type"], "ack");
+    let Value::Object(cell) = json!(next) else {
+        panic!("a cell")
+    };
+    let typed = format!("{} {}", cell["row"], cell["col"]);
+    let at_room = ask(format!("room={code}&move={}", escaped(&typed))).await;
+    assert_eq!(
+        at_room.json(),
+        json!({"move": cell, "short": typed}),
+        "{at_room:?}"
+    );
+    let msg = refused(
+        &ask(format!("room={code}&move={}", escaped("1 1"))).await,
+        400,
+        "bad_move",
+    );
+    assert!(msg.starts_with("move: illegal move: "), "{msg}");
+    refused(&ask("room=NOSUCH&move=1".into()).await, 404, "unknown_room");
+    let msg = refused(&ask(format!("room={code}")).await, 400, "bad_request");
+    assert!(msg.starts_with("move: required with room"), "{msg}");
+    let msg = refused(
+        &ask(format!("room={code}&position=nim&move=0")).await,
+        400,
+        "bad_request",
+    );
+    assert!(msg.contains("not both"), "{msg}");
+
+    // What is wrong is named, in the words typed.
+    let said = |answer: &grundy_tests::HttpAnswer, code: &str| refused(answer, 400, code);
+    let msg = said(
+        &ask(format!("position={}", escaped("nim 3 x"))).await,
+        "bad_spec",
+    );
+    assert_eq!(msg, "position: \"x\" is not a whole number ≥ 0");
+    let msg = said(
+        &ask(format!("position={}", escaped("chess 1"))).await,
+        "bad_spec",
+    );
+    assert!(msg.starts_with("position: unknown game \"chess\""), "{msg}");
+    let msg = said(
+        &ask(format!("position={}", escaped("nim 2 + moore --k 0 3 4"))).await,
+        "bad_spec",
+    );
+    assert!(
+        msg.starts_with("position: part 1, --k: must be at least 1"),
+        "{msg}"
+    );
+    let msg = said(
+        &ask(format!(
+            "position={}&move={}",
+            escaped("nim 3 4 5"),
+            escaped("0 9")
+        ))
+        .await,
+        "bad_move",
+    );
+    assert!(msg.starts_with("move: illegal move: "), "{msg}");
+    let msg = said(
+        &ask(format!("position={}&move=banana", escaped("wythoff 3 5"))).await,
+        "bad_move",
+    );
+    assert!(msg.starts_with("move: \"banana\" is not a move"), "{msg}");
+    let msg = said(&ask("move=0".into()).await, "bad_request");
+    assert!(msg.starts_with("position: required"), "{msg}");
+    let msg = said(&ask("position=nim&moves=1".into()).await, "bad_request");
+    assert!(msg.contains("moves"), "{msg}");
+    // Long, yet within a request target's 65,534 bytes once encoded.
+    let long = format!("nim {}", "1".repeat(33_000));
+    let msg = said(
+        &ask(format!("position={}", escaped(&long))).await,
+        "bad_request",
+    );
+    assert!(
+        msg.starts_with("position: at most 32768 bytes, got 33004"),
+        "{msg}"
+    );
 }
 
 #[tokio::test]

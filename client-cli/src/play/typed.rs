@@ -161,7 +161,7 @@ fn hint(f: &Follow, me: u8, console: &Console, paint: &Paint) {
                 "Best try (keeps the game long):"
             },
             describe_move(&f.game.position, m),
-            input::short_form(m)
+            grundy_protocol::short::moves::write(m)
         ));
     }
     if let Some(table) = nim_table(&f.game.position) {

@@ -8,6 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::{Move, Position, Rules, Strategy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,6 +43,20 @@ impl fmt::Display for Level {
             Level::Casual(0) => write!(f, "random"),
             Level::Casual(n) => write!(f, "{n}"),
         }
+    }
+}
+
+/// On the wire as its name: `"perfect"`, `"random"`, `"3"`.
+impl Serialize for Level {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Level {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -104,6 +120,24 @@ mod tests {
         assert!("11".parse::<Level>().is_err());
         assert!("strong".parse::<Level>().is_err());
         assert_eq!(Level::Casual(3).to_string(), "3");
+    }
+
+    #[test]
+    fn levels_travel_as_their_names() {
+        for (level, name) in [
+            (Level::Perfect, "perfect"),
+            (Level::Casual(0), "random"),
+            (Level::Casual(7), "7"),
+        ] {
+            assert_eq!(serde_json::to_value(level).unwrap(), json!(name));
+            assert_eq!(serde_json::from_value::<Level>(json!(name)).unwrap(), level);
+        }
+        let refused = serde_json::from_value::<Level>(json!("strong")).unwrap_err();
+        assert!(
+            refused.to_string().contains("use perfect, random"),
+            "{refused}"
+        );
+        assert!(serde_json::from_value::<Level>(json!(3)).is_err());
     }
 
     #[test]

@@ -21,6 +21,8 @@
 //! - [`limits`]: the largest specs accepted;
 //! - [`misere`] (`games/misere/`): exact misère play of `heaps` and `graph`
 //!   (genus, quotient, search), beside the families it plays;
+//! - [`short`]: the short forms people type for positions and moves, read
+//!   and written (`nim 3 5 + kayles 7`, `0 2`);
 //! - [`count`]: `1 stone`, `3 stones`, for every message;
 //! - [`sums`]: xor of values, shared by every sum of components;
 //! - [`json`]: spec field readers whose refusals name the field;
@@ -39,6 +41,7 @@ pub mod limits;
 pub mod names;
 pub mod oracle;
 pub mod random;
+pub mod short;
 pub mod sums;
 
 pub use games::{misere, position};

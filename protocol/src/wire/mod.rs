@@ -6,6 +6,7 @@
 //! per game (docs/protocol.md, "Game specs" and "Moves") and are read by the
 //! engine ([`crate::Position::from_spec`], [`crate::Rules::parse_move`]).
 
+use crate::Level;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -613,6 +614,12 @@ pub struct Snapshot {
     /// The room allows hints to both players (asked for at its creation).
     #[serde(default)]
     pub hints: bool,
+    /// The level of the server's house bot this room asked for at its
+    /// creation (`perfect`, `random`, 0 to 9); absent when none: which seat
+    /// is the house bot's, its seat's `player_kind` (`bot`) and name say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub bot: Option<Level>,
 }
 
 /// Where a room's match is, as the lobby lists it.
@@ -663,7 +670,8 @@ pub struct RoomSummary {
     pub state: RoomState,
     pub clock: Option<Clock>,
     /// The house bot level this room asked for, if any.
-    pub bot: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub bot: Option<Level>,
     /// The room allows hints to both players.
     #[serde(default)]
     pub hints: bool,

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use grundy_protocol::wire::{Clock, MatchResult, RequestId, SeatInfo};
+use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -26,6 +27,8 @@ pub struct SnapshotView<'a> {
     pub result: Option<MatchResult>,
     pub seq: u64,
     pub hints: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<Level>,
 }
 
 /// The answers that carry a snapshot or events, as `ServerMsg` serializes
@@ -188,6 +191,7 @@ mod tests {
             }),
             seq: 9,
             hints: true,
+            bot: Some(Level::Casual(3)),
         }
     }
 
@@ -209,6 +213,7 @@ mod tests {
             result: v.result,
             seq: v.seq,
             hints: v.hints,
+            bot: v.bot,
         }
     }
 

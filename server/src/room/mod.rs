@@ -19,7 +19,7 @@ use grundy_protocol::wire::{
     Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerMsg,
 };
 use grundy_protocol::wire::{RoomState, MAX_DESCRIPTION};
-use grundy_protocol::{Position, Rules};
+use grundy_protocol::{Level, Position, Rules};
 use serde_json::Value;
 use tokio::sync::mpsc::error::{SendError, TrySendError};
 use tokio::sync::{mpsc, oneshot};
@@ -166,7 +166,7 @@ pub struct RoomInit {
     pub clock: Option<Clock>,
     pub listed: bool,
     /// The house bot level the creator asked for.
-    pub bot: Option<String>,
+    pub bot: Option<Level>,
     /// Both players may see hints.
     pub hints: bool,
     /// The tournament this game belongs to: a no-show then loses the game
@@ -186,7 +186,7 @@ pub struct Room {
     name: String,
     description: String,
     listed: bool,
-    bot: Option<String>,
+    bot: Option<Level>,
     hints: bool,
     tournament: Option<String>,
     on_end: Option<EndHook>,
@@ -957,6 +957,7 @@ impl Room {
             result: game.result,
             seq: game.seq,
             hints: self.hints,
+            bot: self.bot,
         }
     }
 
@@ -978,7 +979,7 @@ impl Room {
             seats: [self.seat_info(0), self.seat_info(1)],
             state,
             clock: game.clock,
-            bot: self.bot.clone(),
+            bot: self.bot,
             hints: self.hints,
             // Filled in by the lobby, which knows the ratings.
             ratings: [None, None],

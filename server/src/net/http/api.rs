@@ -17,8 +17,9 @@ use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use grundy_protocol::short::{moves, position as short_position};
 use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
-use grundy_protocol::{Analysis, Position};
+use grundy_protocol::{Analysis, Position, Rules};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -33,6 +34,11 @@ use crate::work::Refused;
 
 use super::review::{self, Review, ReviewCache};
 
+/// The most bytes of a position `/api/parse` reads (a short form or a JSON
+/// spec): room for any random start, well inside a request target's 65,534.
+pub const MAX_PARSE_POSITION_BYTES: usize = 32 * 1024;
+/// The most bytes of a move `/api/parse` reads.
+pub const MAX_PARSE_MOVE_BYTES: usize = 1024;
 /// The most winning moves an analysis lists (`limit`'s default and cap).
 pub const MAX_LISTED_MOVES: usize = 1000;
 /// How long a health check's answer is reused: a stream of `/healthz`
@@ -66,6 +72,7 @@ pub fn router(api: Api) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/analyze", get(analyze))
+        .route("/api/parse", get(parse))
         .route("/api/rooms", get(rooms))
         .route("/api/matches/{id}", get(match_record))
         .route("/api/matches/{id}/review", get(review))
@@ -355,6 +362,115 @@ async fn analyze(State(api): State<Api>, Query(q): Query<AnalyzeQuery>) -> Answe
     Ok(axum::Json(analysis).into_response())
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParseQuery {
+    position: Option<String>,
+    /// A room whose current position `move` is read at.
+    room: Option<String>,
+    #[serde(rename = "move")]
+    mv: Option<String>,
+}
+
+/// A position typed in the short form (or its JSON spec) read by the
+/// engine's one reading, `grundy analyze`'s: its spec and its short form. With
+/// `move`, that move typed at the position (or at a room's current one, which
+/// no spec may describe: a Darkraft grid after a move), read and checked: its
+/// wire JSON and its short form. The web app asks this rather than parse
+/// them itself.
+async fn parse(State(api): State<Api>, Query(q): Query<ParseQuery>) -> Answer {
+    for (name, given, most) in [
+        ("position", q.position.as_ref(), MAX_PARSE_POSITION_BYTES),
+        ("move", q.mv.as_ref(), MAX_PARSE_MOVE_BYTES),
+    ] {
+        if let Some(given) = given.filter(|g| g.len() > most) {
+            return Err(ApiError::bad_request(format!(
+                "{name}: at most {most} bytes, got {}",
+                given.len()
+            )));
+        }
+    }
+    let start = match (q.position, q.room, &q.mv) {
+        (Some(_), Some(_), _) => {
+            return Err(ApiError::bad_request(
+                "room: give a position or a room, not both",
+            ))
+        }
+        (None, Some(_), None) => {
+            return Err(ApiError::bad_request(
+                "move: required with room, a move as the `grundy play` prompt reads it",
+            ))
+        }
+        (None, None, _) => {
+            return Err(ApiError::bad_request(
+                "position: required, a position as `grundy analyze` reads it (`nim 3 5 + kayles 7`) or a JSON spec",
+            ))
+        }
+        (Some(text), None, _) => Start::Typed(text),
+        (None, Some(room), _) => Start::Room(Box::new(match_of(&api, room).await?)),
+    };
+    let answer = api
+        .shared
+        .spec_builds
+        .run(move || {
+            let (spec, position) = start.read()?;
+            let Some(typed) = q.mv else {
+                let short = short_position::write(&position);
+                return Ok(json!({"spec": spec, "short": short}));
+            };
+            let (value, mv) = moves::read(&position, &typed).map_err(|e| {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_move", format!("move: {e}"))
+            })?;
+            Ok(json!({"move": value, "short": moves::write(&mv)}))
+        })
+        .await
+        .map_err(ApiError::refused)??;
+    Ok(json_body(answer))
+}
+
+/// Where `/api/parse` reads a move: a position typed, or a room's match.
+enum Start {
+    Typed(String),
+    Room(Box<MatchRecord>),
+}
+
+impl Start {
+    /// The spec and the position: the one typed, or the room's now (its
+    /// start with its moves played).
+    fn read(self) -> Result<(Value, Position), ApiError> {
+        let bad_spec =
+            |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_spec", message);
+        match self {
+            Start::Typed(text) => {
+                let spec =
+                    short_position::parse(&text).map_err(|e| bad_spec(format!("position: {e}")))?;
+                let position = Position::from_spec(&spec).map_err(|e| {
+                    // In the words typed: `--k`, `heap 2`.
+                    let said = match text.trim_start().starts_with('{') {
+                        true => e.to_string(),
+                        false => short_position::refusal(&e),
+                    };
+                    bad_spec(format!("position: {said}"))
+                })?;
+                Ok((spec, position))
+            }
+            Start::Room(record) => {
+                let internal =
+                    |e: String| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e);
+                let mut position = Position::from_spec(&record.spec)
+                    .map_err(|e| internal(format!("stored spec refused: {e}")))?;
+                for (ply, recorded) in record.moves.iter().enumerate() {
+                    position
+                        .parse_move(&recorded.mv)
+                        .and_then(|mv| position.play(&mv))
+                        .map_err(|e| internal(format!("stored move {ply} refused: {e}")))?;
+                }
+                Ok((record.spec, position))
+            }
+        }
+    }
+}
+
 fn listing_limit(limit: Option<usize>) -> Result<usize, ApiError> {
     match limit.unwrap_or(MAX_LISTED_MOVES) {
         n @ 0..=MAX_LISTED_MOVES => Ok(n),
@@ -431,6 +547,18 @@ async fn match_record_of(api: &Api, key: String) -> Result<Value, ApiError> {
     Ok(answer["record"].take())
 }
 
+/// A match's record as its type.
+async fn match_of(api: &Api, key: String) -> Result<MatchRecord, ApiError> {
+    let record = match_record_of(api, key).await?;
+    serde_json::from_value(record).map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the record did not read back: {e}"),
+        )
+    })
+}
+
 /// A match replayed by the engine: the position before each move, who was
 /// winning it, and each move that gave a won position away (with what would
 /// have won).
@@ -439,14 +567,7 @@ async fn review(
     Path(key): Path<String>,
     Query(_): Query<NoQuery>,
 ) -> Answer {
-    let record = match_record_of(&api, key).await?;
-    let record: MatchRecord = serde_json::from_value(record).map_err(|e| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            format!("the record did not read back: {e}"),
-        )
-    })?;
+    let record = match_of(&api, key).await?;
     if let Some(kept) = api.reviews.get(&record.room) {
         return Ok(json_text(kept.to_string()));
     }

@@ -1,10 +1,13 @@
-//! Game specs from the short forms people type: `nim 3 4 5`, `kayles 5 7`,
+//! Positions in the short forms people type: `nim 3 4 5`, `kayles 5 7`,
 //! `bash --k 3 5 6`, `subtraction --set 1,3,4 10`, `treblecross ..X..`,
-//! `darkraft RL LR`, `twist 10`, or a whole JSON spec (one reading for
-//! `grundy analyze`, `grundy play --game`, `grundy tournament create --spec`
-//! and `grundy-bot --spec`).
+//! `darkraft RL LR`, `twist 10`, sums joined by `+`, or a whole JSON spec;
+//! read into a spec ([`parse`], [`build`]) and written back ([`write`]).
 
 use serde_json::{json, Value};
+
+use super::number::whole_number;
+use crate::error::SpecError;
+use crate::{Position, Rules};
 
 /// A short form that names no position, and why, in words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,28 +27,6 @@ pub struct Flags {
     pub k: Option<u64>,
     pub set: Vec<u64>,
     pub max_take: Option<u64>,
-}
-
-/// A whole number ≥ 0 as a person types it; the error says what is wrong
-/// with it (not a number, negative, or too large).
-pub fn whole_number(word: &str) -> std::result::Result<u64, String> {
-    word.parse::<u64>().map_err(|_| {
-        let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
-        if digits(word) {
-            format!("{word:?} is too large (the largest number is {})", u64::MAX)
-        } else if word.strip_prefix('-').is_some_and(digits) {
-            format!("{word:?} is negative: write a whole number ≥ 0")
-        } else if word.chars().any(char::is_control) {
-            format!(
-                "{word:?} is not a whole number ≥ 0 (it holds a control character, as an \
-                 arrow or function key types)"
-            )
-        } else if word.chars().any(|c| c.is_numeric() && !c.is_ascii_digit()) {
-            format!("{word:?} is not a whole number ≥ 0 (write it with the digits 0-9)")
-        } else {
-            format!("{word:?} is not a whole number ≥ 0")
-        }
-    })
 }
 
 /// The games with a short form, as a person lists them.
@@ -238,7 +219,7 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
     };
     let numbers = || -> Result<Vec<u64>> {
         rest.iter()
-            .map(|s| whole_number(s).map_err(ShortSpecError))
+            .map(|s| whole_number(s).map_err(|e| ShortSpecError(e.to_string())))
             .collect()
     };
     let one_number = || -> Result<u64> {
@@ -324,15 +305,14 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
 
 /// A refusal of a spec built from a short form, in the short form's words:
 /// `--k` for the field `k`, `heap 2` for `heaps[2]`, `row 1` for `grid[1]`.
-pub fn refusal(e: &grundy_protocol::SpecError) -> String {
+pub fn refusal(e: &SpecError) -> String {
     // A sum's part: `part 2, heap 0: ...`.
     if let Some((i, rest)) = e
         .field
         .strip_prefix("parts[")
         .and_then(|f| f.split_once(']'))
     {
-        let inner =
-            grundy_protocol::SpecError::new(rest.trim_start_matches('.'), e.message.clone());
+        let inner = SpecError::new(rest.trim_start_matches('.'), e.message.clone());
         let said = if inner.field == "game" {
             inner.message.clone()
         } else {
@@ -379,6 +359,104 @@ pub fn parse(text: &str) -> Result<Value> {
     }
     let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     build(&words, &Flags::default())
+}
+
+/// A position in the short form [`parse`] reads back to the same position:
+/// `nim 3 5`, `kayles --misere 4 7`, `nim 3 + wythoff 2 5`. A position with
+/// no short form (a graph, heaps under mixed rules, a misère sum) is written
+/// as its compact JSON spec, which [`parse`] reads too; so is a part of a sum
+/// that has none (`nim 3 + {"game":"graph",...}`).
+pub fn write(position: &Position) -> String {
+    let spec = position.to_json();
+    write_spec(&spec).unwrap_or_else(|| spec.to_string())
+}
+
+/// A spec (as [`Position`]'s `to_json` gives it) in the short form; None
+/// when it has none.
+fn write_spec(spec: &Value) -> Option<String> {
+    let fields = spec.as_object()?;
+    let game = fields.get("game")?.as_str()?;
+    let misere = fields.get("misere").and_then(Value::as_bool) == Some(true);
+    let numbers = |key: &str| -> Option<Vec<String>> {
+        let list = fields.get(key)?.as_array()?;
+        list.iter().map(|n| Some(n.as_u64()?.to_string())).collect()
+    };
+    let mut words: Vec<String> = Vec::new();
+    match game {
+        "sum" if !misere => {
+            let parts = fields.get("parts")?.as_array()?;
+            let written: Vec<String> = parts
+                .iter()
+                .map(|p| write_spec(p).unwrap_or_else(|| p.to_string()))
+                .collect();
+            return Some(written.join(" + "));
+        }
+        "nim" | "wythoff" | "new-stone" => {
+            words.push(game.into());
+            words.extend(numbers("heaps")?);
+        }
+        "moore" => {
+            words.extend(["moore".into(), "--k".into(), fields.get("k")?.to_string()]);
+            if let Some(most) = fields.get("max_take") {
+                words.extend(["--max-take".into(), most.to_string()]);
+            }
+            words.extend(numbers("heaps")?);
+        }
+        "heaps" => {
+            // One rule for every heap, that of a game with a short form.
+            let rule = fields.get("rule")?;
+            let as_text = |key: &str| rule.get(key).and_then(Value::as_str);
+            if as_text("octal") == Some("0.77") {
+                words.push("kayles".into());
+            } else if as_text("octal") == Some("0.07") {
+                words.push("dawson".into());
+            } else if rule.as_str() == Some("lasker") {
+                words.push("lasker".into());
+            } else if let Some(k) = rule.get("upto").and_then(Value::as_u64) {
+                words.extend(["bash".into(), "--k".into(), k.to_string()]);
+            } else if let Some(set) = rule.get("set").and_then(Value::as_array) {
+                let set: Option<Vec<String>> =
+                    set.iter().map(|n| Some(n.as_u64()?.to_string())).collect();
+                words.extend(["subtraction".into(), "--set".into(), set?.join(",")]);
+            } else {
+                return None;
+            }
+            words.extend(numbers("heaps")?);
+        }
+        "staircase" => {
+            words.push(game.into());
+            words.extend(numbers("pieces")?);
+        }
+        "twist" => words.extend([game.into(), fields.get("stones")?.to_string()]),
+        "treblecross" => {
+            words.push(game.into());
+            match (fields.get("length"), fields.get("board")) {
+                (Some(length), _) => words.push(length.to_string()),
+                (None, Some(board)) => words.push(board.as_str()?.into()),
+                (None, None) => return None,
+            }
+        }
+        "darkraft" => {
+            words.push(game.into());
+            let rows = fields.get("grid")?.as_array()?;
+            let rows: Option<Vec<String>> = rows.iter().map(|r| Some(r.as_str()?.into())).collect();
+            let rows = rows?;
+            // A row that is not one word would not read back as one row.
+            if rows.is_empty()
+                || rows
+                    .iter()
+                    .any(|r| r.is_empty() || r.contains(char::is_whitespace))
+            {
+                return None;
+            }
+            words.extend(rows);
+        }
+        _ => return None,
+    }
+    if misere {
+        words.insert(1, "--misere".into());
+    }
+    Some(words.join(" "))
 }
 
 #[cfg(test)]
@@ -470,7 +548,7 @@ mod tests {
             .starts_with("--k is an option of no part of this sum"));
         let refused = |text: &str| {
             let spec = parse(text).expect("builds");
-            refusal(&grundy_protocol::Position::from_spec(&spec).unwrap_err())
+            refusal(&Position::from_spec(&spec).unwrap_err())
         };
         assert_eq!(
             refused("nim 3 + nim 1 18446744073709551615"),
@@ -516,7 +594,7 @@ mod tests {
             let said = parse(&format!("{game} 1 2")).unwrap_err().to_string();
             assert!(said.contains(example), "{said}");
             let spec = parse(example).expect("the example is JSON");
-            grundy_protocol::Position::from_spec(&spec).expect("the example is a good spec");
+            Position::from_spec(&spec).expect("the example is a good spec");
         }
     }
 
@@ -524,7 +602,7 @@ mod tests {
     fn refusals_of_short_forms_name_what_was_typed() {
         let refused = |text: &str| {
             let spec = parse(text).expect("builds");
-            refusal(&grundy_protocol::Position::from_spec(&spec).unwrap_err())
+            refusal(&Position::from_spec(&spec).unwrap_err())
         };
         assert!(
             refused("moore --k 0 3 4").starts_with("--k: must be at least 1"),
@@ -549,6 +627,5 @@ mod tests {
         assert!(said("nim x").contains("not a whole number"));
         assert!(said("nim \u{1b}[A").contains("control character"));
         assert!(said("nim ３").contains("digits 0-9"));
-        assert_eq!(whole_number("18446744073709551615"), Ok(u64::MAX));
     }
 }
