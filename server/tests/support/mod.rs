@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use grundy_client::tls::Trust;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::net::TcpStream;
@@ -95,7 +96,10 @@ impl Process {
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("first stdout line: {line:?}"))
             .to_string();
-        assert!(url.starts_with("ws://127.0.0.1:"), "{line:?}");
+        assert!(
+            url.starts_with("ws://127.0.0.1:") || url.starts_with("wss://127.0.0.1:"),
+            "{line:?}"
+        );
         Process {
             child,
             url,
@@ -190,7 +194,12 @@ pub struct Peer {
 
 impl Peer {
     pub async fn connect(url: &str, name: &str) -> Peer {
-        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
+        Peer::connect_trusting(url, name, &grundy_client::tls::trust()).await
+    }
+
+    /// [`Peer::connect`], verifying a `wss://` server against `trust`.
+    pub async fn connect_trusting(url: &str, name: &str, trust: &Trust) -> Peer {
+        let ws = timeout(PATIENCE, grundy_client::connect::open(url, None, trust))
             .await
             .expect("connect in time")
             .expect("connect");
@@ -323,7 +332,16 @@ impl Peer {
 
 /// Two players seated in a new nim room: (room, code, token 0, token 1, a, b).
 pub async fn two_players(url: &str, heaps: Value) -> (String, String, String, String, Peer, Peer) {
-    let mut a = Peer::connect(url, "alice").await;
+    two_players_trusting(url, heaps, &grundy_client::tls::trust()).await
+}
+
+/// [`two_players`], verifying a `wss://` server against `trust`.
+pub async fn two_players_trusting(
+    url: &str,
+    heaps: Value,
+    trust: &Trust,
+) -> (String, String, String, String, Peer, Peer) {
+    let mut a = Peer::connect_trusting(url, "alice", trust).await;
     let seated = a
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps}}))
         .await;
@@ -334,7 +352,7 @@ pub async fn two_players(url: &str, heaps: Value) -> (String, String, String, St
         .expect("code")
         .to_string();
     let t0 = seated["token"].as_str().expect("token").to_string();
-    let mut b = Peer::connect(url, "bob").await;
+    let mut b = Peer::connect_trusting(url, "bob", trust).await;
     let seated = b.request(json!({"type": "join", "room": code})).await;
     assert_eq!(seated["seat"], 1, "{seated}");
     let t1 = seated["token"].as_str().expect("token").to_string();
