@@ -34,13 +34,12 @@ pub enum ClientError {
 
 impl ClientError {
     /// Whether the connection is gone, or could not be made: no answer came.
+    /// (A server whose TLS this client refuses, or that speaks TLS where
+    /// the address says it does not, did answer: `Unusable`.)
     pub fn connection_lost(&self) -> bool {
         matches!(
             self,
-            ClientError::Connect { .. }
-                | ClientError::Unusable { .. }
-                | ClientError::Closed
-                | ClientError::Timeout(_)
+            ClientError::Connect { .. } | ClientError::Closed | ClientError::Timeout(_)
         )
     }
 
