@@ -40,6 +40,10 @@ struct Cli {
     /// a guest. Default: $GRUNDY_TOKEN.
     #[arg(long, global = true, env = "GRUNDY_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Trust the CA certificate(s) in this PEM file for `wss://` servers,
+    /// beside the public roots (a server with a private CA).
+    #[arg(long, global = true, env = "GRUNDY_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -207,6 +211,7 @@ async fn run_command() -> Result<()> {
         )
         .init();
     let cli = Cli::parse();
+    grundy_client::tls::trust_ca_file(cli.ca_cert.as_deref())?;
     match cli.command {
         Command::Match(args) => run_matches(&cli.server, args).await,
         Command::Create(args) => create(&cli.server, cli.token, args).await,

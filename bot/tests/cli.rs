@@ -1,5 +1,6 @@
 //! `grundy-bot` as a person runs it: a failure is one line on standard
-//! error and exit status 1, whatever `RUST_BACKTRACE` says.
+//! error and exit status 1, whatever `RUST_BACKTRACE` says; a match over
+//! `wss://` on a server with a private CA.
 
 use std::process::Command;
 
@@ -23,4 +24,53 @@ fn a_failure_is_one_error_line_and_status_1() {
         err.starts_with("error: cannot connect to ws://127.0.0.1:"),
         "{err}"
     );
+}
+
+#[test]
+fn a_match_is_played_over_wss_given_the_private_ca() {
+    use grundy_server::net::tls::{CertificateFiles, Tls};
+    use grundy_server::server::Listener;
+    use std::sync::Arc;
+
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca = grundy_testkit::tls::TestCa::new("grundy-bot test CA");
+    let files = ca.write_server(dir.path(), "server");
+    let ca_file = ca.write(dir.path(), "ca.pem");
+    let certificates = CertificateFiles::open(&files.cert, &files.key).expect("certificate");
+    let store = grundy_server::store::SqliteStore::open(&dir.path().join("g.db")).expect("store");
+    let server = rt.block_on(async {
+        let tcp = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let listener = Listener::with_tls(tcp, Tls::new(certificates.current()));
+        grundy_server::Server::start_on(listener, Arc::new(store), Default::default())
+            .await
+            .expect("server starts")
+    });
+    let url = format!("wss://localhost:{}", server.local_addr().port());
+    let play = |ca: Option<&std::path::Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_grundy-bot"));
+        command.args(["--server", &url]);
+        if let Some(ca) = ca {
+            command.arg("--ca-cert").arg(ca);
+        }
+        command
+            .args(["match", "--spec", "nim 3 4 5", "--games", "2"])
+            .args(["--levels", "perfect,random"])
+            .env_remove("GRUNDY_CA_CERT")
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("grundy-bot runs")
+    };
+    let out = play(Some(&ca_file));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(text.matches("winner seat").count(), 2, "{text}");
+
+    let out = play(None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(err.contains("not trusted"), "{err}");
+    rt.block_on(server.shutdown());
 }

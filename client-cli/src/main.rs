@@ -29,6 +29,10 @@ use grundy_protocol::short::position as spec;
 #[derive(Parser)]
 #[command(name = "grundy", version, about = "Impartial games, perfectly played")]
 struct Cli {
+    /// Trust the CA certificate(s) in this PEM file for `wss://` servers,
+    /// beside the public roots (a server with a private CA).
+    #[arg(long, global = true, env = "GRUNDY_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,6 +56,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = grundy_client::tls::trust_ca_file(cli.ca_cert.as_deref()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Analyze(args) => analyze::run(args),
         Command::Games(args) => spectate::games(args),

@@ -95,7 +95,9 @@ pub async fn connect(url: &str, name: &str, attempts: u32) -> Result<Client, Cli
 pub fn words(e: &ClientError) -> String {
     match e {
         ClientError::Refused { message, .. } => format!("the server refused: {message}"),
-        ClientError::Connect { url, message } => format!("cannot connect to {url}: {message}"),
+        ClientError::Connect { url, message } | ClientError::Unusable { url, message } => {
+            format!("cannot connect to {url}: {message}")
+        }
         ClientError::Closed => "the connection closed".into(),
         ClientError::Timeout(d) => format!("the server did not answer within {d:?}"),
         ClientError::Unexpected(m) => format!("unexpected answer from the server: {m}"),

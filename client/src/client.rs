@@ -8,14 +8,20 @@ use futures_util::{SinkExt, StreamExt};
 use grundy_protocol::wire::{
     AccountInfo, ClientMsg, ErrorCode, RequestId, ServerMsg, TokenInfo, PROTOCOL_VERSION,
 };
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::connect::{self, WebSocket};
+use crate::tls;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error("cannot connect to {url}: {message}")]
     Connect { url: String, message: String },
+    /// The connection could not be made in a way no retry mends: a
+    /// certificate not trusted or for another name, TLS spoken to a port
+    /// without it (or the other way round).
+    #[error("cannot connect to {url}: {message}")]
+    Unusable { url: String, message: String },
     #[error("the connection closed")]
     Closed,
     #[error("the server refused ({code}): {message}")]
@@ -28,6 +34,8 @@ pub enum ClientError {
 
 impl ClientError {
     /// Whether the connection is gone, or could not be made: no answer came.
+    /// (A server whose TLS this client refuses, or that speaks TLS where
+    /// the address says it does not, did answer: `Unusable`.)
     pub fn connection_lost(&self) -> bool {
         matches!(
             self,
@@ -42,7 +50,7 @@ impl ClientError {
     pub fn is_transient(&self) -> bool {
         match self {
             ClientError::Refused { code, .. } => code.is_transient(),
-            ClientError::Unexpected(_) => false,
+            ClientError::Unexpected(_) | ClientError::Unusable { .. } => false,
             _ => self.connection_lost(),
         }
     }
@@ -52,7 +60,7 @@ impl ClientError {
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
 pub struct Client {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    ws: WebSocket,
     next_id: u64,
     /// Messages that arrived while a request waited for its answer.
     backlog: VecDeque<ServerMsg>,
@@ -101,20 +109,36 @@ impl Client {
 
     /// Connects and says hello as `hello` says. `url` may list a cluster's
     /// nodes, separated by commas: the first that accepts the connection is
-    /// taken.
+    /// taken. A `wss://` server is verified against the process's trust
+    /// ([`tls::trust`]).
     pub async fn connect_as(url: &str, hello: &Hello) -> Result<Client, ClientError> {
+        Client::connect_trusting(url, hello, &tls::trust()).await
+    }
+
+    /// [`Client::connect_as`], verifying a `wss://` server against `trust`.
+    pub async fn connect_trusting(
+        url: &str,
+        hello: &Hello,
+        trust: &tls::Trust,
+    ) -> Result<Client, ClientError> {
         let mut addresses = url.split(',').map(str::trim);
         let mut refused = None;
         let ws = loop {
             let Some(address) = addresses.next() else {
                 return Err(refused.expect("at least one address"));
             };
-            match tokio_tungstenite::connect_async(address).await {
-                Ok((ws, _)) => break ws,
-                Err(e) => {
+            match connect::open(address, None, trust).await {
+                Ok(ws) => break ws,
+                Err(e) if e.retry_may_help => {
                     refused = Some(ClientError::Connect {
                         url: address.to_string(),
-                        message: e.to_string(),
+                        message: e.message,
+                    })
+                }
+                Err(e) => {
+                    refused = Some(ClientError::Unusable {
+                        url: address.to_string(),
+                        message: e.message,
                     })
                 }
             }

@@ -3,6 +3,10 @@
 //! bots and the tests alike.
 //!
 //! - [`address`]: server addresses as people write them;
+//! - [`tls`]: what a `wss://` connection trusts (the public roots, a
+//!   private CA), and TLS failures said plainly;
+//! - [`connect`]: opening a WebSocket, `ws://` or `wss://` (the one
+//!   connector of every client);
 //! - [`client`]: the connection: hello (as a guest or with an account's
 //!   token), requests answered by id, the stream of events;
 //! - [`account`]: opening an account, logging in, tokens;
@@ -18,6 +22,8 @@
 pub mod account;
 pub mod address;
 pub mod client;
+pub mod connect;
 pub mod reconnect;
 pub mod seat;
+pub mod tls;
 pub mod tournament;

@@ -14,12 +14,24 @@ import argparse
 import asyncio
 import json
 import os
+import ssl
 import sys
 
 try:
     from websockets.asyncio.client import connect
 except ImportError:
     from websockets import connect
+
+
+def tls_options(server, ca_cert):
+    """What `connect` needs for a wss:// server: the system's roots, and with
+    ca_cert (a PEM file) a private CA's as well. Nothing for ws://."""
+    if not server.startswith("wss://"):
+        return {}
+    context = ssl.create_default_context()
+    if ca_cert:
+        context.load_verify_locations(cafile=ca_cert)
+    return {"ssl": context}
 
 
 async def request(ws, msg):
@@ -34,7 +46,7 @@ async def request(ws, msg):
 
 
 async def run(args, password):
-    async with connect(args.server) as ws:
+    async with connect(args.server, **tls_options(args.server, args.ca_cert)) as ws:
         await request(ws, {"type": "hello", "id": 1, "version": 1})
         username = args.create or args.login
         if args.create:
@@ -55,6 +67,9 @@ async def run(args, password):
 def main():
     p = argparse.ArgumentParser(description="Open a Grundy account and log in for a token.")
     p.add_argument("--server", default="ws://127.0.0.1:7878")
+    p.add_argument("--ca-cert", metavar="FILE", default=os.environ.get("GRUNDY_CA_CERT"),
+                   help="for a wss:// server with a private CA: its certificate, PEM "
+                        "(default: $GRUNDY_CA_CERT)")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--create", metavar="USERNAME", help="open this account, then log in")
     who.add_argument("--login", metavar="USERNAME", help="log in to this account")

@@ -19,9 +19,9 @@ server_bin="${CARGO_TARGET_DIR:-$root/target}/release/grundy-server"
 python3 -c 'import websockets' 2>/dev/null || python3 -m pip install --quiet websockets
 
 work=$(mktemp -d)
-server_pid=
+server_pid= tls_pid=
 cleanup() {
-    if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    for pid in $server_pid $tls_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -111,6 +111,39 @@ host_status=0
 wait "$host_pid" || host_status=$?
 verdict "join: the host" "$host" "$host_status"
 verdict "join: the guest" "$guest" "$status"
+
+# Over TLS: a server with a certificate from a CA made here, the bot given
+# the CA's certificate (as a private CA's is given).
+make_certificates() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+        -subj "/CN=check.sh CA" -keyout "$work/ca-key.pem" -out "$work/ca.pem" &&
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -subj "/CN=localhost" -keyout "$work/key.pem" -out "$work/server.csr" &&
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" \
+        -days 1 -extfile <(printf "subjectAltName=DNS:localhost") -out "$work/cert.pem"
+} >"$work/openssl.log" 2>&1
+if make_certificates; then
+    "$server_bin" --listen 127.0.0.1:0 --db "$work/tls.db" \
+        --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" >"$work/tls.log" 2>&1 &
+    tls_pid=$!
+    tls_url=
+    for _ in $(seq 100); do
+        tls_url=$(grep -o 'listening on wss://[^[:space:]]*' "$work/tls.log" | head -1 | cut -d' ' -f3) || true
+        [[ -n $tls_url ]] && break
+        sleep 0.1
+    done
+    if [[ -n $tls_url ]]; then
+        plain_url=$url url=${tls_url/127.0.0.1/localhost}
+        play "over wss:// (--ca-cert)" --ca-cert "$work/ca.pem" --random nim --bot random
+        url=$plain_url
+    else
+        failed=$((failed + 1)); echo "FAIL  the TLS server never said 'listening on wss://...'"
+        sed 's/^/      | /' "$work/tls.log"
+    fi
+else
+    failed=$((failed + 1)); echo "FAIL  openssl could not make the test certificates"
+    sed 's/^/      | /' "$work/openssl.log"
+fi
 
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

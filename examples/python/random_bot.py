@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import random
+import ssl
 import sys
 from math import comb
 
@@ -26,6 +27,17 @@ try:  # websockets >= 13: the asyncio client API
 except ImportError:  # older releases
     from websockets import connect
 from websockets.exceptions import ConnectionClosed
+
+
+def tls_options(server, ca_cert):
+    """What `connect` needs for a wss:// server: the system's roots, and with
+    ca_cert (a PEM file) a private CA's as well. Nothing for ws://."""
+    if not server.startswith("wss://"):
+        return {}
+    context = ssl.create_default_context()
+    if ca_cert:
+        context.load_verify_locations(cafile=ca_cert)
+    return {"ssl": context}
 
 # ---------------------------------------------------------------- the games
 # Each model turns the legal moves of its position into "parts": a list of
@@ -416,7 +428,8 @@ class Bot:
     async def run(self):
         for attempt in range(30):
             try:
-                async with connect(self.args.server, max_size=None, compression=None) as ws:
+                tls = tls_options(self.args.server, self.args.ca_cert)
+                async with connect(self.args.server, max_size=None, compression=None, **tls) as ws:
                     self.ws, self.tokens, self.last_send = ws, 1, asyncio.get_running_loop().time()
                     # With a personal API token the bot plays as its account
                     # (the name is then the account's); without, as a guest.
@@ -572,6 +585,9 @@ class Bot:
 def main():
     p = argparse.ArgumentParser(description="A Grundy bot that plays uniformly random legal moves.")
     p.add_argument("--server", default="ws://127.0.0.1:7878", help="server URL (default %(default)s)")
+    p.add_argument("--ca-cert", metavar="FILE", default=os.environ.get("GRUNDY_CA_CERT"),
+                   help="for a wss:// server with a private CA: its certificate, PEM "
+                        "(default: $GRUNDY_CA_CERT)")
     p.add_argument("--name", default="random_bot.py", help="the name shown to others (as a guest)")
     p.add_argument("--token", default=os.environ.get("GRUNDY_TOKEN"),
                    help="a personal API token: play as its account (default: $GRUNDY_TOKEN)")

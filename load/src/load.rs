@@ -31,6 +31,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use grundy_client::connect::{self, WebSocket};
+use grundy_client::tls::{self, Trust};
 use grundy_protocol::{Position, Rules, Status};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
@@ -41,7 +43,6 @@ use tokio::time::{timeout_at, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::WebSocketStream;
 
 /// The start of every Nim duel: 20 stones, so exactly 20 moves when each move
 /// takes one stone (10 per player).
@@ -109,6 +110,8 @@ pub struct Target {
     servers: Arc<Vec<(String, SocketAddr)>>,
     /// Local addresses to bind, round robin; empty: let the system choose.
     sources: Arc<Vec<IpAddr>>,
+    /// What a `wss://` server is verified against (the process's trust).
+    trust: Trust,
 }
 
 impl Target {
@@ -121,7 +124,8 @@ impl Target {
             let uri = request.uri();
             let host = uri.host().ok_or_else(|| bad("no host".into()))?;
             let host = host.trim_start_matches('[').trim_end_matches(']');
-            let port = uri.port_u16().unwrap_or(80);
+            let tls = uri.scheme_str() == Some("wss");
+            let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
             let addr = tokio::net::lookup_host((host, port))
                 .await?
                 .next()
@@ -131,6 +135,7 @@ impl Target {
         Ok(Target {
             servers: Arc::new(servers),
             sources: Arc::new(sources),
+            trust: tls::trust(),
         })
     }
 
@@ -156,17 +161,16 @@ impl Target {
         }
         .map_err(|e| format!("connect {addr}: {e}"))?;
         let _ = tcp.set_nodelay(true);
-        let (ws, _) =
-            tokio_tungstenite::client_async_with_config(url.as_str(), tcp, Some(ws_config()))
-                .await
-                .map_err(|e| format!("handshake: {e}"))?;
+        let ws = connect::handshake(url, tcp, Some(ws_config()), &self.trust)
+            .await
+            .map_err(|e| format!("handshake: {e}"))?;
         Ok(Ws { ws, next_id: 1 })
     }
 }
 
 /// One client connection.
 struct Ws {
-    ws: WebSocketStream<TcpStream>,
+    ws: WebSocket,
     next_id: u64,
 }
 

@@ -19,6 +19,10 @@ struct Cli {
     /// players of a match are on different nodes).
     #[arg(long, global = true, default_value = "ws://127.0.0.1:7878")]
     server: String,
+    /// Trust the CA certificate(s) in this PEM file for a `wss://` server,
+    /// beside the public roots (a server with a private CA).
+    #[arg(long, global = true, env = "GRUNDY_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -98,6 +102,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> Result<()> {
     let cli = Cli::parse();
+    grundy_client::tls::trust_ca_file(cli.ca_cert.as_deref())?;
     match cli.command {
         Command::Run(args) => load(&cli.server, args).await,
         Command::Idle(args) => idle(&cli.server, args).await,

@@ -36,8 +36,8 @@ use crate::outbox::{ConnId, Kick, Memberships, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
+use crate::stream::Stream;
 use crate::tcp::drain;
-use crate::tcp::Tcp;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::registry::Tournaments;
 use grundy_protocol::time_control::check_clock;
@@ -185,7 +185,7 @@ fn hello_timeout_closing(limit: Duration) -> Closing {
 /// Serves one WebSocket connection, which `net::http::accept` upgraded,
 /// from client `address`.
 pub async fn serve(
-    ws: WebSocketStream<Tcp>,
+    ws: WebSocketStream<Stream>,
     shared: Arc<Node>,
     shutdown: CancellationToken,
     stopping: Flag,
@@ -483,9 +483,9 @@ async fn finish(
     });
     // Whatever was queued before the close goes out first; a peer that
     // stopped reading keeps the close from finishing, so it has a limit.
-    if let Some(mut tcp) = socket.close(frame, Duration::from_secs(5)).await {
+    if let Some(mut stream) = socket.close(frame, Duration::from_secs(5)).await {
         if linger {
-            drain(&mut tcp).await;
+            drain(&mut stream).await;
         }
     }
 }

@@ -16,6 +16,8 @@
 //! - [`secret`]: seat and tournament tokens, made and compared;
 //! - [`house`]: the server's own house bots, tracked tasks;
 //! - [`drain`]: closing a socket so the peer reads the close frame;
+//! - [`stream`]: a connection's stream, plain TCP or TLS;
+//! - [`tls`]: TLS on the server's port: certificates from files, reloaded;
 //! - [`outbox`]: the bounded per-connection outbound queue;
 //! - [`player`]: who holds a seat: a name, a kind, an account;
 //! - [`accounts`]: accounts, passwords, API tokens and their abuse limits;
@@ -48,6 +50,7 @@ pub mod room;
 pub mod secret;
 pub mod server;
 pub mod store;
+pub mod stream;
 pub mod task;
 pub mod tcp;
 pub mod text;

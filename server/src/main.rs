@@ -2,13 +2,16 @@
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
 use grundy_server::cluster::bus::Bus;
+use grundy_server::net::redirect;
+use grundy_server::net::tls::{CertificateFiles, Tls};
+use grundy_server::server::Listener;
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
 use grundy_server::{Config, Server};
 
@@ -61,7 +64,23 @@ struct Args {
     /// one client address; connections from this host are not counted).
     #[arg(long)]
     connections_per_ip: Option<usize>,
+    /// Serve TLS on `--listen` (https:// and wss://: the web app, the API
+    /// and the WebSocket) with this certificate chain, PEM, the server's
+    /// own certificate first. Read again when the file changes (looked at
+    /// every 5 s) or on SIGHUP; a bad new file keeps the old certificate.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of `--tls-cert`, PEM (PKCS#8, RSA or EC).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// With `--tls-cert`: also answer plain HTTP on this port (on the
+    /// `--listen` address) with a redirect to https://.
+    #[arg(long, value_name = "PORT", requires = "tls_cert")]
+    http_redirect_port: Option<u16>,
 }
+
+/// How often the certificate files are looked at for a change.
+const CERTIFICATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn main() -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -94,6 +113,31 @@ async fn run() -> anyhow::Result<ExitCode> {
             eprintln!("error: cannot listen on {}: {e}", args.listen);
             return Ok(ExitCode::FAILURE);
         }
+    };
+    // The certificate before the database, as the address: a bad file must
+    // not leave a new database behind either.
+    let certificates = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match CertificateFiles::open(cert, key) {
+            Ok(files) => Some(files),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+        _ => None,
+    };
+    let redirect_listener = match args.http_redirect_port {
+        Some(port) => {
+            let at = std::net::SocketAddr::new(args.listen.ip(), port);
+            match tokio::net::TcpListener::bind(at).await {
+                Ok(listener) => Some(listener),
+                Err(e) => {
+                    eprintln!("error: cannot listen on {at} (--http-redirect-port): {e}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        None => None,
     };
     let lease = args
         .cluster
@@ -145,7 +189,24 @@ async fn run() -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
+    let listener = match &certificates {
+        Some(files) => Listener::with_tls(listener, Tls::new(files.current())),
+        None => Listener::from(listener),
+    };
     let server = Server::start_node(listener, store, config, bus).await?;
+    if let Some(files) = &certificates {
+        let stop = server.shutdown_token();
+        tokio::spawn(files.clone().watch(CERTIFICATE_CHECK_EVERY, stop.clone()));
+        tokio::spawn(reload_on_hangup(files.clone(), stop));
+    }
+    if let Some(listener) = redirect_listener {
+        let https_port = server.local_addr().port();
+        tokio::spawn(redirect::serve(
+            listener,
+            https_port,
+            server.shutdown_token(),
+        ));
+    }
     // The handlers are in place before the address is said: whoever stops
     // the server as soon as it says where it listens stops it gracefully.
     let signalled = shutdown_signal();
@@ -153,8 +214,12 @@ async fn run() -> anyhow::Result<ExitCode> {
     // line on stdout, exactly this, for scripts and tests that start the
     // server on port 0 (stdout is line-buffered: it is out once printed).
     let addr = server.local_addr();
-    tracing::info!("the web app: http://{addr}/");
-    println!("listening on ws://{addr}");
+    let (web, ws) = match certificates {
+        Some(_) => ("https", "wss"),
+        None => ("http", "ws"),
+    };
+    tracing::info!("the web app: {web}://{addr}/");
+    println!("listening on {ws}://{addr}");
     let token = server.shutdown_token();
     tokio::spawn(async move {
         signalled.await;
@@ -183,6 +248,39 @@ fn open_store(
                       the nodes share one database"
                 .into(),
         }),
+    }
+}
+
+/// Reads the certificate files again at every SIGHUP, until `stop`;
+/// listened for from the call on (a SIGHUP before would end the process).
+fn reload_on_hangup(
+    files: Arc<CertificateFiles>,
+    stop: tokio_util::sync::CancellationToken,
+) -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let hangup = signal(SignalKind::hangup());
+        async move {
+            let Ok(mut hangup) = hangup else {
+                tracing::warn!("cannot listen for SIGHUP; the certificate files are still watched");
+                return;
+            };
+            loop {
+                tokio::select! {
+                    _ = hangup.recv() => {
+                        tracing::info!("SIGHUP: reading the TLS certificate again");
+                        let _ = files.reload();
+                    }
+                    _ = stop.cancelled() => return,
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = files;
+        async move { stop.cancelled().await }
     }
 }
 

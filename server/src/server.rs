@@ -1,12 +1,14 @@
-//! The listener: accepts connections, hands each to its own task, and shuts
-//! down gracefully — stop accepting and the house bots, tell every client, let
-//! rooms finish their in-flight writes, drain the store.
+//! The listener: accepts connections (over TLS when it has a certificate),
+//! hands each to its own task, and shuts down gracefully — stop accepting
+//! and the house bots, tell every client, let rooms finish their in-flight
+//! writes, drain the store.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::http::{header, HeaderValue};
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -19,11 +21,35 @@ use crate::house::{self, House, HouseBots};
 use crate::lobby::Lobby;
 use crate::net::caps::Caps;
 use crate::net::http;
+use crate::net::tls::{self, Tls};
 use crate::node::Node;
 use crate::ratings::Ratings;
 use crate::store::MatchStore;
 use crate::tournament::actor::Services;
 use crate::tournament::registry::Tournaments;
+
+/// Where a server takes its connections: a bound TCP listener, plain or
+/// with TLS.
+pub struct Listener {
+    tcp: TcpListener,
+    tls: Option<Arc<Tls>>,
+}
+
+impl Listener {
+    /// Connections on `tcp` speak TLS (`https://`, `wss://`).
+    pub fn with_tls(tcp: TcpListener, tls: Arc<Tls>) -> Listener {
+        Listener {
+            tcp,
+            tls: Some(tls),
+        }
+    }
+}
+
+impl From<TcpListener> for Listener {
+    fn from(tcp: TcpListener) -> Listener {
+        Listener { tcp, tls: None }
+    }
+}
 
 /// A running server.
 pub struct Server {
@@ -59,7 +85,7 @@ impl Server {
     /// [`Server::start`] on a listener bound already (the command binds
     /// before it opens the database, so a taken port leaves no file behind).
     pub async fn start_on(
-        listener: TcpListener,
+        listener: impl Into<Listener>,
         store: Arc<dyn MatchStore>,
         config: Config,
     ) -> anyhow::Result<Server> {
@@ -69,12 +95,29 @@ impl Server {
     /// [`Server::start_on`] as a cluster's node with its bus (`store` is
     /// then a node's store: `PgStore::open_node`).
     pub async fn start_node(
-        listener: TcpListener,
+        listener: impl Into<Listener>,
         store: Arc<dyn MatchStore>,
         config: Config,
         bus: Option<Arc<Bus>>,
     ) -> anyhow::Result<Server> {
+        let Listener { tcp: listener, tls } = listener.into();
         let addr = listener.local_addr()?;
+        // The house bots connect as any client does, but over TLS they would
+        // have to trust this server's own certificate: they get a plain
+        // port of their own on loopback instead.
+        let house_listener = match tls {
+            Some(_) => {
+                let loopback = house::loopback(SocketAddr::new(addr.ip(), 0));
+                Some(TcpListener::bind(loopback).await.map_err(|e| {
+                    anyhow::anyhow!("cannot listen on {loopback} for the house bots: {e}")
+                })?)
+            }
+            None => None,
+        };
+        let house_addr = match &house_listener {
+            Some(l) => l.local_addr()?,
+            None => addr,
+        };
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let ratings = Arc::new(Ratings::new(store.load_ratings()?));
@@ -135,7 +178,7 @@ impl Server {
         // A child of the shutdown token: whoever starts the shutdown stops the
         // bots at once.
         let house = House::new(
-            addr,
+            house_addr,
             config.house_bots,
             lobby.clone(),
             shutdown.child_token(),
@@ -163,25 +206,19 @@ impl Server {
                 stopping.raise();
             }
         });
-        {
-            let shutdown = shutdown.clone();
-            let stopping = stopping.clone();
-            let connections = connections.clone();
-            let caps = Caps::new(&shared.config);
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                accept_loop(
-                    listener,
-                    shared,
-                    router,
-                    caps,
-                    shutdown,
-                    stopping,
-                    connections,
-                )
-                .await;
-            });
+        let caps = Caps::new(&shared.config);
+        let accepting = Accepting {
+            shared: shared.clone(),
+            router,
+            caps,
+            shutdown: shutdown.clone(),
+            stopping: stopping.clone(),
+            connections: connections.clone(),
+        };
+        if let Some(house_listener) = house_listener {
+            tokio::spawn(accept_loop(house_listener, None, accepting.clone()));
         }
+        tokio::spawn(accept_loop(listener, tls, accepting));
         // Once the server accepts: the bots connect like any client.
         for seat in house_seats {
             house.spawn(seat);
@@ -294,15 +331,36 @@ impl Server {
     }
 }
 
-async fn accept_loop(
-    listener: TcpListener,
+/// What every accepted connection is handed to.
+#[derive(Clone)]
+struct Accepting {
     shared: Arc<Node>,
     router: axum::Router,
     caps: Arc<Caps>,
     shutdown: CancellationToken,
     stopping: Flag,
     connections: TaskTracker,
-) {
+}
+
+async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, on: Accepting) {
+    // Over TLS every HTTP answer tells browsers to keep to https://.
+    let router = match tls {
+        Some(_) => on.router.clone().layer(
+            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+                header::STRICT_TRANSPORT_SECURITY,
+                HeaderValue::from_static(tls::HSTS),
+            ),
+        ),
+        None => on.router.clone(),
+    };
+    let Accepting {
+        shared,
+        caps,
+        shutdown,
+        stopping,
+        connections,
+        ..
+    } = on;
     let mut backoff = Duration::from_millis(10);
     loop {
         tokio::select! {
@@ -311,12 +369,13 @@ async fn accept_loop(
                     backoff = Duration::from_millis(10);
                     // Counted before anything is spent on it; the loop
                     // never waits on a connection, refused or not.
-                    match caps.admit(peer.ip(), || stream.local_addr().ok().map(|a| a.ip())) {
+                    let admitted = caps.admit(peer.ip(), || stream.local_addr().ok().map(|a| a.ip()));
+                    match (admitted, &tls) {
                         // The place goes with the connection's task, given
                         // back when it ends, on any path. (Not in a wrapping
                         // `async` block: that would hold the task's future
                         // twice, and every idle connection would pay for it.)
-                        Ok(place) => {
+                        (Ok(place), None) => {
                             connections.spawn(http::accept(
                                 stream,
                                 shared.clone(),
@@ -326,9 +385,27 @@ async fn accept_loop(
                                 router.clone(),
                             ));
                         }
-                        Err(refusal) => caps.turn_away(&connections, |handshake| {
+                        (Ok(place), Some(tls)) => {
+                            let limit = hello_timeout(&shared);
+                            let tls = tls.clone();
+                            let (shared, shutdown, stopping, router) =
+                                (shared.clone(), shutdown.clone(), stopping.clone(), router.clone());
+                            connections.spawn(async move {
+                                let _ = stream.set_nodelay(true);
+                                if let Some(stream) = tls.handshake(stream, limit).await {
+                                    http::accept(stream, shared, shutdown, stopping, place, router).await;
+                                }
+                            });
+                        }
+                        (Err(refusal), None) => caps.turn_away(&connections, |handshake| {
                             http::refuse(stream, refusal, handshake)
                         }),
+                        (Err(refusal), Some(tls)) => {
+                            let tls = tls.clone();
+                            caps.turn_away(&connections, move |handshake| {
+                                refuse_tls(tls, stream, refusal, handshake)
+                            })
+                        }
                     }
                 }
                 Err(e) => {
@@ -340,5 +417,21 @@ async fn accept_loop(
             },
             _ = shutdown.cancelled() => break,
         }
+    }
+}
+
+fn hello_timeout(shared: &Node) -> Duration {
+    Duration::from_millis(shared.config.limits.hello_timeout_ms)
+}
+
+/// A refusal over TLS: the handshake first, within the refusal's own time.
+async fn refuse_tls(
+    tls: Arc<Tls>,
+    stream: TcpStream,
+    refusal: crate::net::caps::TurnedAway,
+    handshake: Duration,
+) {
+    if let Some(stream) = tls.handshake(stream, handshake).await {
+        http::refuse(stream, refusal, handshake).await;
     }
 }

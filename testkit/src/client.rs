@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use grundy_client::tls::Trust;
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
@@ -37,7 +38,12 @@ enum Ended {
 impl Client {
     /// Connects without saying hello.
     pub async fn raw(url: &str) -> Client {
-        let (ws, _) = timeout(PATIENCE, tokio_tungstenite::connect_async(url))
+        Client::raw_trusting(url, &Trust::public()).await
+    }
+
+    /// [`Client::raw`], verifying a `wss://` server against `trust`.
+    pub async fn raw_trusting(url: &str, trust: &Trust) -> Client {
+        let ws = timeout(PATIENCE, grundy_client::connect::open(url, None, trust))
             .await
             .unwrap_or_else(|_| panic!("no connection to {url} within {PATIENCE:?}"))
             .expect("connect");
@@ -54,7 +60,12 @@ impl Client {
 
     /// Connects and says hello as `name`.
     pub async fn connect(url: &str, name: &str) -> Client {
-        let mut c = Client::raw(url).await;
+        Client::connect_trusting(url, name, &Trust::public()).await
+    }
+
+    /// [`Client::connect`], verifying a `wss://` server against `trust`.
+    pub async fn connect_trusting(url: &str, name: &str, trust: &Trust) -> Client {
+        let mut c = Client::raw_trusting(url, trust).await;
         let welcome = c
             .request(json!({"type": "hello", "version": 1, "name": name}))
             .await;
@@ -266,7 +277,17 @@ pub async fn two_players(
     spec: Value,
     clock: Option<Value>,
 ) -> (String, String, String, String, Client, Client) {
-    let mut a = Client::connect(url, "alice").await;
+    two_players_trusting(url, spec, clock, &Trust::public()).await
+}
+
+/// [`two_players`], verifying a `wss://` server against `trust`.
+pub async fn two_players_trusting(
+    url: &str,
+    spec: Value,
+    clock: Option<Value>,
+    trust: &Trust,
+) -> (String, String, String, String, Client, Client) {
+    let mut a = Client::connect_trusting(url, "alice", trust).await;
     let mut create = json!({"type": "create_room", "spec": spec});
     if let Some(c) = clock {
         create["clock"] = c;
@@ -279,7 +300,7 @@ pub async fn two_players(
         .expect("code")
         .to_string();
     let t0 = seated["token"].as_str().expect("token").to_string();
-    let mut b = Client::connect(url, "bob").await;
+    let mut b = Client::connect_trusting(url, "bob", trust).await;
     let seated = b.request(json!({"type": "join", "room": code})).await;
     assert_eq!(seated["type"], "seated", "{seated}");
     assert_eq!(seated["seat"], 1);

@@ -1,9 +1,11 @@
 //! Test support shared by the workspace's tests (the store's unit tests and
 //! the process tests in `grundy-server`, the end-to-end tests in
 //! `grundy-tests`): real services, started for a test run from the machine's
-//! packages and stopped by PID, and one raw-JSON protocol client.
+//! packages and stopped by PID; one raw-JSON protocol client; a test CA and
+//! its certificates ([`tls`]).
 
 pub mod client;
 pub mod nats;
 pub mod postgres;
 mod process;
+pub mod tls;

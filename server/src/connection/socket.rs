@@ -16,14 +16,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::{Sink, Stream};
+use futures_util::{Sink, Stream as _};
 use tokio_tungstenite::tungstenite::error::Error as WsError;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::outbox::Queue;
-use crate::tcp::{Tcp, Wire};
+use crate::stream::Stream;
+use crate::tcp::Wire;
 
 /// What reading and writing the socket came to.
 pub enum Io {
@@ -34,10 +35,11 @@ pub enum Io {
 }
 
 pub struct Socket {
-    ws: WebSocketStream<Tcp>,
+    ws: WebSocketStream<Stream>,
     queue: Queue,
-    /// The socket under `ws`, which rooms may write to directly.
-    wire: Arc<Wire>,
+    /// The socket under `ws`, which rooms may write to directly (plain TCP
+    /// only).
+    wire: Option<Arc<Wire>>,
     /// The queue knows the task has nothing in flight (`Queue::settle`).
     settled: bool,
     /// Pings go out before queued frames.
@@ -51,9 +53,11 @@ pub struct Socket {
 }
 
 impl Socket {
-    pub fn new(ws: WebSocketStream<Tcp>, queue: Queue) -> Socket {
+    pub fn new(ws: WebSocketStream<Stream>, queue: Queue) -> Socket {
         let wire = ws.get_ref().wire();
-        queue.attach(wire.clone());
+        if let Some(wire) = &wire {
+            queue.attach(wire.clone());
+        }
         Socket {
             ws,
             queue,
@@ -133,7 +137,7 @@ impl Socket {
         }
         // A room's direct write that went out in part left the rest to
         // this task: flushing writes it.
-        if self.unflushed || self.wire.has_spill() {
+        if self.unflushed || self.wire.as_ref().is_some_and(|w| w.has_spill()) {
             match Pin::new(&mut self.ws).poll_flush(cx) {
                 Poll::Ready(Ok(())) => self.unflushed = false,
                 Poll::Ready(Err(e)) => return Err(e),
@@ -151,8 +155,8 @@ impl Socket {
 
     /// Writes what is still queued, then the close frame (if any), within
     /// `limit` (a peer that stopped reading cannot hold the task); returns
-    /// the TCP stream when all of it went out.
-    pub async fn close(mut self, frame: Option<CloseFrame>, limit: Duration) -> Option<Tcp> {
+    /// the stream when all of it went out.
+    pub async fn close(mut self, frame: Option<CloseFrame>, limit: Duration) -> Option<Stream> {
         // What comes now goes through the queue, and out before the close.
         self.queue.detach();
         let written = tokio::time::timeout(limit, async {
@@ -192,7 +196,7 @@ mod tests {
     async fn the_connections_task_writes_a_spill_with_nothing_queued() {
         let (tcp, mut client) = crate::tcp::tests::pair().await;
         let wire = tcp.wire();
-        let ws = WebSocketStream::from_raw_socket(tcp, Role::Server, None).await;
+        let ws = WebSocketStream::from_raw_socket(Stream::Plain(tcp), Role::Server, None).await;
         let (outbox, queue) = Outbox::new(1, 8, usize::MAX);
         let mut socket = Socket::new(ws, queue);
         // Larger than the socket's buffers: written in part, the rest spilled.

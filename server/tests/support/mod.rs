@@ -89,7 +89,10 @@ impl Process {
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("first stdout line: {line:?}"))
             .to_string();
-        assert!(url.starts_with("ws://127.0.0.1:"), "{line:?}");
+        assert!(
+            url.starts_with("ws://127.0.0.1:") || url.starts_with("wss://127.0.0.1:"),
+            "{line:?}"
+        );
         Process {
             child,
             url,

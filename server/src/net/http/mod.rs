@@ -27,7 +27,6 @@ use axum::Router;
 use hyper::body::Incoming;
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
@@ -39,7 +38,7 @@ use crate::flag::Flag;
 use crate::metrics::METRICS;
 use crate::net::caps::Place;
 use crate::node::Node;
-use crate::tcp::Tcp;
+use crate::stream::{Accepted, Stream};
 
 /// The longest request head (request line and headers) read; hyper answers
 /// a longer one with 431. (Its own limit on the request target, 65,534
@@ -57,19 +56,20 @@ pub struct Timing {
     pub keep_alive: Duration,
 }
 
-/// A new TCP connection: its HTTP requests served with `router` until one
+/// A new connection (TCP, or TLS once its handshake is done): its HTTP
+/// requests served with `router` until one
 /// asks for a WebSocket, then the protocol connection
 /// ([`connection::serve`]). `place`, its count against the connection caps,
 /// is held throughout.
-pub async fn accept(
-    stream: TcpStream,
+pub async fn accept<S: Accepted>(
+    stream: S,
     shared: Arc<Node>,
     shutdown: CancellationToken,
     stopping: Flag,
     place: Place,
     router: Router,
 ) {
-    let _ = stream.set_nodelay(true);
+    let _ = stream.tcp().set_nodelay(true);
     let limits = &shared.config.limits;
     let timing = Timing {
         head: Duration::from_millis(limits.hello_timeout_ms),
@@ -88,13 +88,13 @@ pub async fn accept(
 /// Serves `stream`'s HTTP requests with `router` until it closes, or until a
 /// request upgrades it to a WebSocket: then the stream is returned as one,
 /// with `ws_config` (and any bytes the client sent after its handshake).
-pub async fn serve(
-    stream: TcpStream,
+pub async fn serve<S: Accepted>(
+    stream: S,
     router: Router,
     timing: Timing,
     ws_config: WebSocketConfig,
     shutdown: &CancellationToken,
-) -> Option<WebSocketStream<Tcp>> {
+) -> Option<WebSocketStream<Stream>> {
     let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
     let serving = Arc::new(AtomicBool::new(false));
     let service = {
@@ -158,21 +158,30 @@ pub async fn serve(
         }
     };
     if let Err(e) = served {
-        tracing::debug!("http connection: {e}");
+        if e.is_parse() {
+            // What a TLS client meets on a port without TLS (hyper answers
+            // it a 400, which the client reads as "no TLS here").
+            tracing::debug!(
+                "http connection: not an HTTP request ({e}); a client speaking TLS \
+                 (https://, wss://) to this plain port sends this"
+            );
+        } else {
+            tracing::debug!("http connection: {e}");
+        }
     }
     let upgrade = upgrade
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take()?;
     let upgraded = upgrade.await.ok()?;
-    // The very TCP stream, so the protocol connection costs what it did
-    // before HTTP came beside it; what hyper read past the handshake (a
-    // client's first frames) is handed over with it.
-    let parts = upgraded.downcast::<TokioIo<TcpStream>>().ok()?;
-    let tcp = Tcp::new(parts.io.into_inner());
+    // The very TCP (or TLS) stream, so the protocol connection costs what
+    // it did before HTTP came beside it; what hyper read past the handshake
+    // (a client's first frames) is handed over with it.
+    let parts = upgraded.downcast::<TokioIo<S>>().ok()?;
+    let stream = parts.io.into_inner().into_stream();
     Some(
         WebSocketStream::from_partially_read(
-            tcp,
+            stream,
             parts.read_buf.to_vec(),
             Role::Server,
             Some(ws_config),

@@ -5,20 +5,20 @@ use std::time::Duration;
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::Router;
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
 use super::api::error_response;
 use crate::net::caps::TurnedAway;
+use crate::stream::Accepted;
 use crate::tcp::drain;
 
 /// Answers the connection's first request within `handshake` and ends it
 /// without reading a message: a WebSocket gets its handshake and the close
 /// frame, any other request a JSON refusal (503 when the server is full, 429
 /// for the address's share).
-pub async fn refuse(stream: TcpStream, refusal: TurnedAway, handshake: Duration) {
+pub async fn refuse<S: Accepted>(stream: S, refusal: TurnedAway, handshake: Duration) {
     // Nothing is read after the handshake: the smallest buffers will do.
     let config = WebSocketConfig::default()
         .read_buffer_size(1024)
