@@ -8,7 +8,8 @@ use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::watch_tournament;
 use grundy_protocol::wire::{
-    ErrorCode, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState, TournamentStatus,
+    ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState,
+    TournamentStatus,
 };
 
 use super::words::{show_state, Log};
@@ -47,8 +48,14 @@ pub(super) async fn watch(args: WatchArgs) -> Result<()> {
         let event = match pending.pop_front() {
             Some(e) => e,
             None => match c.next().await {
-                Ok(ServerMsg::TournamentEvent { tournament, event }) if tournament == id => event,
-                Ok(ServerMsg::Shutdown { message }) => {
+                Ok(ServerMsg {
+                    body: ServerBody::TournamentEvent { tournament, event },
+                    ..
+                }) if tournament == id => event,
+                Ok(ServerMsg {
+                    body: ServerBody::Shutdown { message },
+                    ..
+                }) => {
                     println!("The server is going down: {message}");
                     continue;
                 }

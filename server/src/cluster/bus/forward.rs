@@ -310,8 +310,8 @@ impl Bus {
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        let followed = match &what {
-            Request::Room(RoomRequest::Follow(follow)) => Some(follow.room.clone()),
+        let carried_on = match &what.ask {
+            Ask::Room(RoomRequest::CarryOn(handoff)) => Some(handoff.room.clone()),
             _ => None,
         };
         let payload = self.seal(&Command {
@@ -373,7 +373,7 @@ impl Bus {
                     .entry(node.to_string())
                     .or_insert_with(Instant::now);
             }
-            if let (Some(room), Ok(())) = (followed, &taken) {
+            if let (Some(room), Ok(())) = (carried_on, &taken) {
                 local.streams.insert(room, Stream::From(node.clone()));
             }
         }
@@ -490,31 +490,32 @@ impl Bus {
                     .nodes
                     .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
             }
-            for follow in &moved.rooms {
-                local.streams.insert(follow.room.clone(), Stream::Following);
+            for handoff in &moved.rooms {
+                local.streams.insert(handoff.room.clone(), Stream::Moving);
             }
             let outbox = local.outbox.clone();
             drop(locals);
-            for follow in moved.rooms {
-                tokio::spawn(self.clone().follow(outbox.clone(), follow));
+            for handoff in moved.rooms {
+                tokio::spawn(self.clone().carry_on(outbox.clone(), handoff));
             }
         }
     }
 
-    /// A client of this node goes on in a room whose node stopped it, where
-    /// the room is now; if it cannot, its connection ends and it resumes.
-    pub(super) async fn follow(self: Arc<Self>, outbox: Outbox, follow: Follow) {
+    /// A client of this node carries on in a room whose node stopped it,
+    /// where the room is now; if it cannot, its connection ends and it
+    /// resumes.
+    pub(super) async fn carry_on(self: Arc<Self>, outbox: Outbox, handoff: Handoff) {
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;
         };
         if outbox.rooms.left() {
-            return; // the connection is closing: nothing to follow for
+            return; // the connection is closing: nothing to carry on for
         }
-        let room = follow.room.clone();
-        let what = Request::Room(RoomRequest::Follow(follow));
+        let room = handoff.room.clone();
+        let what = Request::unasked(RoomRequest::CarryOn(handoff));
         if let Err(unsent) = shared.route(self.clone(), outbox.clone(), what).await {
             let why = unsent.answer(None, &room, false);
-            tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
+            tracing::info!(conn = outbox.conn, %room, "a client could not carry on in its room: {why:?}");
             match lock(&self.locals).get_mut(&outbox.conn) {
                 Some(local) => self.abandon(local, Kick::RoomMoved),
                 None => outbox.drop_for(Kick::RoomMoved),

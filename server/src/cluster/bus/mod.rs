@@ -25,8 +25,8 @@
 //! - **Hand-over.** When a room stops on a node (it drains, or lets its
 //!   rooms go after losing its lease), each remote connection in it sends,
 //!   after the room's last frames, where it was (`Moved`): the client's
-//!   node follows the room to its next node (`RoomRequest::Follow`), and
-//!   the client sees nothing.
+//!   node carries it on in the room on its next node
+//!   (`RoomRequest::CarryOn`), and the client sees nothing.
 //! - **Liveness.** Every node says it is alive each second
 //!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
 //!   [`SILENCE`] are ended (their seats show as disconnected, as when a
@@ -62,10 +62,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
 use crate::accounts::Accounts;
-use crate::command::{Request, RoomRequest, Unsent};
+use crate::command::{Ask, Request, RoomRequest, Unsent};
 use crate::config::Config;
 use crate::lobby::Lobby;
-use crate::outbox::{ConnId, Follow, Frames, Handover, Kick, Outbox, MAX_FRAMES};
+use crate::outbox::{ConnId, Frames, Handoff, Handover, Kick, Outbox, MAX_FRAMES};
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
@@ -236,7 +236,7 @@ struct Moved {
     /// With `closed`: the ids the node served under (its client's node
     /// forgets them).
     nodes: Vec<String>,
-    rooms: Vec<Follow>,
+    rooms: Vec<Handoff>,
 }
 
 /// A node asks the others for their listed rooms, or their tournaments.
@@ -284,8 +284,8 @@ enum Stream {
     /// A remote connection on that node.
     From(Arc<str>),
     /// Its node stopped the room and handed the connection over: it
-    /// follows the room to its next node (`Bus::follow`).
-    Following,
+    /// carries on in the room on its next node (`Bus::carry_on`).
+    Moving,
 }
 
 /// At most so many rooms' streams are kept per connection (far more than
@@ -575,14 +575,12 @@ mod tests {
     use super::forward::answered_id;
     use super::seal::{open, seal};
     use super::*;
+    use grundy_protocol::wire::Play;
 
     fn command(room: &str) -> Command {
         Command {
             conn: 7,
-            what: Some(Request::Room(RoomRequest::Leave {
-                id: None,
-                room: room.into(),
-            })),
+            what: Some(Request::unasked(RoomRequest::Leave { room: room.into() })),
             deadline: None,
         }
     }
@@ -651,19 +649,18 @@ mod tests {
         assert_eq!(local.answered(&frames, Some("n1")), 1);
         assert_eq!(local.waiting.len(), 1, "the one without an id still waits");
         assert!(matches!(local.streams.get("r1"), Some(Stream::From(n)) if **n == *"n1"));
-        let mv = Request::Room(RoomRequest::Move {
-            id: None,
+        let mv = Request::unasked(RoomRequest::Move(Play {
             room: "r1".into(),
             token: "t".into(),
             mv: serde_json::json!({}),
-        });
+        }));
         assert!(
             local.lost_stream(&mv, "r1", &node).is_none(),
             "the same node"
         );
         let other: Arc<str> = Arc::from("n2");
         assert_eq!(local.lost_stream(&mv, "r1", &other).as_deref(), Some("n1"));
-        local.streams.insert("r1".into(), Stream::Following);
+        local.streams.insert("r1".into(), Stream::Moving);
         assert!(
             local.lost_stream(&mv, "r1", &other).is_none(),
             "handed over"
