@@ -102,6 +102,29 @@ pub(super) fn unanswered(id: Option<RequestId>, why: Kick, node: &str) -> Server
     )
 }
 
+/// For a move (resign, abort, leave) of client connection `conn` on its
+/// way to `node`: the node its room's events came from, if another that did
+/// not hand the room over. The old node answers `not held here` as soon as
+/// its room stops, while the hand-over its remote connection sends after
+/// the room's last frames may still be on its way: it is given
+/// [`HANDOVER_GRACE`].
+pub(super) async fn lost_without_handover(
+    locals: &Mutex<HashMap<ConnId, Local>>,
+    conn: ConnId,
+    what: &Request,
+    room: &str,
+    node: &Arc<str>,
+) -> Option<Arc<str>> {
+    let lost = || {
+        lock(locals)
+            .get(&conn)
+            .and_then(|local| local.lost_stream(what, room, node))
+    };
+    lost()?;
+    tokio::time::sleep(HANDOVER_GRACE).await;
+    lost()
+}
+
 /// Hands a batch of frames from another node to a client's outbox.
 pub(super) fn deliver(outbox: &Outbox, frames: Vec<String>) {
     let frames: Vec<Utf8Bytes> = frames.into_iter().map(Utf8Bytes::from).collect();
@@ -234,29 +257,6 @@ impl Bus {
         holds()
     }
 
-    /// For a move (resign, abort, leave) of client connection `outbox` on
-    /// its way to `node`: the node its room's events came from, if another
-    /// that did not hand the room over. The old node answers `not held
-    /// here` as soon as its room stops, while the hand-over its remote
-    /// connection sends after the room's last frames may still be on its
-    /// way: it is given a moment.
-    pub(super) async fn lost_without_handover(
-        &self,
-        outbox: &Outbox,
-        what: &Request,
-        room: &str,
-        node: &Arc<str>,
-    ) -> Option<Arc<str>> {
-        let lost = || {
-            lock(&self.locals)
-                .get(&outbox.conn)
-                .and_then(|local| local.lost_stream(what, room, node))
-        };
-        lost()?;
-        tokio::time::sleep(HANDOVER_GRACE).await;
-        lost()
-    }
-
     /// Sends `what`, a command of the client connection `outbox`, to the
     /// node that owns its room; Ok once that node took it.
     ///
@@ -284,7 +284,8 @@ impl Bus {
             // Its answer would never be passed on.
             return Err(Untaken::Why("this connection is being closed".into()));
         }
-        if let Some(from) = self.lost_without_handover(outbox, &what, room, node).await {
+        let lost = lost_without_handover(&self.locals, outbox.conn, &what, room, node);
+        if let Some(from) = lost.await {
             tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
             if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
                 self.abandon(local, Kick::RoomMoved);

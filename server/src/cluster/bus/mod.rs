@@ -572,7 +572,7 @@ impl Bus {
 
 #[cfg(test)]
 mod tests {
-    use super::forward::answered_id;
+    use super::forward::{self, answered_id};
     use super::seal::{open, seal};
     use super::*;
     use grundy_protocol::wire::Play;
@@ -668,6 +668,54 @@ mod tests {
         let ack = [r#"{"type":"ack","id":null}"#.to_owned()];
         assert_eq!(local.answered(&ack, Some("n2")), 0, "another node's answer");
         assert_eq!(local.answered(&ack, Some("n1")), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_move_waits_the_grace_for_a_hand_over_on_its_way_and_no_longer() {
+        let (outbox, _queue) = Outbox::new(1, 8, 1 << 20);
+        let mut local = Local::of(&outbox);
+        local
+            .streams
+            .insert("r1".into(), Stream::From(Arc::from("n1")));
+        let locals = Arc::new(Mutex::new(HashMap::from([(outbox.conn, local)])));
+        let mv = Request::unasked(RoomRequest::Move(Play {
+            room: "r1".into(),
+            token: "t".into(),
+            mv: serde_json::json!({}),
+        }));
+        let to: Arc<str> = Arc::from("n2");
+        let lost_now =
+            |locals: &Mutex<HashMap<ConnId, Local>>| lock(locals)[&1].lost_stream(&mv, "r1", &to);
+        assert_eq!(lost_now(&locals).as_deref(), Some("n1"), "lost, for now");
+
+        // The old node's hand-over comes just inside the grace: the move goes.
+        let check = tokio::spawn({
+            let (locals, mv, to) = (locals.clone(), mv.clone(), to.clone());
+            async move { forward::lost_without_handover(&locals, 1, &mv, "r1", &to).await }
+        });
+        let start = tokio::time::Instant::now();
+        tokio::time::sleep(HANDOVER_GRACE - Duration::from_millis(1)).await;
+        assert!(!check.is_finished(), "it waits out the grace");
+        let handed_over = Stream::Moving;
+        lock(&locals)
+            .get_mut(&1)
+            .unwrap()
+            .streams
+            .insert("r1".into(), handed_over);
+        assert_eq!(check.await.unwrap(), None, "handed over within the grace");
+        assert_eq!(start.elapsed(), HANDOVER_GRACE);
+
+        // No hand-over comes: after the grace, the room is lost with its node.
+        let back = Stream::From(Arc::from("n1"));
+        lock(&locals)
+            .get_mut(&1)
+            .unwrap()
+            .streams
+            .insert("r1".into(), back);
+        let start = tokio::time::Instant::now();
+        let lost = forward::lost_without_handover(&locals, 1, &mv, "r1", &to).await;
+        assert_eq!(lost.as_deref(), Some("n1"));
+        assert_eq!(start.elapsed(), HANDOVER_GRACE);
     }
 
     #[test]
