@@ -14,7 +14,7 @@ use grundy_protocol::wire::{
 };
 
 use super::words::{show_state, standings_table, Log};
-use super::{connect, server_flag, stored_state, JoinArgs};
+use super::{connect, in_play_or_over, server_flag, Asked, JoinArgs};
 use crate::console::{Console, Typed};
 use crate::net;
 use crate::play::{self, Finish};
@@ -95,26 +95,15 @@ async fn enter(
             .await
         }
     };
-    let answer = match answer {
-        Ok(answer) => answer,
-        Err(
-            e @ ClientError::Refused {
-                code: ErrorCode::UnknownTournament,
-                ..
-            },
-        ) => {
-            // Not in play: over (its record is kept), or no such tournament.
-            let state = stored_state(&mut c, &args.code, e).await?;
-            c.close().await;
-            bail!(
-                "tournament {} is over: there is nothing to join. Its final standings: \
-                 `grundy tournament show {}{}`",
-                state.code,
-                state.code,
-                server_flag(&args.server)
-            );
-        }
-        Err(e) => bail!("{}", net::words(&e)),
+    let (c, answer) = match in_play_or_over(c, &args.code, answer).await? {
+        Asked::InPlay(c, answer) => (c, answer),
+        Asked::Over(state) => bail!(
+            "tournament {} is over: there is nothing to join. Its final standings: \
+             `grundy tournament show {}{}`",
+            state.code,
+            state.code,
+            server_flag(&args.server)
+        ),
     };
     let ServerMsg {
         body:
