@@ -115,8 +115,17 @@ fn an_id_is_read_wherever_it_stands_and_however_its_key_is_written() {
 
 #[test]
 fn a_bad_id_is_refused_in_a_request_ids_own_words_before_the_body() {
-    for bad in ["true", "-1", "1.5", "[1]", r#"{"a":1}"#, "18446744073709551616"] {
-        let own = serde_json::from_str::<RequestId>(bad).unwrap_err().to_string();
+    for bad in [
+        "true",
+        "-1",
+        "1.5",
+        "[1]",
+        r#"{"a":1}"#,
+        "18446744073709551616",
+    ] {
+        let own = serde_json::from_str::<RequestId>(bad)
+            .unwrap_err()
+            .to_string();
         let own = own.split(" at line ").next().unwrap();
         // Before a field the body lacks, as serde's own read of a field did.
         let text = format!(r#"{{"type":"join","id":{bad}}}"#);
@@ -134,7 +143,9 @@ fn what_is_not_a_message_is_refused_as_before() {
         client("5").unwrap_err(),
         "invalid type: integer `5`, expected internally tagged enum ClientMsg at line 1 column 1"
     );
-    assert!(client(r#"{"id":1}"#).unwrap_err().starts_with("missing field `type`"));
+    assert!(client(r#"{"id":1}"#)
+        .unwrap_err()
+        .starts_with("missing field `type`"));
     assert!(client(r#"{"type":"nope","id":true}"#)
         .unwrap_err()
         .starts_with("unknown variant `nope`"));
