@@ -3,7 +3,7 @@
 
 use grundy_client::client::Hello;
 use grundy_client::seat::{take_seat, PlayError};
-use grundy_protocol::wire::{ClientMsg, EndReason};
+use grundy_protocol::wire::{ClientBody, ClientMsg, EndReason};
 use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::Value;
@@ -32,15 +32,17 @@ pub async fn duel(
         &Hello::guest(&format!("bot-{}", levels[0])),
         levels[0],
         seed,
-        |id| ClientMsg::CreateRoom {
+        |id| ClientMsg {
             id,
-            spec: Some(spec.clone()),
-            random: None,
-            clock: None,
-            listed: false,
-            seat: Some(0),
-            hints: false,
-            bot: None,
+            body: ClientBody::CreateRoom {
+                spec: Some(spec.clone()),
+                random: None,
+                clock: None,
+                listed: false,
+                seat: Some(0),
+                hints: false,
+                bot: None,
+            },
         },
     )
     .await?;
@@ -50,10 +52,12 @@ pub async fn duel(
         &Hello::guest(&format!("bot-{}", levels[1])),
         levels[1],
         seed.wrapping_add(1),
-        |id| ClientMsg::Join {
+        |id| ClientMsg {
             id,
-            room: room.clone(),
-            seat: Some(1),
+            body: ClientBody::Join {
+                room: room.clone(),
+                seat: Some(1),
+            },
         },
     )
     .await?;

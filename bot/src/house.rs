@@ -4,7 +4,7 @@
 
 use grundy_client::client::Hello;
 use grundy_client::seat::{take_seat, PlayError};
-use grundy_protocol::wire::{ClientMsg, MatchResult};
+use grundy_protocol::wire::{ClientBody, ClientMsg, MatchResult};
 use grundy_protocol::Level;
 
 /// The name an external house bot of `level` plays under (as a guest). A
@@ -25,10 +25,12 @@ pub async fn join_and_play(
     level: Level,
     seed: u64,
 ) -> Result<MatchResult, PlayError> {
-    take_seat(url, hello, level, seed, |id| ClientMsg::Join {
+    take_seat(url, hello, level, seed, |id| ClientMsg {
         id,
-        room: room.to_string(),
-        seat: None,
+        body: ClientBody::Join {
+            room: room.to_string(),
+            seat: None,
+        },
     })
     .await?
     .play()

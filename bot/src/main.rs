@@ -15,8 +15,8 @@ use grundy_client::tournament::export_games;
 use grundy_protocol::random::random_spec;
 use grundy_protocol::short::position as spec;
 use grundy_protocol::wire::{
-    ClientMsg, Clock, RoomState, ServerMsg, TournamentEventBody, TournamentFormat,
-    TournamentSettings,
+    ClientBody, ClientMsg, Clock, RoomState, ServerBody, ServerMsg, TournamentEventBody,
+    TournamentFormat, TournamentSettings,
 };
 use grundy_protocol::Level;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -444,9 +444,9 @@ async fn run_matches(url: &str, args: MatchArgs) -> Result<()> {
 async fn create(url: &str, token: Option<String>, args: CreateArgs) -> Result<()> {
     let spec = args.start.spec(args.seed)?;
     let hello = Hello::from_token(token, &format!("bot-{}", args.level));
-    let taken = take_seat(url, &hello, args.level, args.seed, |id| {
-        ClientMsg::CreateRoom {
-            id,
+    let taken = take_seat(url, &hello, args.level, args.seed, |id| ClientMsg {
+        id,
+        body: ClientBody::CreateRoom {
             spec: Some(spec),
             random: None,
             clock: None,
@@ -454,7 +454,7 @@ async fn create(url: &str, token: Option<String>, args: CreateArgs) -> Result<()
             seat: Some(args.seat),
             hints: false,
             bot: None,
-        }
+        },
     })
     .await?;
     eprintln!(
@@ -476,13 +476,19 @@ async fn house(url: &str, level: Level, max_matches: Option<usize>) -> Result<()
             break;
         }
         let rooms = c
-            .request(|id| ClientMsg::ListRooms {
+            .request(|id| ClientMsg {
                 id,
-                limit: None,
-                offset: None,
+                body: ClientBody::ListRooms {
+                    limit: None,
+                    offset: None,
+                },
             })
             .await?;
-        if let ServerMsg::Rooms { rooms, .. } = rooms {
+        if let ServerMsg {
+            body: ServerBody::Rooms { rooms, .. },
+            ..
+        } = rooms
+        {
             for r in rooms {
                 if r.state == RoomState::Open && r.bot.is_some() && served.insert(r.room.clone()) {
                     let (url, room) = (url.to_string(), r.room.clone());

@@ -10,8 +10,8 @@ use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::seat::{play_seat, PlayError, SeatPlan};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, ServerMsg, TournamentEvent, TournamentEventBody, TournamentSettings,
-    TournamentState, TournamentStatus,
+    ClientBody, ClientMsg, ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
+    TournamentSettings, TournamentState, TournamentStatus,
 };
 use grundy_protocol::Level;
 
@@ -44,17 +44,23 @@ pub async fn register(
     let mut client = Client::connect_as(url, hello).await?;
     let name = client.identity().name.clone();
     let answer = client
-        .request(|id| ClientMsg::Register {
+        .request(|id| ClientMsg {
             id,
-            tournament: tournament.to_string(),
-            name: None,
+            body: ClientBody::Register {
+                tournament: tournament.to_string(),
+                name: None,
+            },
         })
         .await?;
     match answer {
-        ServerMsg::Registered {
-            tournament,
-            player,
-            token,
+        ServerMsg {
+            body:
+                ServerBody::Registered {
+                    tournament,
+                    player,
+                    token,
+                    ..
+                },
             ..
         } => Ok(Entrant {
             url: url.to_string(),
@@ -106,8 +112,12 @@ impl Entrant {
             };
             let over = loop {
                 match c.next().await {
-                    Ok(ServerMsg::YourGame {
-                        room, seat, token, ..
+                    Ok(ServerMsg {
+                        body:
+                            ServerBody::YourGame {
+                                room, seat, token, ..
+                            },
+                        ..
                     }) => {
                         if !started.insert(room.clone()) {
                             continue; // told again after a rejoin: already playing
@@ -127,12 +137,19 @@ impl Entrant {
                             }
                         });
                     }
-                    Ok(ServerMsg::TournamentEvent { event, .. }) => {
+                    Ok(ServerMsg {
+                        body: ServerBody::TournamentEvent { event, .. },
+                        ..
+                    }) => {
                         if matches!(event.body, TournamentEventBody::Finished { .. }) {
                             break true;
                         }
                     }
-                    Ok(ServerMsg::Shutdown { .. }) | Err(_) => break false,
+                    Ok(ServerMsg {
+                        body: ServerBody::Shutdown { .. },
+                        ..
+                    })
+                    | Err(_) => break false,
                     Ok(_) => {}
                 }
             };
@@ -181,17 +198,23 @@ async fn rejoin_on(
     token: &str,
 ) -> Result<Rejoined, ClientError> {
     let answer = c
-        .request(|id| ClientMsg::Rejoin {
+        .request(|id| ClientMsg {
             id,
-            tournament: tournament.to_string(),
-            token: token.to_string(),
+            body: ClientBody::Rejoin {
+                tournament: tournament.to_string(),
+                token: token.to_string(),
+            },
         })
         .await;
     match answer {
-        Ok(ServerMsg::Registered { state, .. }) if state.status == TournamentStatus::Finished => {
-            Ok(Rejoined::Finished(Some(c)))
-        }
-        Ok(ServerMsg::Registered { .. }) => Ok(Rejoined::Playing(c)),
+        Ok(ServerMsg {
+            body: ServerBody::Registered { state, .. },
+            ..
+        }) if state.status == TournamentStatus::Finished => Ok(Rejoined::Finished(Some(c))),
+        Ok(ServerMsg {
+            body: ServerBody::Registered { .. },
+            ..
+        }) => Ok(Rejoined::Playing(c)),
         Ok(other) => Err(ClientError::Unexpected(format!("{other:?}"))),
         // Gone from the server's memory: over long ago, if it is finished
         // in the store.
@@ -280,16 +303,22 @@ pub async fn run_field(
     let (tournament, owner_token, mut seq) = match &field.join {
         None => {
             let answer = follower
-                .request(|id| ClientMsg::CreateTournament {
+                .request(|id| ClientMsg {
                     id,
-                    settings: field.settings.clone(),
+                    body: ClientBody::CreateTournament {
+                        settings: field.settings.clone(),
+                    },
                 })
                 .await?;
             match answer {
-                ServerMsg::TournamentCreated {
-                    tournament,
-                    owner_token,
-                    state,
+                ServerMsg {
+                    body:
+                        ServerBody::TournamentCreated {
+                            tournament,
+                            owner_token,
+                            state,
+                            ..
+                        },
                     ..
                 } => (tournament, Some(owner_token), state.seq),
                 other => return Err(ClientError::Unexpected(format!("{other:?}")).into()),
@@ -323,24 +352,33 @@ pub async fn run_field(
     bots.sort_by_key(|b| b.player);
     if let Some(token) = &owner_token {
         follower
-            .request(|id| ClientMsg::StartTournament {
+            .request(|id| ClientMsg {
                 id,
-                tournament: tournament.clone(),
-                token: token.clone(),
+                body: ClientBody::StartTournament {
+                    tournament: tournament.clone(),
+                    token: token.clone(),
+                },
             })
             .await?;
     }
     // Follow to the end, watching again after a dropped connection.
     loop {
         match follower.next().await {
-            Ok(ServerMsg::TournamentEvent { event, .. }) if event.seq > seq => {
+            Ok(ServerMsg {
+                body: ServerBody::TournamentEvent { event, .. },
+                ..
+            }) if event.seq > seq => {
                 seq = event.seq;
                 on_event(&event.body);
                 if matches!(event.body, TournamentEventBody::Finished { .. }) {
                     break;
                 }
             }
-            Ok(ServerMsg::Shutdown { .. }) | Err(_) => {
+            Ok(ServerMsg {
+                body: ServerBody::Shutdown { .. },
+                ..
+            })
+            | Err(_) => {
                 let (c, events) = match watch_again(&field.url, &tournament, seq).await? {
                     Watched::Events(c, events) => (c, events),
                     Watched::Finished(c) => return finish(c, &tournament, bots, players).await,

@@ -6,7 +6,9 @@ use anyhow::{bail, Result};
 use clap::Args as ClapArgs;
 use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect};
-use grundy_protocol::wire::{ClientMsg, ErrorCode, MatchRecord, RoomState, RoomSummary, ServerMsg};
+use grundy_protocol::wire::{
+    ClientBody, ClientMsg, ErrorCode, MatchRecord, RoomState, RoomSummary, ServerBody, ServerMsg,
+};
 use grundy_protocol::{Outcome, Position, Rules, Strategy};
 use serde_json::{json, Value};
 
@@ -106,14 +108,19 @@ fn of_game(r: &RoomSummary, wanted: &str) -> bool {
 
 async fn fetch_rooms(c: &mut Client) -> Result<(Vec<RoomSummary>, u64)> {
     match c
-        .request(|id| ClientMsg::ListRooms {
+        .request(|id| ClientMsg {
             id,
-            limit: None,
-            offset: None,
+            body: ClientBody::ListRooms {
+                limit: None,
+                offset: None,
+            },
         })
         .await
     {
-        Ok(ServerMsg::Rooms { rooms, total, .. }) => Ok((rooms, total)),
+        Ok(ServerMsg {
+            body: ServerBody::Rooms { rooms, total, .. },
+            ..
+        }) => Ok((rooms, total)),
         Ok(other) => bail!("unexpected answer: {other:?}"),
         Err(e) => bail!("{}", net::words(&e)),
     }
@@ -280,17 +287,23 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
     let paint = Paint::detect();
     let mut c = connect(&args.server).await?;
     let mut answer = c
-        .request(|id| ClientMsg::Watch {
+        .request(|id| ClientMsg {
             id,
-            room: args.room.clone(),
-            since: None,
+            body: ClientBody::Watch {
+                room: args.room.clone(),
+                since: None,
+            },
         })
         .await;
     let mut f: Option<Follow> = None;
     loop {
         match answer {
-            Ok(ServerMsg::Watching {
-                snapshot: Some(s), ..
+            Ok(ServerMsg {
+                body:
+                    ServerBody::Watching {
+                        snapshot: Some(s), ..
+                    },
+                ..
             }) => {
                 let fresh = Follow::from_snapshot(&s).map_err(anyhow::Error::msg)?;
                 println!("Watching room {}.", fresh.code);
@@ -298,7 +311,10 @@ pub async fn watch(args: WatchArgs) -> Result<()> {
                 println!("{}", fresh.status_line(None, &paint));
                 f = Some(fresh);
             }
-            Ok(ServerMsg::Watching { events, .. }) => {
+            Ok(ServerMsg {
+                body: ServerBody::Watching { events, .. },
+                ..
+            }) => {
                 println!("Reconnected: watching again.");
                 if let Some(f) = f.as_mut() {
                     for e in &events {
@@ -343,11 +359,17 @@ async fn follow_room(c: &mut Client, follow: &mut Follow, paint: &Paint) -> Resu
             return Ok(Followed::Over);
         }
         match c.next().await {
-            Ok(ServerMsg::Event { room, event }) if room == follow.room => {
+            Ok(ServerMsg {
+                body: ServerBody::Event { room, event },
+                ..
+            }) if room == follow.room => {
                 let h = follow.apply(&event).map_err(anyhow::Error::msg)?;
                 tell(follow, &h, paint);
             }
-            Ok(ServerMsg::Shutdown { message }) => {
+            Ok(ServerMsg {
+                body: ServerBody::Shutdown { message },
+                ..
+            }) => {
                 println!("The server is going down: {message}");
             }
             Ok(_) => {}
@@ -387,10 +409,12 @@ async fn watch_on(
     since: Option<u64>,
 ) -> Result<(Client, ServerMsg), ClientError> {
     let answer = c
-        .request(|id| ClientMsg::Watch {
+        .request(|id| ClientMsg {
             id,
-            room: room.to_string(),
-            since,
+            body: ClientBody::Watch {
+                room: room.to_string(),
+                since,
+            },
         })
         .await?;
     Ok((c, answer))
@@ -400,14 +424,19 @@ async fn watch_on(
 /// kept), or there never was one.
 async fn over(mut c: Client, room: &str, server: &str) -> Result<()> {
     let answer = c
-        .request(|id| ClientMsg::GetMatch {
+        .request(|id| ClientMsg {
             id,
-            room: room.to_string(),
+            body: ClientBody::GetMatch {
+                room: room.to_string(),
+            },
         })
         .await;
     c.close().await;
     let record = match answer {
-        Ok(ServerMsg::Match { record, .. }) => record,
+        Ok(ServerMsg {
+            body: ServerBody::Match { record, .. },
+            ..
+        }) => record,
         Err(ClientError::Refused {
             code: ErrorCode::UnknownRoom,
             ..
@@ -602,13 +631,18 @@ pub async fn replay(args: ReplayArgs) -> Result<()> {
     let paint = Paint::detect();
     let mut c = connect(&args.server).await?;
     let record = match c
-        .request(|id| ClientMsg::GetMatch {
+        .request(|id| ClientMsg {
             id,
-            room: args.room.clone(),
+            body: ClientBody::GetMatch {
+                room: args.room.clone(),
+            },
         })
         .await
     {
-        Ok(ServerMsg::Match { record, .. }) => record,
+        Ok(ServerMsg {
+            body: ServerBody::Match { record, .. },
+            ..
+        }) => record,
         Ok(other) => bail!("unexpected answer: {other:?}"),
         Err(e) => bail!("{}", net::words(&e)),
     };

@@ -6,7 +6,7 @@ mod common;
 
 use common::{grundy, open_room, TestServer};
 use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use grundy_protocol::wire::{ClientBody, ClientMsg, Play, ServerBody, ServerMsg};
 use serde_json::json;
 
 /// alice and bob play Nim from heaps 1 and 2 to the end (alice wins);
@@ -16,14 +16,20 @@ async fn a_finished_match(url: &str) -> (String, String) {
     let mut bob = Client::connect(url, "bob").await.expect("connect");
     let (room, t0, snapshot) = open_room(&mut alice, json!({"game": "nim", "heaps": [1, 2]})).await;
     let answer = bob
-        .request(|id| ClientMsg::Join {
+        .request(|id| ClientMsg {
             id,
-            room: snapshot.code.to_lowercase(),
-            seat: None,
+            body: ClientBody::Join {
+                room: snapshot.code.to_lowercase(),
+                seat: None,
+            },
         })
         .await
         .expect("joined");
-    let ServerMsg::Seated { token: t1, .. } = answer else {
+    let ServerMsg {
+        body: ServerBody::Seated { token: t1, .. },
+        ..
+    } = answer
+    else {
         panic!("not seated: {answer:?}")
     };
     let moves = [
@@ -38,15 +44,26 @@ async fn a_finished_match(url: &str) -> (String, String) {
             (&mut bob, &t1)
         };
         let ack = c
-            .request(|id| ClientMsg::Move {
+            .request(|id| ClientMsg {
                 id,
-                room: room.clone(),
-                token: token.clone(),
-                mv,
+                body: ClientBody::Move(Play {
+                    room: room.clone(),
+                    token: token.clone(),
+                    mv,
+                }),
             })
             .await
             .expect("a move");
-        assert!(matches!(ack, ServerMsg::Ack { .. }), "{ack:?}");
+        assert!(
+            matches!(
+                ack,
+                ServerMsg {
+                    body: ServerBody::Ack { .. },
+                    ..
+                }
+            ),
+            "{ack:?}"
+        );
     }
     (room, snapshot.code)
 }

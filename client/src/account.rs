@@ -1,7 +1,9 @@
 //! Accounts from the client's side: open one, log in for a token, list and
 //! revoke tokens (docs/protocol.md, "Accounts and tokens").
 
-use grundy_protocol::wire::{AccountInfo, AccountKind, ClientMsg, NewToken, ServerMsg, TokenInfo};
+use grundy_protocol::wire::{
+    AccountInfo, AccountKind, ClientBody, ClientMsg, NewToken, ServerBody, ServerMsg, TokenInfo,
+};
 
 use crate::client::{Client, ClientError};
 
@@ -18,15 +20,20 @@ pub async fn create_account(
 ) -> Result<AccountInfo, ClientError> {
     let (username, password) = (username.to_string(), password.to_string());
     match client
-        .request(|id| ClientMsg::CreateAccount {
+        .request(|id| ClientMsg {
             id,
-            username,
-            password,
-            kind,
+            body: ClientBody::CreateAccount {
+                username,
+                password,
+                kind,
+            },
         })
         .await?
     {
-        ServerMsg::AccountCreated { account, .. } => Ok(account),
+        ServerMsg {
+            body: ServerBody::AccountCreated { account, .. },
+            ..
+        } => Ok(account),
         other => Err(unexpected(other)),
     }
 }
@@ -41,10 +48,14 @@ pub struct Issued {
 
 fn issued(msg: ServerMsg) -> Result<Issued, ClientError> {
     match msg {
-        ServerMsg::Token {
-            token,
-            info,
-            account,
+        ServerMsg {
+            body:
+                ServerBody::Token {
+                    token,
+                    info,
+                    account,
+                    ..
+                },
             ..
         } => Ok(Issued {
             token,
@@ -65,11 +76,13 @@ pub async fn login(
     let (username, password) = (username.to_string(), password.to_string());
     issued(
         client
-            .request(|id| ClientMsg::Login {
+            .request(|id| ClientMsg {
                 id,
-                username,
-                password,
-                token,
+                body: ClientBody::Login {
+                    username,
+                    password,
+                    token,
+                },
             })
             .await?,
     )
@@ -79,15 +92,27 @@ pub async fn login(
 pub async fn create_token(client: &mut Client, token: NewToken) -> Result<Issued, ClientError> {
     issued(
         client
-            .request(|id| ClientMsg::CreateToken { id, token })
+            .request(|id| ClientMsg {
+                id,
+                body: ClientBody::CreateToken { token },
+            })
             .await?,
     )
 }
 
 /// The account's live tokens.
 pub async fn list_tokens(client: &mut Client) -> Result<Vec<TokenInfo>, ClientError> {
-    match client.request(|id| ClientMsg::ListTokens { id }).await? {
-        ServerMsg::Tokens { tokens, .. } => Ok(tokens),
+    match client
+        .request(|id| ClientMsg {
+            id,
+            body: ClientBody::ListTokens,
+        })
+        .await?
+    {
+        ServerMsg {
+            body: ServerBody::Tokens { tokens, .. },
+            ..
+        } => Ok(tokens),
         other => Err(unexpected(other)),
     }
 }
@@ -100,10 +125,16 @@ pub async fn revoke_token(
 ) -> Result<String, ClientError> {
     let token_id = token_id.map(str::to_string);
     match client
-        .request(|id| ClientMsg::RevokeToken { id, token_id })
+        .request(|id| ClientMsg {
+            id,
+            body: ClientBody::RevokeToken { token_id },
+        })
         .await?
     {
-        ServerMsg::TokenRevoked { token_id, .. } => Ok(token_id),
+        ServerMsg {
+            body: ServerBody::TokenRevoked { token_id, .. },
+            ..
+        } => Ok(token_id),
         other => Err(unexpected(other)),
     }
 }

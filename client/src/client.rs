@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use grundy_protocol::wire::{
-    AccountInfo, ClientMsg, ErrorCode, RequestId, ServerMsg, TokenInfo, PROTOCOL_VERSION,
+    AccountInfo, ClientBody, ClientMsg, ErrorCode, RequestId, ServerBody, ServerMsg, TokenInfo,
+    PROTOCOL_VERSION,
 };
 use tokio_tungstenite::tungstenite::Message;
 
@@ -154,18 +155,24 @@ impl Client {
             Hello::Guest(name) => (name, None),
         };
         match client
-            .request(|id| ClientMsg::Hello {
+            .request(|id| ClientMsg {
                 id,
-                version: PROTOCOL_VERSION,
-                name,
-                token,
+                body: ClientBody::Hello {
+                    version: PROTOCOL_VERSION,
+                    name,
+                    token,
+                },
             })
             .await?
         {
-            ServerMsg::Welcome {
-                name,
-                account,
-                token,
+            ServerMsg {
+                body:
+                    ServerBody::Welcome {
+                        name,
+                        account,
+                        token,
+                        ..
+                    },
                 ..
             } => {
                 client.identity = Identity {
@@ -207,11 +214,12 @@ impl Client {
             let msg = tokio::time::timeout_at(deadline, self.read())
                 .await
                 .map_err(|_| ClientError::Timeout(ANSWER_WITHIN))??;
-            if msg.answer_id() == Some(&id) {
+            if msg.id.as_ref() == Some(&id) {
                 return match msg {
-                    ServerMsg::Error { code, message, .. } => {
-                        Err(ClientError::Refused { code, message })
-                    }
+                    ServerMsg {
+                        body: ServerBody::Error { code, message, .. },
+                        ..
+                    } => Err(ClientError::Refused { code, message }),
                     other => Ok(other),
                 };
             }

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use grundy_protocol::level::{choose_move, Rng};
 use grundy_protocol::match_state::MatchState;
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, Event, MatchResult, RequestId, ServerMsg, Snapshot,
+    ClientBody, ClientMsg, ErrorCode, Event, MatchResult, Play, RequestId, ServerBody, ServerMsg,
+    Snapshot,
 };
 use grundy_protocol::{Level, Rules};
 
@@ -54,11 +55,15 @@ pub async fn take_seat(
 ) -> Result<Taken, PlayError> {
     let mut client = Client::connect_as(url, hello).await?;
     match client.request(command).await? {
-        ServerMsg::Seated {
-            room,
-            seat,
-            token,
-            snapshot,
+        ServerMsg {
+            body:
+                ServerBody::Seated {
+                    room,
+                    seat,
+                    token,
+                    snapshot,
+                    ..
+                },
             ..
         } => Ok(Taken {
             plan: SeatPlan {
@@ -173,15 +178,20 @@ async fn drive(
             };
             let mv = serde_json::to_value(&mv).map_err(|e| PlayError::Desync(e.to_string()))?;
             let answer = c
-                .request(|id| ClientMsg::Move {
+                .request(|id| ClientMsg {
                     id,
-                    room: plan.room.clone(),
-                    token: plan.token.clone(),
-                    mv: mv.clone(),
+                    body: ClientBody::Move(Play {
+                        room: plan.room.clone(),
+                        token: plan.token.clone(),
+                        mv: mv.clone(),
+                    }),
                 })
                 .await;
             match answer {
-                Ok(ServerMsg::Ack { seq: Some(seq), .. }) => wait_for = seq,
+                Ok(ServerMsg {
+                    body: ServerBody::Ack { seq: Some(seq), .. },
+                    ..
+                }) => wait_for = seq,
                 Ok(_) => {}
                 // Over already, or another client of this seat moved first (two
                 // bots on one seat after a restart): follow the events.
@@ -209,10 +219,12 @@ async fn drive(
                     tracing::error!(room = %plan.room, position = %f.position.to_json(), %mv,
                         "move refused ({code:?}: {message}); resigning");
                     let _ = c
-                        .request(|id| ClientMsg::Resign {
+                        .request(|id| ClientMsg {
                             id,
-                            room: plan.room.clone(),
-                            token: plan.token.clone(),
+                            body: ClientBody::Resign {
+                                room: plan.room.clone(),
+                                token: plan.token.clone(),
+                            },
                         })
                         .await;
                 }
@@ -221,8 +233,14 @@ async fn drive(
         }
         // Wait for the next event of this room (our own move comes back as one).
         match c.next().await? {
-            ServerMsg::Event { room, event } if room == plan.room => apply(f, &event)?,
-            ServerMsg::Shutdown { .. } => return Err(ClientError::Closed.into()),
+            ServerMsg {
+                body: ServerBody::Event { room, event },
+                ..
+            } if room == plan.room => apply(f, &event)?,
+            ServerMsg {
+                body: ServerBody::Shutdown { .. },
+                ..
+            } => return Err(ClientError::Closed.into()),
             _ => {}
         }
     }
@@ -261,12 +279,22 @@ async fn reconnect(plan: &SeatPlan, follow: Option<MatchState>) -> Result<Reconn
     };
     let f = match (answer, follow) {
         (
-            ServerMsg::Watching {
-                snapshot: Some(s), ..
+            ServerMsg {
+                body:
+                    ServerBody::Watching {
+                        snapshot: Some(s), ..
+                    },
+                ..
             },
             _,
         ) => self::follow(&s)?,
-        (ServerMsg::Watching { events, .. }, Some(mut f)) => {
+        (
+            ServerMsg {
+                body: ServerBody::Watching { events, .. },
+                ..
+            },
+            Some(mut f),
+        ) => {
             for e in &events {
                 apply(&mut f, e)?;
             }
@@ -287,11 +315,13 @@ async fn resume(
     since: Option<u64>,
 ) -> Result<Resumed, ClientError> {
     let answer = c
-        .request(|id| ClientMsg::Resume {
+        .request(|id| ClientMsg {
             id,
-            room: plan.room.clone(),
-            token: plan.token.clone(),
-            since,
+            body: ClientBody::Resume {
+                room: plan.room.clone(),
+                token: plan.token.clone(),
+                since,
+            },
         })
         .await;
     match answer {
@@ -315,13 +345,18 @@ async fn resume(
 /// The result in the room's stored record, if the match is over.
 async fn recorded_result(plan: &SeatPlan, c: &mut Client) -> Option<MatchResult> {
     let answer = c
-        .request(|id| ClientMsg::GetMatch {
+        .request(|id| ClientMsg {
             id,
-            room: plan.room.clone(),
+            body: ClientBody::GetMatch {
+                room: plan.room.clone(),
+            },
         })
         .await;
     match answer {
-        Ok(ServerMsg::Match { record, .. }) => record.result,
+        Ok(ServerMsg {
+            body: ServerBody::Match { record, .. },
+            ..
+        }) => record.result,
         _ => None,
     }
 }

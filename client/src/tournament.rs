@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, MatchResult, ServerMsg, TournamentEvent, TournamentState,
+    ClientBody, ClientMsg, ErrorCode, MatchResult, ServerBody, ServerMsg, TournamentEvent,
+    TournamentState,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -18,14 +19,19 @@ pub async fn tournament_state(
     tournament: &str,
 ) -> Result<TournamentState, ClientError> {
     let answer = client
-        .request(|id| ClientMsg::GetTournament {
+        .request(|id| ClientMsg {
             id,
-            tournament: tournament.to_string(),
-            round: None,
+            body: ClientBody::GetTournament {
+                tournament: tournament.to_string(),
+                round: None,
+            },
         })
         .await?;
     match answer {
-        ServerMsg::Tournament { state, .. } => Ok(state),
+        ServerMsg {
+            body: ServerBody::Tournament { state, .. },
+            ..
+        } => Ok(state),
         other => Err(ClientError::Unexpected(format!("{other:?}"))),
     }
 }
@@ -38,17 +44,23 @@ pub async fn watch_tournament(
     since: Option<u64>,
 ) -> Result<(String, Option<TournamentState>, Vec<TournamentEvent>), ClientError> {
     match client
-        .request(|id| ClientMsg::WatchTournament {
+        .request(|id| ClientMsg {
             id,
-            tournament: key.to_string(),
-            since,
+            body: ClientBody::WatchTournament {
+                tournament: key.to_string(),
+                since,
+            },
         })
         .await?
     {
-        ServerMsg::TournamentWatching {
-            tournament,
-            state,
-            events,
+        ServerMsg {
+            body:
+                ServerBody::TournamentWatching {
+                    tournament,
+                    state,
+                    events,
+                    ..
+                },
             ..
         } => Ok((tournament, state, events)),
         other => Err(ClientError::Unexpected(format!("{other:?}"))),
@@ -86,7 +98,10 @@ pub async fn export_games(
     for g in &state.games {
         let (spec, moves) = match &g.room {
             Some(room) => match fetch_record(client, room).await? {
-                ServerMsg::Match { record, .. } => (
+                ServerMsg {
+                    body: ServerBody::Match { record, .. },
+                    ..
+                } => (
                     record.spec,
                     record.moves.into_iter().map(|m| m.mv).collect(),
                 ),
@@ -111,9 +126,11 @@ pub async fn export_games(
 async fn fetch_record(client: &mut Client, room: &str) -> Result<ServerMsg, ClientError> {
     loop {
         let answer = client
-            .request(|id| ClientMsg::GetMatch {
+            .request(|id| ClientMsg {
                 id,
-                room: room.to_string(),
+                body: ClientBody::GetMatch {
+                    room: room.to_string(),
+                },
             })
             .await;
         match answer {

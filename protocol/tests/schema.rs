@@ -15,7 +15,7 @@ use grundy_protocol::schema::{protocol_schema, protocol_schema_text};
 use grundy_protocol::wire::{
     AccountInfo, AccountKind, ClientMsg, Clock, EndReason, ErrorCode, Event, EventBody, Limits,
     MatchRecord, MatchResult, PlayerKind, RecordedMove, RequestId, RoomState, RoomSummary, Scope,
-    SeatInfo, ServerMsg, Snapshot, TokenInfo,
+    SeatInfo, ServerBody, ServerMsg, Snapshot, TokenInfo,
 };
 use grundy_protocol::Level;
 use serde_json::{json, Value};
@@ -475,111 +475,140 @@ fn what_the_server_writes_validates() {
         tokens_per_account: 20,
     };
     let mut messages = vec![
-        ServerMsg::Welcome {
+        ServerMsg {
             id: Some(RequestId::Number(1)),
-            version: 1,
-            server: "s".into(),
-            limits: limits(),
-            name: "guest-4f2a".into(),
-            account: None,
-            token: None,
-        },
-        ServerMsg::Welcome {
-            id: None,
-            version: 1,
-            server: "s".into(),
-            limits: limits(),
-            name: "ann".into(),
-            account: Some(account.clone()),
-            token: Some(token.clone()),
-        },
-        ServerMsg::AccountCreated {
-            id: id.clone(),
-            account: account.clone(),
-        },
-        ServerMsg::Token {
-            id: id.clone(),
-            token: "grundy_x_y".into(),
-            info: token.clone(),
-            account,
-        },
-        ServerMsg::Tokens {
-            id: id.clone(),
-            tokens: vec![token],
-        },
-        ServerMsg::TokenRevoked {
-            id: id.clone(),
-            token_id: "x".into(),
-        },
-        ServerMsg::Seated {
-            id: id.clone(),
-            room: "r".into(),
-            seat: 1,
-            token: "t".into(),
-            snapshot: snapshot.clone(),
-        },
-        ServerMsg::Watching {
-            id: None,
-            room: "r".into(),
-            seat: Some(0),
-            token: Some("t".into()),
-            snapshot: Some(snapshot),
-            events: events.clone(),
-        },
-        ServerMsg::Rooms {
-            id: id.clone(),
-            total: 1,
-            rooms: vec![RoomSummary {
-                room: "r".into(),
-                code: "ABCDEF".into(),
-                game: "heaps".into(),
-                name: "Kayles".into(),
-                description: "heaps [3,4,5]".into(),
-                seats: [seat.clone(), seat],
-                state: RoomState::Playing,
-                clock: None,
-                bot: Some(Level::Perfect),
-                hints: false,
-                ratings: [Some(1500.0), None],
-                tournament: Some("t".into()),
-            }],
-        },
-        ServerMsg::Ack {
-            id: id.clone(),
-            room: None,
-            seq: Some(3),
-        },
-        ServerMsg::Match {
-            id: id.clone(),
-            record: MatchRecord {
-                room: "r".into(),
-                spec: json!({}),
-                players: [None, Some("bo".into())],
-                player_kinds: [None, Some(PlayerKind::Guest)],
-                clock,
-                moves: vec![RecordedMove {
-                    seat: 0,
-                    mv: json!({}),
-                    at_ms: 5,
-                }],
-                result: None,
+            body: ServerBody::Welcome {
+                version: 1,
+                server: "s".into(),
+                limits: limits(),
+                name: "guest-4f2a".into(),
+                account: None,
+                token: None,
             },
         },
-        ServerMsg::Error {
+        ServerMsg {
             id: None,
-            code: ErrorCode::RateLimited,
-            message: "m".into(),
-            retry_after_ms: Some(9),
-            limit: Some("messages_per_second".into()),
+            body: ServerBody::Welcome {
+                version: 1,
+                server: "s".into(),
+                limits: limits(),
+                name: "ann".into(),
+                account: Some(account.clone()),
+                token: Some(token.clone()),
+            },
         },
-        ServerMsg::Pong { id },
-        ServerMsg::Shutdown {
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::AccountCreated {
+                account: account.clone(),
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Token {
+                token: "grundy_x_y".into(),
+                info: token.clone(),
+                account,
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Tokens {
+                tokens: vec![token],
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::TokenRevoked {
+                token_id: "x".into(),
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Seated {
+                room: "r".into(),
+                seat: 1,
+                token: "t".into(),
+                snapshot: snapshot.clone(),
+            },
+        },
+        ServerMsg {
+            id: None,
+            body: ServerBody::Watching {
+                room: "r".into(),
+                seat: Some(0),
+                token: Some("t".into()),
+                snapshot: Some(snapshot),
+                events: events.clone(),
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Rooms {
+                total: 1,
+                rooms: vec![RoomSummary {
+                    room: "r".into(),
+                    code: "ABCDEF".into(),
+                    game: "heaps".into(),
+                    name: "Kayles".into(),
+                    description: "heaps [3,4,5]".into(),
+                    seats: [seat.clone(), seat],
+                    state: RoomState::Playing,
+                    clock: None,
+                    bot: Some(Level::Perfect),
+                    hints: false,
+                    ratings: [Some(1500.0), None],
+                    tournament: Some("t".into()),
+                }],
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Ack {
+                room: None,
+                seq: Some(3),
+            },
+        },
+        ServerMsg {
+            id: id.clone(),
+            body: ServerBody::Match {
+                record: MatchRecord {
+                    room: "r".into(),
+                    spec: json!({}),
+                    players: [None, Some("bo".into())],
+                    player_kinds: [None, Some(PlayerKind::Guest)],
+                    clock,
+                    moves: vec![RecordedMove {
+                        seat: 0,
+                        mv: json!({}),
+                        at_ms: 5,
+                    }],
+                    result: None,
+                },
+            },
+        },
+        ServerMsg {
+            id: None,
+            body: ServerBody::Error {
+                code: ErrorCode::RateLimited,
+                message: "m".into(),
+                retry_after_ms: Some(9),
+                limit: Some("messages_per_second".into()),
+            },
+        },
+        ServerMsg {
+            id,
+            body: ServerBody::Pong,
+        },
+        ServerMsg::notice(ServerBody::Shutdown {
             message: "bye".into(),
-        },
+        }),
     ];
-    messages.extend(events.into_iter().map(|event| ServerMsg::Event {
-        room: "r".into(),
-        event,
+    messages.extend(events.into_iter().map(|event| {
+        ServerMsg::notice(ServerBody::Event {
+            room: "r".into(),
+            event,
+        })
     }));
     for code in [
         ErrorCode::BadRequest,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use grundy_protocol::wire::ClientMsg;
+use grundy_protocol::wire::{ClientBody, ClientMsg, Play};
 use grundy_protocol::{Position, Rules, Status};
 use grundy_server::config::Config;
 use grundy_server::player::Player;
@@ -65,7 +65,11 @@ fn moves() -> Vec<String> {
 /// One match: every move as the server takes it.
 fn play(mut core: Core, texts: &[String]) -> Core {
     for text in texts {
-        let Ok(ClientMsg::Move { id, token, mv, .. }) = ClientMsg::from_text(text) else {
+        let Ok(ClientMsg {
+            id,
+            body: ClientBody::Move(Play { token, mv, .. }),
+        }) = ClientMsg::from_text(text)
+        else {
             panic!("a move message");
         };
         let intent = Intent::Move {

@@ -7,20 +7,27 @@
 
 use std::sync::Arc;
 
-use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
+use grundy_protocol::wire::{ErrorCode, Play, RequestId, ServerMsg};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::lobby::Lobby;
-use crate::outbox::Follow;
+use crate::outbox::Handoff;
 use crate::player::{AccountId, Player};
 use crate::tournament::registry::Tournaments;
 use crate::work::Refused;
 
-/// A command for a room or for a tournament.
+/// A command for a room or a tournament, with the id of the client's
+/// request it answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub id: Option<RequestId>,
+    pub ask: Ask,
+}
+
+/// What a [`Request`] asks, of a room or of a tournament.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "for", content = "request", rename_all = "snake_case")]
-pub enum Request {
+pub enum Ask {
     Room(RoomRequest),
     Tournament(TournamentRequest),
 }
@@ -29,46 +36,35 @@ pub enum Request {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RoomRequest {
     Join {
-        id: Option<RequestId>,
         room: String,
         seat: Option<u8>,
         player: Player,
     },
     Watch {
-        id: Option<RequestId>,
         room: String,
         since: Option<u64>,
     },
     Resume {
-        id: Option<RequestId>,
         room: String,
         token: String,
         account: Option<AccountId>,
         since: Option<u64>,
     },
-    Move {
-        id: Option<RequestId>,
-        room: String,
-        token: String,
-        #[serde(rename = "move")]
-        mv: Value,
-    },
+    /// The client's move, as it sent it.
+    Move(Play),
     Resign {
-        id: Option<RequestId>,
         room: String,
         token: String,
     },
     Abort {
-        id: Option<RequestId>,
         room: String,
         token: String,
     },
     Leave {
-        id: Option<RequestId>,
         room: String,
     },
     /// Not a client's: its node sends it on when the room moved (`cluster/bus/`).
-    Follow(Follow),
+    CarryOn(Handoff),
     /// Not a client's: a tournament resigns for a player who withdrew.
     ResignSeat {
         room: String,
@@ -81,63 +77,51 @@ pub enum RoomRequest {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TournamentRequest {
     Register {
-        id: Option<RequestId>,
         tournament: String,
         entrant: Player,
     },
     Rejoin {
-        id: Option<RequestId>,
         tournament: String,
         token: String,
     },
     Withdraw {
-        id: Option<RequestId>,
         tournament: String,
         token: String,
     },
     Start {
-        id: Option<RequestId>,
         tournament: String,
         token: String,
     },
     Watch {
-        id: Option<RequestId>,
         tournament: String,
         since: Option<u64>,
     },
 }
 
 impl Request {
+    /// A command the node makes on its own (carrying on after a hand-over, a
+    /// resignation for a withdrawn player), which nobody answers.
+    pub fn unasked(room: RoomRequest) -> Request {
+        Request {
+            id: None,
+            ask: Ask::Room(room),
+        }
+    }
+
     /// The room (or tournament: true) it is for.
     pub fn key(&self) -> (&str, bool) {
-        match self {
-            Request::Room(request) => (request.room(), false),
-            Request::Tournament(request) => (request.tournament(), true),
+        match &self.ask {
+            Ask::Room(request) => (request.room(), false),
+            Ask::Tournament(request) => (request.tournament(), true),
         }
     }
 
     /// The request a client waits for an answer to (its id, if it gave
-    /// one); None for what a node sends on its own (a follow, a
-    /// resignation for a withdrawn player), which nobody answers.
+    /// one); None for what a node sends on its own, which nobody answers.
     pub fn answers_to(&self) -> Option<Option<&RequestId>> {
-        match self {
-            Request::Room(
-                RoomRequest::Join { id, .. }
-                | RoomRequest::Watch { id, .. }
-                | RoomRequest::Resume { id, .. }
-                | RoomRequest::Move { id, .. }
-                | RoomRequest::Resign { id, .. }
-                | RoomRequest::Abort { id, .. }
-                | RoomRequest::Leave { id, .. },
-            )
-            | Request::Tournament(
-                TournamentRequest::Register { id, .. }
-                | TournamentRequest::Rejoin { id, .. }
-                | TournamentRequest::Withdraw { id, .. }
-                | TournamentRequest::Start { id, .. }
-                | TournamentRequest::Watch { id, .. },
-            ) => Some(id.as_ref()),
-            Request::Room(RoomRequest::Follow(_) | RoomRequest::ResignSeat { .. }) => None,
+        match &self.ask {
+            Ask::Room(RoomRequest::CarryOn(_) | RoomRequest::ResignSeat { .. }) => None,
+            Ask::Room(_) | Ask::Tournament(_) => Some(self.id.as_ref()),
         }
     }
 
@@ -145,9 +129,9 @@ impl Request {
     /// move, resign, abort or leave), whose events it must be getting.
     pub fn acts_in_room(&self) -> bool {
         matches!(
-            self,
-            Request::Room(
-                RoomRequest::Move { .. }
+            self.ask,
+            Ask::Room(
+                RoomRequest::Move(_)
                     | RoomRequest::Resign { .. }
                     | RoomRequest::Abort { .. }
                     | RoomRequest::Leave { .. }
@@ -157,9 +141,9 @@ impl Request {
 
     /// Whether this node holds the room or tournament it is for.
     pub fn held_by(&self, lobby: &Lobby, tournaments: &Tournaments) -> bool {
-        match self {
-            Request::Room(request) => lobby.holds(request.room()),
-            Request::Tournament(request) => tournaments.find(request.tournament()).is_some(),
+        match &self.ask {
+            Ask::Room(request) => lobby.holds(request.room()),
+            Ask::Tournament(request) => tournaments.find(request.tournament()).is_some(),
         }
     }
 }
@@ -170,11 +154,11 @@ impl RoomRequest {
             RoomRequest::Join { room, .. }
             | RoomRequest::Watch { room, .. }
             | RoomRequest::Resume { room, .. }
-            | RoomRequest::Move { room, .. }
+            | RoomRequest::Move(Play { room, .. })
             | RoomRequest::Resign { room, .. }
             | RoomRequest::Abort { room, .. }
             | RoomRequest::Leave { room, .. }
-            | RoomRequest::Follow(Follow { room, .. })
+            | RoomRequest::CarryOn(Handoff { room, .. })
             | RoomRequest::ResignSeat { room, .. } => room,
         }
     }

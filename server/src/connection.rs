@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use grundy_protocol::wire::{
-    ClientMsg, Clock, ErrorCode, RequestId, Scope, ServerMsg, MAX_LISTED_ROOMS, PROTOCOL_VERSION,
+    ClientBody, ClientMsg, Clock, ErrorCode, Play, RequestId, Scope, ServerBody, ServerMsg,
+    MAX_LISTED_ROOMS, PROTOCOL_VERSION,
 };
 use grundy_protocol::{Level, Position};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -32,7 +32,7 @@ use crate::house::HouseSeat;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::names;
 use crate::node::Node;
-use crate::outbox::{ConnId, Kick, Memberships, Outbox};
+use crate::outbox::{ConnId, Kick, Outbox};
 use crate::player::Player;
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
@@ -43,6 +43,7 @@ use crate::tournament::registry::Tournaments;
 use grundy_protocol::time_control::check_clock;
 
 mod account;
+mod place;
 mod read;
 mod remote;
 mod request;
@@ -247,7 +248,7 @@ pub async fn serve(
                 // is answered first, its answers written as they come (a
                 // `seated` holds the only copy of a seat's token).
                 socket.meanwhile(conn.shared.answered.cancelled()).await;
-                conn.reply(ServerMsg::Shutdown { message: "the server is shutting down; reconnect and resume later".into() });
+                conn.reply(ServerMsg::notice(ServerBody::Shutdown { message: "the server is shutting down; reconnect and resume later".into() }));
                 break Some(Closing(CloseCode::Away, "server shutting down".into()));
             }
             _ = &mut kicked => break Some(kick_closing(conn.outbox.dropped_for())),
@@ -332,15 +333,15 @@ fn kick_closing(why: Kick) -> Closing {
 }
 
 /// The room a room command names (id or code).
-fn room_key(msg: &ClientMsg) -> Option<&str> {
-    match msg {
-        ClientMsg::Join { room, .. }
-        | ClientMsg::Watch { room, .. }
-        | ClientMsg::Resume { room, .. }
-        | ClientMsg::Move { room, .. }
-        | ClientMsg::Resign { room, .. }
-        | ClientMsg::Abort { room, .. }
-        | ClientMsg::Leave { room, .. } => Some(room),
+fn room_key(body: &ClientBody) -> Option<&str> {
+    match body {
+        ClientBody::Join { room, .. }
+        | ClientBody::Watch { room, .. }
+        | ClientBody::Resume { room, .. }
+        | ClientBody::Move(Play { room, .. })
+        | ClientBody::Resign { room, .. }
+        | ClientBody::Abort { room, .. }
+        | ClientBody::Leave { room, .. } => Some(room),
         _ => None,
     }
 }
@@ -348,107 +349,15 @@ fn room_key(msg: &ClientMsg) -> Option<&str> {
 /// The tournament a tournament command names (id or code), for the commands
 /// its owner's node carries out (`create_tournament`, the lists and reads
 /// are answered where the client is).
-fn tournament_key(msg: &ClientMsg) -> Option<&str> {
-    match msg {
-        ClientMsg::Register { tournament, .. }
-        | ClientMsg::Rejoin { tournament, .. }
-        | ClientMsg::Withdraw { tournament, .. }
-        | ClientMsg::StartTournament { tournament, .. }
-        | ClientMsg::WatchTournament { tournament, .. } => Some(tournament),
+fn tournament_key(body: &ClientBody) -> Option<&str> {
+    match body {
+        ClientBody::Register { tournament, .. }
+        | ClientBody::Rejoin { tournament, .. }
+        | ClientBody::Withdraw { tournament, .. }
+        | ClientBody::StartTournament { tournament, .. }
+        | ClientBody::WatchTournament { tournament, .. } => Some(tournament),
         _ => None,
     }
-}
-
-/// Sends a command to a room of this node found by id or code, for the
-/// connection (or the remote connection, `cluster/bus/remote.rs`) whose outbox is
-/// `outbox`. `joins`: the command makes it a member of the room (counted
-/// against the limit).
-pub(crate) fn to_room(
-    shared: &Node,
-    outbox: &Outbox,
-    id: Option<RequestId>,
-    key: &str,
-    joins: bool,
-    make: impl FnOnce(Outbox, Option<RequestId>) -> RoomCmd,
-) {
-    // A command that joins needs the room's id; the others (a move) only
-    // its queue, and no copy of the id.
-    let found = if joins {
-        shared.lobby.find(key)
-    } else {
-        shared.lobby.sender(key).map(|tx| (String::new(), tx))
-    };
-    let Some((room_id, tx)) = found else {
-        outbox.send(&ServerMsg::error(
-            id,
-            ErrorCode::UnknownRoom,
-            format!("no room {key:?}"),
-        ));
-        return;
-    };
-    let entered = joins && !outbox.rooms.contains(&room_id);
-    if entered {
-        if over_room_limit(shared, outbox, &id) {
-            return;
-        }
-        // A member from now on, so that a `Gone` follows this command even if
-        // the connection closes before the room has answered; the room
-        // takes it back if it refuses.
-        outbox.rooms.enter(&room_id);
-    }
-    // Never waits for room in the room's queue: a connection blocked on
-    // one busy room would stop reading, answering pings and serving its
-    // other rooms.
-    let refusal = match tx.try_send(make(outbox.clone(), id.clone())) {
-        Ok(()) => return,
-        Err(mpsc::error::TrySendError::Full(_)) => room_busy(id),
-        Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
-            id,
-            ErrorCode::UnknownRoom,
-            format!("room {key:?} has closed"),
-        ),
-    };
-    if entered {
-        outbox.rooms.exit(&room_id);
-    }
-    outbox.send(&refusal);
-}
-
-/// Refuses a new room membership past `seats_per_connection`: answers the
-/// request and returns true when over the limit.
-fn over_room_limit(shared: &Node, outbox: &Outbox, id: &Option<RequestId>) -> bool {
-    over_seat_limit(
-        shared,
-        outbox,
-        id,
-        &outbox.rooms,
-        "be in at most {limit} rooms with unfinished matches",
-    )
-}
-
-/// Refuses one membership more in `members` past `seats_per_connection`
-/// (`what` says what is limited, with `{limit}` for the number): answers the
-/// request and returns true when over the limit.
-fn over_seat_limit(
-    shared: &Node,
-    outbox: &Outbox,
-    id: &Option<RequestId>,
-    members: &Memberships,
-    what: &str,
-) -> bool {
-    let limit = shared.config.limits.seats_per_connection;
-    if members.count() < limit {
-        return false;
-    }
-    let what = what.replace("{limit}", &limit.to_string());
-    outbox.send(&ServerMsg::Error {
-        id: id.clone(),
-        code: ErrorCode::LimitReached,
-        message: format!("one connection may {what} at once (seats_per_connection)"),
-        retry_after_ms: None,
-        limit: Some("seats_per_connection".into()),
-    });
-    true
 }
 
 /// Tells the connection's rooms and tournaments it is gone, then closes the
@@ -543,16 +452,18 @@ impl Conn {
                     "message rate far above the limit (messages_per_second)".into(),
                 ));
             }
-            self.reply(ServerMsg::Error {
-                id: id.clone(),
-                code: ErrorCode::RateLimited,
-                message: format!(
-                    "more than {} messages per second (messages_per_second)",
-                    self.shared.config.limits.messages_per_second
-                ),
-                retry_after_ms: Some(retry_after_ms),
-                limit: Some("messages_per_second".into()),
-            });
+            self.reply(ServerMsg::answer(
+                id.clone(),
+                ServerBody::Error {
+                    code: ErrorCode::RateLimited,
+                    message: format!(
+                        "more than {} messages per second (messages_per_second)",
+                        self.shared.config.limits.messages_per_second
+                    ),
+                    retry_after_ms: Some(retry_after_ms),
+                    limit: Some("messages_per_second".into()),
+                },
+            ));
             return Ok(false);
         }
         self.refused_in_a_row = 0;
@@ -567,7 +478,7 @@ impl Conn {
         // other goes the long way (`read`), which can say what is wrong with it.
         let unread = match ClientMsg::from_text(text) {
             Ok(msg) => {
-                if !self.admit(&msg.id().cloned())? {
+                if !self.admit(&msg.id)? {
                     return Ok(None);
                 }
                 return Ok(self.handle_msg(msg));
@@ -590,9 +501,9 @@ impl Conn {
     }
 
     fn handle_msg(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
-        if !self.hello && !matches!(msg, ClientMsg::Hello { .. }) {
+        if !self.hello && !matches!(msg.body, ClientBody::Hello { .. }) {
             self.error(
-                msg.id().cloned(),
+                msg.id,
                 ErrorCode::BadRequest,
                 "say hello first: {\"type\": \"hello\", \"version\": 1}",
             );
@@ -605,9 +516,9 @@ impl Conn {
     /// and tournament commands: each is one message to a queue); gives back
     /// any other.
     fn dispatch_now(&mut self, msg: ClientMsg) -> Option<ClientMsg> {
-        if room_key(&msg).is_some() || tournament_key(&msg).is_some() {
+        if room_key(&msg.body).is_some() || tournament_key(&msg.body).is_some() {
             // One another node holds: its command goes there, which waits.
-            if self.is_remote(&msg) {
+            if self.is_remote(&msg.body) {
                 return Some(msg);
             }
             // Only a connection that has used the bus may have lost a room
@@ -621,20 +532,20 @@ impl Conn {
             }
             return None;
         }
-        match msg {
+        let ClientMsg { id, body } = msg;
+        match body {
             // In a cluster, the token is read again first (another node may
             // have made or revoked it), which waits.
-            ClientMsg::Hello { token: Some(_), .. } if self.shared.accounts.clustered() => {
-                return Some(msg)
+            ClientBody::Hello { token: Some(_), .. } if self.shared.accounts.clustered() => {
+                return Some(ClientMsg { id, body })
             }
-            ClientMsg::Hello {
-                id,
+            ClientBody::Hello {
                 version,
                 name,
                 token,
             } => self.greet(id, version, name, token),
-            ClientMsg::Ping { id } => self.reply(ServerMsg::Pong { id }),
-            other => return Some(other),
+            ClientBody::Ping => self.reply(ServerMsg::answer(id, ServerBody::Pong)),
+            body => return Some(ClientMsg { id, body }),
         }
         None
     }
@@ -644,10 +555,10 @@ impl Conn {
     /// it over (`Bus::lost_here`): refused, not carried out (its ack would
     /// come with no event), and the connection dropped, to resume.
     fn lost_here(&self, msg: &ClientMsg) -> bool {
-        let (ClientMsg::Move { id, room, .. }
-        | ClientMsg::Resign { id, room, .. }
-        | ClientMsg::Abort { id, room, .. }
-        | ClientMsg::Leave { id, room }) = msg
+        let (ClientBody::Move(Play { room, .. })
+        | ClientBody::Resign { room, .. }
+        | ClientBody::Abort { room, .. }
+        | ClientBody::Leave { room }) = &msg.body
         else {
             return false;
         };
@@ -660,7 +571,7 @@ impl Conn {
         let Some(from) = bus.lost_here(&self.outbox, &room_id) else {
             return false;
         };
-        self.reply(Unsent::Stopped(from).answer(id.clone(), room, false));
+        self.reply(Unsent::Stopped(from).answer(msg.id.clone(), room, false));
         true
     }
 
@@ -686,39 +597,48 @@ impl Conn {
             Err(refused) => return self.reply(refused.answer(id)),
         };
         self.hello = true;
-        self.reply(ServerMsg::Welcome {
+        self.reply(ServerMsg::answer(
             id,
-            version: PROTOCOL_VERSION,
-            server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
-            limits: self.shared.config.limits.clone(),
-            name: self.player.name.clone().unwrap_or_default(),
-            account,
-            token,
-        });
+            ServerBody::Welcome {
+                version: PROTOCOL_VERSION,
+                server: format!("grundy-server {}", env!("CARGO_PKG_VERSION")),
+                limits: self.shared.config.limits.clone(),
+                name: self.player.name.clone().unwrap_or_default(),
+                account,
+                token,
+            },
+        ));
     }
 
-    /// Whether `msg` is a command for a room or tournament this node does
+    /// Whether `body` is a command for a room or tournament this node does
     /// not hold, with a bus to reach the node that does.
-    fn is_remote(&self, msg: &ClientMsg) -> bool {
+    fn is_remote(&self, body: &ClientBody) -> bool {
         self.shared.bus.is_some()
-            && (room_key(msg).is_some_and(|key| !self.shared.lobby.holds(key))
-                || tournament_key(msg)
+            && (room_key(body).is_some_and(|key| !self.shared.lobby.holds(key))
+                || tournament_key(body)
                     .is_some_and(|key| self.shared.tournaments.find(key).is_none()))
     }
 
     /// Handles any command, those that wait for something among them.
     async fn dispatch(&mut self, msg: ClientMsg) {
-        if self.is_remote(&msg) {
+        if self.is_remote(&msg.body) {
             return self.forward(msg).await;
         }
-        match msg {
-            ClientMsg::CreateAccount { .. }
-            | ClientMsg::Login { .. }
-            | ClientMsg::CreateToken { .. }
-            | ClientMsg::ListTokens { .. }
-            | ClientMsg::RevokeToken { .. } => self.dispatch_account(msg).await,
-            ClientMsg::Hello {
-                id,
+        match msg.body {
+            ClientBody::CreateAccount { .. }
+            | ClientBody::Login { .. }
+            | ClientBody::CreateToken { .. }
+            | ClientBody::ListTokens
+            | ClientBody::RevokeToken { .. } => return self.dispatch_account(msg).await,
+            ClientBody::CreateTournament { .. }
+            | ClientBody::ListTournaments
+            | ClientBody::GetTournament { .. }
+            | ClientBody::GetRatings { .. } => return self.dispatch_tournament(msg).await,
+            _ => {}
+        }
+        let ClientMsg { id, body } = msg;
+        match body {
+            ClientBody::Hello {
                 version,
                 name,
                 token,
@@ -730,7 +650,7 @@ impl Conn {
                 }
                 self.greet(id, version, name, token)
             }
-            ClientMsg::ListRooms { id, limit, offset } => {
+            ClientBody::ListRooms { limit, offset } => {
                 let limit = limit.unwrap_or(MAX_LISTED_ROOMS);
                 if !(1..=MAX_LISTED_ROOMS).contains(&limit) {
                     return self.error(
@@ -741,10 +661,9 @@ impl Conn {
                 }
                 let list = self.shared.lobby.list(offset.unwrap_or(0), limit as usize);
                 let (rooms, total) = list.await;
-                self.reply(ServerMsg::Rooms { id, rooms, total });
+                self.reply(ServerMsg::answer(id, ServerBody::Rooms { rooms, total }));
             }
-            ClientMsg::CreateRoom {
-                id,
+            ClientBody::CreateRoom {
                 spec,
                 random,
                 clock,
@@ -767,7 +686,7 @@ impl Conn {
                 };
                 self.create_room(id, request).await
             }
-            ClientMsg::GetMatch { id, room } => {
+            ClientBody::GetMatch { room } => {
                 let store = self.shared.store.clone();
                 let key = self
                     .shared
@@ -776,7 +695,9 @@ impl Conn {
                     .map_or_else(|| room.clone(), |(id, _)| id);
                 let read = self.shared.store_reads.run(move || store.record(&key));
                 match read.await {
-                    Ok(Ok(Some(record))) => self.reply(ServerMsg::Match { id, record }),
+                    Ok(Ok(Some(record))) => {
+                        self.reply(ServerMsg::answer(id, ServerBody::Match { record }))
+                    }
                     Ok(Ok(None)) => {
                         self.error(id, ErrorCode::UnknownRoom, format!("no match {room:?}"))
                     }
@@ -787,20 +708,11 @@ impl Conn {
                     Err(refused) => self.reply(refused.answer(id)),
                 }
             }
-            ClientMsg::CreateTournament { .. }
-            | ClientMsg::ListTournaments { .. }
-            | ClientMsg::GetTournament { .. }
-            | ClientMsg::GetRatings { .. } => self.dispatch_tournament(msg).await,
             // The rest never waits.
-            now => {
-                let _ = self.dispatch_now(now);
+            body => {
+                let _ = self.dispatch_now(ClientMsg { id, body });
             }
         }
-    }
-
-    /// See [`over_room_limit`].
-    fn over_room_limit(&self, id: &Option<RequestId>) -> bool {
-        over_room_limit(&self.shared, &self.outbox, id)
     }
 
     async fn create_room(&mut self, id: Option<RequestId>, request: NewRoom) {
@@ -829,7 +741,7 @@ impl Conn {
                 "hints: only an untimed room may allow hints",
             );
         }
-        if self.over_room_limit(&id) {
+        if place::over_limit::<place::Room>(&self.shared, &self.outbox, &id) {
             return;
         }
         // Drawing a random start and building a position can build a table
@@ -915,17 +827,6 @@ impl Conn {
             }
             Err((code, message)) => self.error(id, code, message),
         }
-    }
-}
-
-/// The answer to a command whose room (or tournament) has a full queue.
-fn room_busy(id: Option<RequestId>) -> ServerMsg {
-    ServerMsg::Error {
-        id,
-        code: ErrorCode::Busy,
-        message: "this room has as many commands queued as it takes; retry shortly".into(),
-        retry_after_ms: Some(100),
-        limit: Some("room_queue".into()),
     }
 }
 

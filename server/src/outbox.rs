@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
+use grundy_protocol::wire::{ErrorCode, RequestId, ServerBody, ServerMsg};
 
 use crate::flag::Flag;
 use crate::metrics::METRICS;
@@ -284,42 +284,42 @@ impl Memberships {
     }
 }
 
-/// A room a client of another node was in when this node stopped it, and
-/// how it goes on there: its seat's token (None: it watched) and the last
-/// event it was sent.
+/// A client of another node handed off by a room this node stopped: the
+/// room, and how the client carries on in it where it goes next (its
+/// seat's token, None if it watched, and the last event it was sent).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Follow {
+pub struct Handoff {
     pub room: String,
     pub token: Option<String>,
     pub since: u64,
 }
 
-/// Where a stopping room leaves a [`Follow`] for each client of another
+/// Where a stopping room leaves a [`Handoff`] for each client of another
 /// node in it, and wakes whoever sends them on (`cluster/bus/`).
 #[derive(Clone, Debug, Default)]
 pub struct Handover(Arc<HandoverInner>);
 
 #[derive(Debug, Default)]
 struct HandoverInner {
-    left: Mutex<Vec<Follow>>,
+    left: Mutex<Vec<Handoff>>,
     woken: tokio::sync::Notify,
 }
 
 impl Handover {
-    pub fn leave(&self, follow: Follow) {
+    pub fn leave(&self, handoff: Handoff) {
         self.0
             .left
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(follow);
+            .push(handoff);
         self.0.woken.notify_one();
     }
 
-    pub fn take(&self) -> Vec<Follow> {
+    pub fn take(&self) -> Vec<Handoff> {
         std::mem::take(&mut *self.0.left.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Once a room has left a [`Follow`] (at once if one did since the last
+    /// Once a room has left a [`Handoff`] (at once if one did since the last
     /// call).
     pub async fn left(&self) {
         self.0.woken.notified().await;
@@ -528,7 +528,11 @@ impl Outbox {
     /// `too_large` error answering the same request, so that a client never
     /// meets a frame it must refuse (and the request never goes unanswered).
     pub fn send(&self, msg: &ServerMsg) -> bool {
-        if let ServerMsg::Error { code, .. } = msg {
+        if let ServerMsg {
+            body: ServerBody::Error { code, .. },
+            ..
+        } = msg
+        {
             METRICS.refused(*code);
         }
         let frame = encode(msg);
@@ -543,7 +547,7 @@ impl Outbox {
                 return self.send_frame(frame);
             }
         }
-        self.send_too_large(&frame, msg.answer_id().cloned(), too_large_hint(msg))
+        self.send_too_large(&frame, msg.id.clone(), too_large_hint(msg))
     }
 
     /// Queues an answer to request `id` already encoded, with the same
@@ -579,11 +583,24 @@ impl Outbox {
 fn current_round_only(msg: &ServerMsg) -> Option<ServerMsg> {
     let mut msg = msg.clone();
     let state = match &mut msg {
-        ServerMsg::TournamentCreated { state, .. }
-        | ServerMsg::Registered { state, .. }
-        | ServerMsg::Tournament { state, .. }
-        | ServerMsg::TournamentWatching {
-            state: Some(state), ..
+        ServerMsg {
+            body: ServerBody::TournamentCreated { state, .. },
+            ..
+        }
+        | ServerMsg {
+            body: ServerBody::Registered { state, .. },
+            ..
+        }
+        | ServerMsg {
+            body: ServerBody::Tournament { state, .. },
+            ..
+        }
+        | ServerMsg {
+            body:
+                ServerBody::TournamentWatching {
+                    state: Some(state), ..
+                },
+            ..
         } => state,
         _ => return None,
     };
@@ -595,21 +612,26 @@ fn current_round_only(msg: &ServerMsg) -> Option<ServerMsg> {
 /// What to add to a `too_large` error for `msg`: how to ask for less.
 fn too_large_hint(msg: &ServerMsg) -> &'static str {
     match msg {
-        ServerMsg::Rooms { .. } => "; ask for fewer with limit",
+        ServerMsg {
+            body: ServerBody::Rooms { .. },
+            ..
+        } => "; ask for fewer with limit",
         _ => "",
     }
 }
 
 /// The error that stands for an answer to `id` that is `bytes` long, over `max`.
 fn too_large(id: Option<RequestId>, bytes: usize, max: usize, hint: &str) -> ServerMsg {
-    ServerMsg::Error {
+    ServerMsg {
         id,
-        code: ErrorCode::TooLarge,
-        message: format!(
-            "the answer would be {bytes} bytes, more than max_message_bytes ({max}){hint}"
-        ),
-        retry_after_ms: None,
-        limit: Some("max_message_bytes".into()),
+        body: ServerBody::Error {
+            code: ErrorCode::TooLarge,
+            message: format!(
+                "the answer would be {bytes} bytes, more than max_message_bytes ({max}){hint}"
+            ),
+            retry_after_ms: None,
+            limit: Some("max_message_bytes".into()),
+        },
     }
 }
 
@@ -753,9 +775,7 @@ mod tests {
             METRICS.refusals.get_or_create(&CodeLabel { code }).get()
         };
         let (outbox, mut queue) = Outbox::open(1, 8, usize::MAX, 200, None);
-        let big = ServerMsg::Pong {
-            id: Some(RequestId::Text("x".repeat(300))),
-        };
+        let big = ServerMsg::answer(Some(RequestId::Text("x".repeat(300))), ServerBody::Pong);
         let before = counted();
         assert!(outbox.send(&big));
         // Counted with the refusals (other tests may add to it meanwhile).
@@ -765,12 +785,15 @@ mod tests {
         };
         let answer: ServerMsg = serde_json::from_str(&frame).unwrap();
         match answer {
-            ServerMsg::Error {
+            ServerMsg {
                 id,
-                code,
-                message,
-                limit,
-                ..
+                body:
+                    ServerBody::Error {
+                        code,
+                        message,
+                        limit,
+                        ..
+                    },
             } => {
                 assert_eq!(code, ErrorCode::TooLarge);
                 assert_eq!(id, Some(RequestId::Text("x".repeat(300))));
@@ -780,7 +803,7 @@ mod tests {
             other => panic!("not an error: {other:?}"),
         }
         // One within the bound goes as it is.
-        let small = ServerMsg::Pong { id: None };
+        let small = ServerMsg::answer(None, ServerBody::Pong);
         assert!(outbox.send(&small));
         let Some(Frames::One(frame)) = queue.recv().await else {
             panic!("nothing sent");
@@ -805,13 +828,15 @@ mod tests {
             "status": "running", "round": 20, "rounds": 20,
             "players": [], "pairings": pairings, "games": [], "byes": [],
             "standings": [], "ended_early": null, "seq": 40});
-        let registered = ServerMsg::Registered {
-            id: None,
-            tournament: "t".into(),
-            player: 1,
-            token: "secret".into(),
-            state: serde_json::from_value(state).unwrap(),
-        };
+        let registered = ServerMsg::answer(
+            None,
+            ServerBody::Registered {
+                tournament: "t".into(),
+                player: 1,
+                token: "secret".into(),
+                state: serde_json::from_value(state).unwrap(),
+            },
+        );
         let whole = encode(&registered).len();
         let (outbox, mut queue) = Outbox::open(1, 8, usize::MAX, whole / 4, None);
         assert!(outbox.send(&registered));
@@ -820,7 +845,10 @@ mod tests {
         };
         assert!(frame.len() <= whole / 4);
         match serde_json::from_str(&frame).unwrap() {
-            ServerMsg::Registered { token, state, .. } => {
+            ServerMsg {
+                body: ServerBody::Registered { token, state, .. },
+                ..
+            } => {
                 assert_eq!(token, "secret");
                 assert_eq!(state.only_round, Some(20));
                 assert_eq!(state.pairings.len(), 1);

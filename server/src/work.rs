@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use grundy_protocol::wire::{ErrorCode, RequestId, ServerMsg};
+use grundy_protocol::wire::{ErrorCode, RequestId, ServerBody, ServerMsg};
 use tokio::sync::Semaphore;
 
 /// How long a refused client is told to wait before asking again.
@@ -38,15 +38,9 @@ impl Refused {
     /// The error answer for a client's request.
     pub fn answer(&self, id: Option<RequestId>) -> ServerMsg {
         match self {
-            Refused::Busy { pool } => ServerMsg::Error {
-                id,
-                code: ErrorCode::Busy,
-                message: format!(
+            Refused::Busy { pool } => ServerMsg { id, body: ServerBody::Error { code: ErrorCode::Busy, message: format!(
                     "the server has as much of this work queued as it takes ({pool}); retry in a second"
-                ),
-                retry_after_ms: Some(RETRY_AFTER_MS),
-                limit: Some(pool.to_string()),
-            },
+                ), retry_after_ms: Some(RETRY_AFTER_MS), limit: Some(pool.to_string()) } },
             Refused::Failed => ServerMsg::error(id, ErrorCode::Internal, "the server failed at it"),
         }
     }
@@ -154,10 +148,14 @@ mod tests {
             pool: "spec_builds",
         }
         .answer(Some(RequestId::Number(3)));
-        let ServerMsg::Error {
-            code,
-            retry_after_ms,
-            limit,
+        let ServerMsg {
+            body:
+                ServerBody::Error {
+                    code,
+                    retry_after_ms,
+                    limit,
+                    ..
+                },
             ..
         } = msg
         else {

@@ -15,7 +15,7 @@ use std::time::Duration;
 use grundy_protocol::wire::Clock;
 use grundy_protocol::Position;
 use grundy_server::lobby::{Lobby, RoomSetup};
-use grundy_server::outbox::{self, Outbox};
+use grundy_server::outbox::{self, Handoff, Outbox};
 use grundy_server::player::Player;
 use grundy_server::ratings::Ratings;
 use grundy_server::room::{RoomCmd, RoomTx};
@@ -424,10 +424,13 @@ async fn a_closed_connection_that_follows_its_room_does_not_take_its_seat_back()
     // Its follow, still under way, enters the room and arrives afterwards,
     // before the connection's task is through closing (not kicked yet).
     outbox.rooms.enter(&a.room);
-    tx.send(RoomCmd::Follow {
+    tx.send(RoomCmd::CarryOn {
         outbox: outbox.clone(),
-        token: Some(a.token.clone()),
-        since: 3,
+        handoff: Handoff {
+            room: a.room.clone(),
+            token: Some(a.token.clone()),
+            since: 3,
+        },
     })
     .await
     .unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{ServerMsg, Snapshot};
+use grundy_protocol::wire::{ServerBody, ServerMsg, Snapshot};
 
 use super::board::{first_move, intro, prompt_line, show, tell};
 use super::reconnect::reconnect;
@@ -224,7 +224,7 @@ async fn session(
         }
         tokio::select! {
             msg = c.next() => match msg? {
-                ServerMsg::Event { room, event } if room == f.room => {
+                ServerMsg { body: ServerBody::Event { room, event }, .. } if room == f.room => {
                     match f.apply(&event) {
                         Ok(h) => {
                             if tell(f, seat.seat, &h, console, paint) {
@@ -238,7 +238,7 @@ async fn session(
                         }
                     }
                 }
-                ServerMsg::Shutdown { message } => {
+                ServerMsg { body: ServerBody::Shutdown { message }, .. } => {
                     console.say(&format!("The server is going down: {message}"));
                     return Err(ClientError::Closed);
                 }

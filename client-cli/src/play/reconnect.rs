@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use anyhow::{bail, Result};
 use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect, Retrying};
-use grundy_protocol::wire::{ClientMsg, ServerMsg};
+use grundy_protocol::wire::{ClientBody, ClientMsg, ServerBody, ServerMsg};
 
 use super::board::show;
 use super::Seat;
@@ -81,16 +81,21 @@ async fn pause(r: &Retrying, console: &mut Console) -> ControlFlow<()> {
 /// away).
 async fn resume(seat: &Seat, mut c: Client) -> Result<(Client, Follow), ClientError> {
     let answer = c
-        .request(|id| ClientMsg::Resume {
+        .request(|id| ClientMsg {
             id,
-            room: seat.room.clone(),
-            token: seat.token.clone(),
-            since: None,
+            body: ClientBody::Resume {
+                room: seat.room.clone(),
+                token: seat.token.clone(),
+                since: None,
+            },
         })
         .await?;
     match answer {
-        ServerMsg::Watching {
-            snapshot: Some(s), ..
+        ServerMsg {
+            body: ServerBody::Watching {
+                snapshot: Some(s), ..
+            },
+            ..
         } => {
             let fresh = Follow::from_snapshot(&s).map_err(ClientError::Unexpected)?;
             Ok((c, fresh))

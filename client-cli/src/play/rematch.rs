@@ -3,7 +3,7 @@
 //! the rematch room first).
 
 use grundy_client::client::Client;
-use grundy_protocol::wire::{ClientMsg, RoomState, ServerMsg};
+use grundy_protocol::wire::{ClientBody, ClientMsg, RoomState, ServerBody, ServerMsg};
 
 use crate::console::{Console, Typed};
 use crate::follow::Follow;
@@ -14,14 +14,20 @@ use crate::render::Paint;
 /// that is ours this time swapped, the other free.
 pub(super) async fn opponents_rematch(client: &mut Client, f: &Follow, me: u8) -> Option<String> {
     let answer = client
-        .request(|id| ClientMsg::ListRooms {
+        .request(|id| ClientMsg {
             id,
-            limit: None,
-            offset: None,
+            body: ClientBody::ListRooms {
+                limit: None,
+                offset: None,
+            },
         })
         .await
         .ok()?;
-    let ServerMsg::Rooms { rooms, .. } = answer else {
+    let ServerMsg {
+        body: ServerBody::Rooms { rooms, .. },
+        ..
+    } = answer
+    else {
         return None;
     };
     let opponent = f.name(me ^ 1);

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{ClientMsg, RandomStart, ServerMsg, Snapshot};
+use grundy_protocol::wire::{ClientBody, ClientMsg, RandomStart, ServerBody, ServerMsg, Snapshot};
 
 use super::{parse_clock, Args, Plan, Seat, Setup, Where};
 use crate::follow::Follow;
@@ -65,18 +65,24 @@ pub(super) async fn resume_seat(
     token: &str,
 ) -> Result<(Seat, Snapshot)> {
     let answer = client
-        .request(|id| ClientMsg::Resume {
+        .request(|id| ClientMsg {
             id,
-            room: room.to_string(),
-            token: token.to_string(),
-            since: None,
+            body: ClientBody::Resume {
+                room: room.to_string(),
+                token: token.to_string(),
+                since: None,
+            },
         })
         .await;
     match answer {
-        Ok(ServerMsg::Watching {
-            room,
-            seat: Some(seat),
-            snapshot: Some(s),
+        Ok(ServerMsg {
+            body:
+                ServerBody::Watching {
+                    room,
+                    seat: Some(seat),
+                    snapshot: Some(s),
+                    ..
+                },
             ..
         }) => Ok((Seat::new(here, room, seat, token.to_string(), &s.code), s)),
         Ok(other) => bail!("unexpected answer: {other:?}"),
@@ -168,34 +174,42 @@ pub(super) async fn take_seat(
                 }
             }
             client
-                .request(|id| ClientMsg::Join {
+                .request(|id| ClientMsg {
                     id,
-                    room: code.clone(),
-                    seat: None,
+                    body: ClientBody::Join {
+                        room: code.clone(),
+                        seat: None,
+                    },
                 })
                 .await
         }
         Plan::Create(setup) => {
             client
-                .request(|id| ClientMsg::CreateRoom {
+                .request(|id| ClientMsg {
                     id,
-                    spec: setup.spec.clone(),
-                    random: setup.random.clone(),
-                    clock: setup.clock,
-                    listed: true,
-                    seat: setup.seat,
-                    hints: setup.hints,
-                    bot: setup.bot.clone(),
+                    body: ClientBody::CreateRoom {
+                        spec: setup.spec.clone(),
+                        random: setup.random.clone(),
+                        clock: setup.clock,
+                        listed: true,
+                        seat: setup.seat,
+                        hints: setup.hints,
+                        bot: setup.bot.clone(),
+                    },
                 })
                 .await
         }
     };
     match answer {
-        Ok(ServerMsg::Seated {
-            room,
-            seat,
-            token,
-            snapshot,
+        Ok(ServerMsg {
+            body:
+                ServerBody::Seated {
+                    room,
+                    seat,
+                    token,
+                    snapshot,
+                    ..
+                },
             ..
         }) => {
             let mut seat = Seat::new(here, room, seat, token, &snapshot.code);

@@ -3,7 +3,7 @@
 //! `help`, `quit`. A lost connection goes up, to reconnect.
 
 use grundy_client::client::{Client, ClientError};
-use grundy_protocol::wire::{ClientMsg, ErrorCode, RequestId};
+use grundy_protocol::wire::{ClientBody, ClientMsg, ErrorCode, Play, RequestId};
 use grundy_protocol::{Analysis, Outcome};
 
 use super::board::{prompt, show};
@@ -51,10 +51,12 @@ pub(super) async fn typed_line(
         }
         Ok(Input::Resign) => return resign(c, seat, console, paint).await,
         Ok(Input::Abort) => {
-            let refused = seat_command(c, |id| ClientMsg::Abort {
+            let refused = seat_command(c, |id| ClientMsg {
                 id,
-                room: seat.room.clone(),
-                token: seat.token.clone(),
+                body: ClientBody::Abort {
+                    room: seat.room.clone(),
+                    token: seat.token.clone(),
+                },
             })
             .await?;
             match refused {
@@ -77,11 +79,13 @@ pub(super) async fn typed_line(
                     f.name(seat.seat ^ 1)
                 ));
             } else {
-                let refused = seat_command(c, |id| ClientMsg::Move {
+                let refused = seat_command(c, |id| ClientMsg {
                     id,
-                    room: seat.room.clone(),
-                    token: seat.token.clone(),
-                    mv: value.clone(),
+                    body: ClientBody::Move(Play {
+                        room: seat.room.clone(),
+                        token: seat.token.clone(),
+                        mv: value.clone(),
+                    }),
                 })
                 .await?;
                 match refused {
@@ -106,10 +110,12 @@ async fn resign(
     console: &Console,
     paint: &Paint,
 ) -> Result<Option<Step>, ClientError> {
-    let refused = seat_command(c, |id| ClientMsg::Resign {
+    let refused = seat_command(c, |id| ClientMsg {
         id,
-        room: seat.room.clone(),
-        token: seat.token.clone(),
+        body: ClientBody::Resign {
+            room: seat.room.clone(),
+            token: seat.token.clone(),
+        },
     })
     .await?;
     if let Some(e) = refused {

@@ -9,11 +9,12 @@ use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState,
+    ClientBody, ClientMsg, ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
+    TournamentState,
 };
 
 use super::words::{show_state, standings_table, Log};
-use super::{connect, server_flag, stored_state, JoinArgs};
+use super::{connect, in_play_or_over, server_flag, Asked, JoinArgs};
 use crate::console::{Console, Typed};
 use crate::net;
 use crate::play::{self, Finish};
@@ -72,50 +73,47 @@ async fn enter(
 ) -> Result<(Client, Player, TournamentState)> {
     let answer = match &args.token {
         Some(token) => {
-            c.request(|id| ClientMsg::Rejoin {
+            c.request(|id| ClientMsg {
                 id,
-                tournament: args.code.clone(),
-                token: token.clone(),
+                body: ClientBody::Rejoin {
+                    tournament: args.code.clone(),
+                    token: token.clone(),
+                },
             })
             .await
         }
         None => {
             // An account registers under its username; a guest under its name.
             let name = c.identity().account.is_none().then(|| hello_name.clone());
-            c.request(|id| ClientMsg::Register {
+            c.request(|id| ClientMsg {
                 id,
-                tournament: args.code.clone(),
-                name,
+                body: ClientBody::Register {
+                    tournament: args.code.clone(),
+                    name,
+                },
             })
             .await
         }
     };
-    let answer = match answer {
-        Ok(answer) => answer,
-        Err(
-            e @ ClientError::Refused {
-                code: ErrorCode::UnknownTournament,
+    let (c, answer) = match in_play_or_over(c, &args.code, answer).await? {
+        Asked::InPlay(c, answer) => (c, answer),
+        Asked::Over(state) => bail!(
+            "tournament {} is over: there is nothing to join. Its final standings: \
+             `grundy tournament show {}{}`",
+            state.code,
+            state.code,
+            server_flag(&args.server)
+        ),
+    };
+    let ServerMsg {
+        body:
+            ServerBody::Registered {
+                tournament,
+                player,
+                token,
+                state,
                 ..
             },
-        ) => {
-            // Not in play: over (its record is kept), or no such tournament.
-            let state = stored_state(&mut c, &args.code, e).await?;
-            c.close().await;
-            bail!(
-                "tournament {} is over: there is nothing to join. Its final standings: \
-                 `grundy tournament show {}{}`",
-                state.code,
-                state.code,
-                server_flag(&args.server)
-            );
-        }
-        Err(e) => bail!("{}", net::words(&e)),
-    };
-    let ServerMsg::Registered {
-        tournament,
-        player,
-        token,
-        state,
         ..
     } = answer
     else {
@@ -182,7 +180,10 @@ async fn wait_for_games(mut c: Client, me: &Player, mut log: Log, paint: &Paint)
             },
         };
         match msg {
-            Ok(ServerMsg::TournamentEvent { tournament, event }) if tournament == me.tournament => {
+            Ok(ServerMsg {
+                body: ServerBody::TournamentEvent { tournament, event },
+                ..
+            }) if tournament == me.tournament => {
                 if let Some(text) = log.apply(&event) {
                     print!("{text}");
                 }
@@ -191,12 +192,16 @@ async fn wait_for_games(mut c: Client, me: &Player, mut log: Log, paint: &Paint)
                     return Ok(());
                 }
             }
-            Ok(ServerMsg::YourGame {
-                tournament,
-                round,
-                room,
-                token,
-                opponent,
+            Ok(ServerMsg {
+                body:
+                    ServerBody::YourGame {
+                        tournament,
+                        round,
+                        room,
+                        token,
+                        opponent,
+                        ..
+                    },
                 ..
             }) if tournament == me.tournament => {
                 if !played.insert(room.clone()) {
@@ -229,7 +234,10 @@ async fn wait_for_games(mut c: Client, me: &Player, mut log: Log, paint: &Paint)
                     c = rejoin(me, &mut log, &mut pending).await?;
                 }
             }
-            Ok(ServerMsg::Shutdown { message }) => {
+            Ok(ServerMsg {
+                body: ServerBody::Shutdown { message },
+                ..
+            }) => {
                 println!("\nThe server is going down: {message}");
             }
             Ok(_) => {}
@@ -293,10 +301,12 @@ async fn typed_waiting(c: &mut Client, me: &Player, line: &str) -> Waiting {
         "" => {}
         "withdraw" => {
             let answer = c
-                .request(|id| ClientMsg::Withdraw {
+                .request(|id| ClientMsg {
                     id,
-                    tournament: me.tournament.clone(),
-                    token: me.token.clone(),
+                    body: ClientBody::Withdraw {
+                        tournament: me.tournament.clone(),
+                        token: me.token.clone(),
+                    },
                 })
                 .await;
             match answer {
@@ -354,9 +364,11 @@ async fn rejoin(me: &Player, log: &mut Log, pending: &mut VecDeque<ServerMsg>) -
         }
     };
     println!("Back in the tournament.");
-    pending.extend(missed.into_iter().map(|event| ServerMsg::TournamentEvent {
-        tournament: me.tournament.clone(),
-        event,
+    pending.extend(missed.into_iter().map(|event| {
+        ServerMsg::notice(ServerBody::TournamentEvent {
+            tournament: me.tournament.clone(),
+            event,
+        })
     }));
     Ok(c)
 }
@@ -367,10 +379,12 @@ async fn rejoin_on(
     me: &Player,
     since: u64,
 ) -> Result<(Client, Vec<TournamentEvent>), ClientError> {
-    c.request(|id| ClientMsg::Rejoin {
+    c.request(|id| ClientMsg {
         id,
-        tournament: me.tournament.clone(),
-        token: me.token.clone(),
+        body: ClientBody::Rejoin {
+            tournament: me.tournament.clone(),
+            token: me.token.clone(),
+        },
     })
     .await?;
     let missed = catch_up(&mut c, &me.tournament, since).await?;

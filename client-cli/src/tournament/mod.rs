@@ -258,6 +258,40 @@ fn server_flag(url: &str) -> String {
     }
 }
 
+/// What asking a tournament for a place in it gave (`watch_tournament`,
+/// `register`, `rejoin`).
+enum Asked<T> {
+    /// It is in play: the answer, and the connection it came on.
+    InPlay(Client, T),
+    /// It is over: its final state, the connection closed.
+    Over(TournamentState),
+}
+
+/// `asked`, the answer on `c` about tournament `code`, as [`Asked`]: one
+/// refused as unknown is finished and gone from memory, and its record is
+/// read from the store (by code too); any other refusal is an error in a
+/// person's words.
+async fn in_play_or_over<T>(
+    mut c: Client,
+    code: &str,
+    asked: Result<T, ClientError>,
+) -> Result<Asked<T>> {
+    match asked {
+        Ok(answer) => Ok(Asked::InPlay(c, answer)),
+        Err(
+            e @ ClientError::Refused {
+                code: ErrorCode::UnknownTournament,
+                ..
+            },
+        ) => {
+            let state = stored_state(&mut c, code, e).await?;
+            c.close().await;
+            Ok(Asked::Over(state))
+        }
+        Err(e) => bail!("{}", net::words(&e)),
+    }
+}
+
 /// A tournament the server has no task for (`watch_tournament`, `register`
 /// and `rejoin` answered `refused`): its state from the store if it ever
 /// was, else the refusal in a person's words.

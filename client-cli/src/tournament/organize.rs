@@ -2,7 +2,9 @@
 
 use anyhow::{bail, Result};
 use grundy_client::tournament::tournament_state;
-use grundy_protocol::wire::{ClientMsg, ServerMsg, TournamentFormat, TournamentSettings};
+use grundy_protocol::wire::{
+    ClientBody, ClientMsg, ServerBody, ServerMsg, TournamentFormat, TournamentSettings,
+};
 
 use super::words::{describe_state, plural};
 use super::{ask, connect, server_flag, CreateArgs, FormatArg, StartArgs};
@@ -28,12 +30,20 @@ pub(super) async fn create(args: CreateArgs) -> Result<()> {
         rated: args.rated,
     };
     let mut c = connect(&args.server, "organizer").await?;
-    let answer = ask(&mut c, |id| ClientMsg::CreateTournament { id, settings }).await?;
+    let answer = ask(&mut c, |id| ClientMsg {
+        id,
+        body: ClientBody::CreateTournament { settings },
+    })
+    .await?;
     c.close().await;
-    let ServerMsg::TournamentCreated {
-        code,
-        owner_token,
-        state,
+    let ServerMsg {
+        body:
+            ServerBody::TournamentCreated {
+                code,
+                owner_token,
+                state,
+                ..
+            },
         ..
     } = answer
     else {
@@ -52,10 +62,12 @@ pub(super) async fn create(args: CreateArgs) -> Result<()> {
 
 pub(super) async fn start(args: StartArgs) -> Result<()> {
     let mut c = connect(&args.server, "organizer").await?;
-    ask(&mut c, |id| ClientMsg::StartTournament {
+    ask(&mut c, |id| ClientMsg {
         id,
-        tournament: args.code.clone(),
-        token: args.token.clone(),
+        body: ClientBody::StartTournament {
+            tournament: args.code.clone(),
+            token: args.token.clone(),
+        },
     })
     .await?;
     let state = tournament_state(&mut c, &args.code)

@@ -4,7 +4,9 @@
 use anyhow::{bail, Context, Result};
 use grundy_client::client::ClientError;
 use grundy_client::tournament::{export_games, games_csv, tournament_state};
-use grundy_protocol::wire::{ClientMsg, ErrorCode, PlayerKind, ServerMsg, TournamentStatus};
+use grundy_protocol::wire::{
+    ClientBody, ClientMsg, ErrorCode, PlayerKind, ServerBody, ServerMsg, TournamentStatus,
+};
 use serde_json::json;
 
 use super::words::{columns, format_text, game_label, plural, show_state, status_text};
@@ -16,8 +18,16 @@ use crate::net;
 
 pub(super) async fn list(args: ListArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
-    let tournaments = match ask(&mut c, |id| ClientMsg::ListTournaments { id }).await? {
-        ServerMsg::Tournaments { tournaments, .. } => tournaments,
+    let tournaments = match ask(&mut c, |id| ClientMsg {
+        id,
+        body: ClientBody::ListTournaments,
+    })
+    .await?
+    {
+        ServerMsg {
+            body: ServerBody::Tournaments { tournaments, .. },
+            ..
+        } => tournaments,
         other => bail!("unexpected answer: {other:?}"),
     };
     c.close().await;
@@ -149,18 +159,24 @@ pub(super) async fn export(args: ExportArgs) -> Result<()> {
 
 pub(super) async fn ratings(args: RatingsArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
-    let answer = ask(&mut c, |id| ClientMsg::GetRatings {
+    let answer = ask(&mut c, |id| ClientMsg {
         id,
-        game: Some(args.game.clone()),
-        family: None,
-        limit: args.limit,
+        body: ClientBody::GetRatings {
+            game: Some(args.game.clone()),
+            family: None,
+            limit: args.limit,
+        },
     })
     .await?;
     c.close().await;
-    let ServerMsg::Ratings {
-        game,
-        name,
-        ratings,
+    let ServerMsg {
+        body:
+            ServerBody::Ratings {
+                game,
+                name,
+                ratings,
+                ..
+            },
         ..
     } = answer
     else {

@@ -8,31 +8,24 @@ use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::watch_tournament;
 use grundy_protocol::wire::{
-    ErrorCode, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState, TournamentStatus,
+    ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState,
+    TournamentStatus,
 };
 
 use super::words::{show_state, Log};
-use super::{connect, stored_state, WatchArgs};
+use super::{connect, in_play_or_over, Asked, WatchArgs};
 use crate::net;
 
 pub(super) async fn watch(args: WatchArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
-    let (id, state) = match watch_tournament(&mut c, &args.code, None).await {
-        Ok((tournament, Some(state), _)) => (tournament, state),
-        Ok((_, None, _)) => bail!("the server sent no state"),
-        Err(
-            e @ ClientError::Refused {
-                code: ErrorCode::UnknownTournament,
-                ..
-            },
-        ) => {
-            // Finished and gone from memory: its record is kept, by code too.
-            let state = stored_state(&mut c, &args.code, e).await?;
-            c.close().await;
+    let asked = watch_tournament(&mut c, &args.code, None).await;
+    let (mut c, id, state) = match in_play_or_over(c, &args.code, asked).await? {
+        Asked::InPlay(c, (tournament, Some(state), _)) => (c, tournament, state),
+        Asked::InPlay(_, (_, None, _)) => bail!("the server sent no state"),
+        Asked::Over(state) => {
             print_over(&state);
             return Ok(());
         }
-        Err(e) => bail!("{}", net::words(&e)),
     };
     if state.status == TournamentStatus::Finished {
         c.close().await;
@@ -47,8 +40,14 @@ pub(super) async fn watch(args: WatchArgs) -> Result<()> {
         let event = match pending.pop_front() {
             Some(e) => e,
             None => match c.next().await {
-                Ok(ServerMsg::TournamentEvent { tournament, event }) if tournament == id => event,
-                Ok(ServerMsg::Shutdown { message }) => {
+                Ok(ServerMsg {
+                    body: ServerBody::TournamentEvent { tournament, event },
+                    ..
+                }) if tournament == id => event,
+                Ok(ServerMsg {
+                    body: ServerBody::Shutdown { message },
+                    ..
+                }) => {
                     println!("The server is going down: {message}");
                     continue;
                 }

@@ -126,25 +126,31 @@ pub async fn open_room(
     c: &mut grundy_client::client::Client,
     spec: serde_json::Value,
 ) -> (String, String, grundy_protocol::wire::Snapshot) {
-    use grundy_protocol::wire::{ClientMsg, ServerMsg};
+    use grundy_protocol::wire::{ClientBody, ClientMsg, ServerBody, ServerMsg};
     let answer = c
-        .request(|id| ClientMsg::CreateRoom {
+        .request(|id| ClientMsg {
             id,
-            spec: Some(spec),
-            random: None,
-            clock: None,
-            listed: true,
-            seat: None,
-            bot: None,
-            hints: false,
+            body: ClientBody::CreateRoom {
+                spec: Some(spec),
+                random: None,
+                clock: None,
+                listed: true,
+                seat: None,
+                bot: None,
+                hints: false,
+            },
         })
         .await
         .expect("a room");
     match answer {
-        ServerMsg::Seated {
-            room,
-            token,
-            snapshot,
+        ServerMsg {
+            body:
+                ServerBody::Seated {
+                    room,
+                    token,
+                    snapshot,
+                    ..
+                },
             ..
         } => (room, token, snapshot),
         other => panic!("not seated: {other:?}"),

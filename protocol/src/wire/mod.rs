@@ -12,8 +12,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod account;
+mod envelope;
 mod tournament;
 pub use account::*;
+pub use envelope::WithId;
 pub use tournament::*;
 
 /// The protocol version this build speaks.
@@ -79,8 +81,8 @@ pub struct RandomStart {
     pub size: Option<u64>,
 }
 
-/// A `move` as [`ClientMsg::from_text`] reads it: the fields of
-/// `ClientMsg::Move`, and its `type` (declared, so that a second one is an
+/// A `move` as [`ClientMsg::from_text`] reads it: the envelope's `id`, the
+/// fields of [`Play`], and its `type` (declared, so that a second one is an
 /// error, as it is the general way).
 #[derive(Deserialize)]
 struct MoveMsg {
@@ -94,13 +96,35 @@ struct MoveMsg {
     mv: Value,
 }
 
-/// Messages a client sends.
+/// A move played in a room: what a `move` message carries, and what the
+/// server hands on, unchanged, to the room that checks it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(inline)]
+pub struct Play {
+    pub room: String,
+    /// The seat token (an empty or missing token is refused as unauthorized).
+    #[serde(default)]
+    pub token: String,
+    #[serde(rename = "move")]
+    pub mv: Value,
+}
+
+/// A message a client sends: `{"type": ..., "id": ..., ...}` on the wire
+/// (`envelope.rs` reads and writes it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientMsg {
+    /// Echoed in the answer.
+    pub id: Option<RequestId>,
+    pub body: ClientBody,
+}
+
+/// What a client's message asks for, by its `type`; its id is the
+/// envelope's ([`ClientMsg`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ClientMsg {
+pub enum ClientBody {
     /// First message on a connection: agree the version, say who you are.
     Hello {
-        id: Option<RequestId>,
         version: u32,
         /// A guest's name (refused with a token: the account's name is used).
         #[serde(default)]
@@ -111,7 +135,6 @@ pub enum ClientMsg {
     },
     /// Open an account (no token needed); answered with `account_created`.
     CreateAccount {
-        id: Option<RequestId>,
         username: String,
         password: String,
         #[serde(default)]
@@ -119,7 +142,6 @@ pub enum ClientMsg {
     },
     /// Trade a username and password for a new token (shown once, in `token`).
     Login {
-        id: Option<RequestId>,
         username: String,
         password: String,
         #[serde(flatten)]
@@ -127,25 +149,20 @@ pub enum ClientMsg {
     },
     /// A new token for this connection's account (scope `account`).
     CreateToken {
-        id: Option<RequestId>,
         #[serde(flatten)]
         token: NewToken,
     },
     /// The account's live tokens (scope `account`).
-    ListTokens {
-        id: Option<RequestId>,
-    },
+    ListTokens,
     /// Revoke one of the account's tokens (scope `account`), or, with no
     /// `token_id`, the token this connection said hello with (any scope).
     RevokeToken {
-        id: Option<RequestId>,
         #[serde(default)]
         token_id: Option<String>,
     },
     /// Open a room; the creator takes seat `seat` (default 0) and is answered
     /// with `seated`.
     CreateRoom {
-        id: Option<RequestId>,
         /// The start position as a game spec; or give `random`.
         #[serde(default)]
         spec: Option<Value>,
@@ -171,7 +188,6 @@ pub enum ClientMsg {
     /// The open and running rooms: at most `limit` of them (1 to
     /// [`MAX_LISTED_ROOMS`], default that), open ones first.
     ListRooms {
-        id: Option<RequestId>,
         #[serde(default)]
         #[schemars(range(min = 1, max = 500))]
         limit: Option<u32>,
@@ -182,21 +198,18 @@ pub enum ClientMsg {
     },
     /// Take a free seat in a room (by room id or short code).
     Join {
-        id: Option<RequestId>,
         room: String,
         #[serde(default)]
         seat: Option<u8>,
     },
     /// Watch a room; with `since`, receive the events after that sequence number.
     Watch {
-        id: Option<RequestId>,
         room: String,
         #[serde(default)]
         since: Option<u64>,
     },
     /// Come back to a seat after a dropped connection.
     Resume {
-        id: Option<RequestId>,
         room: String,
         /// The seat token; for a seat an account took, the account's API token
         /// does too, or nothing when this connection's `hello` gave one.
@@ -206,17 +219,8 @@ pub enum ClientMsg {
         since: Option<u64>,
     },
     /// Play a move (its encoding is the game's, docs/protocol.md).
-    Move {
-        id: Option<RequestId>,
-        room: String,
-        /// The seat token (an empty or missing token is refused as unauthorized).
-        #[serde(default)]
-        token: String,
-        #[serde(rename = "move")]
-        mv: Value,
-    },
+    Move(Play),
     Resign {
-        id: Option<RequestId>,
         room: String,
         /// The seat token (an empty or missing token is refused as unauthorized).
         #[serde(default)]
@@ -224,7 +228,6 @@ pub enum ClientMsg {
     },
     /// Call the match off: allowed until your own first move.
     Abort {
-        id: Option<RequestId>,
         room: String,
         /// The seat token (an empty or missing token is refused as unauthorized).
         #[serde(default)]
@@ -232,34 +235,26 @@ pub enum ClientMsg {
     },
     /// Stop receiving a room's events (a seated player keeps the seat).
     Leave {
-        id: Option<RequestId>,
         room: String,
     },
     /// A match's record (finished or running) from the store: by room id, or by
     /// short code while the room is in memory.
     GetMatch {
-        id: Option<RequestId>,
         room: String,
     },
-    Ping {
-        id: Option<RequestId>,
-    },
+    Ping,
     /// Open a tournament; answered with `tournament_created` and the owner
     /// token that starts it.
     CreateTournament {
-        id: Option<RequestId>,
         #[serde(flatten)]
         settings: TournamentSettings,
     },
     /// The tournaments that are registering or running.
-    ListTournaments {
-        id: Option<RequestId>,
-    },
+    ListTournaments,
     /// Enter a tournament as a player (by id or short code); answered with
     /// `registered`. This connection then hears the tournament's events and its
     /// player's `your_game` messages.
     Register {
-        id: Option<RequestId>,
         tournament: String,
         /// Default: the name given in `hello`.
         #[serde(default)]
@@ -267,7 +262,6 @@ pub enum ClientMsg {
     },
     /// Come back as a registered player (after a dropped connection).
     Rejoin {
-        id: Option<RequestId>,
         tournament: String,
         /// The player token from `registered`.
         #[serde(default)]
@@ -276,21 +270,18 @@ pub enum ClientMsg {
     /// Leave a tournament: a running game is resigned, the games not yet played
     /// are forfeited.
     Withdraw {
-        id: Option<RequestId>,
         tournament: String,
         #[serde(default)]
         token: String,
     },
     /// Close registration and pair the first round (owner token only).
     StartTournament {
-        id: Option<RequestId>,
         tournament: String,
         #[serde(default)]
         token: String,
     },
     /// Follow a tournament; with `since`, receive the events after that number.
     WatchTournament {
-        id: Option<RequestId>,
         tournament: String,
         #[serde(default)]
         since: Option<u64>,
@@ -298,7 +289,6 @@ pub enum ClientMsg {
     /// A tournament's state, finished ones included (by id, or by short code
     /// while it is in memory).
     GetTournament {
-        id: Option<RequestId>,
         tournament: String,
         /// Only this round's pairings and games (for a state too large to
         /// send whole).
@@ -307,7 +297,6 @@ pub enum ClientMsg {
     },
     /// The best-rated players of a game.
     GetRatings {
-        id: Option<RequestId>,
         /// The game, by its spec's `game` id (`kayles`, `dawson`, `nim`, ...).
         /// One of `game` and `family` is required.
         #[serde(default)]
@@ -335,11 +324,14 @@ impl ClientMsg {
     pub fn from_text(text: &str) -> serde_json::Result<ClientMsg> {
         if text.starts_with(r#"{"type":"move","#) {
             if let Ok(m) = serde_json::from_str::<MoveMsg>(text) {
-                return Ok(ClientMsg::Move {
-                    id: m.id,
+                let play = Play {
                     room: m.room,
                     token: m.token,
                     mv: m.mv,
+                };
+                return Ok(ClientMsg {
+                    id: m.id,
+                    body: ClientBody::Move(play),
                 });
             }
         }
@@ -375,37 +367,6 @@ impl ClientMsg {
         "get_tournament",
         "get_ratings",
     ];
-
-    pub fn id(&self) -> Option<&RequestId> {
-        match self {
-            ClientMsg::Hello { id, .. }
-            | ClientMsg::CreateAccount { id, .. }
-            | ClientMsg::Login { id, .. }
-            | ClientMsg::CreateToken { id, .. }
-            | ClientMsg::ListTokens { id }
-            | ClientMsg::RevokeToken { id, .. }
-            | ClientMsg::CreateRoom { id, .. }
-            | ClientMsg::ListRooms { id, .. }
-            | ClientMsg::Join { id, .. }
-            | ClientMsg::Watch { id, .. }
-            | ClientMsg::Resume { id, .. }
-            | ClientMsg::Move { id, .. }
-            | ClientMsg::Resign { id, .. }
-            | ClientMsg::Abort { id, .. }
-            | ClientMsg::Leave { id, .. }
-            | ClientMsg::GetMatch { id, .. }
-            | ClientMsg::Ping { id }
-            | ClientMsg::CreateTournament { id, .. }
-            | ClientMsg::ListTournaments { id }
-            | ClientMsg::Register { id, .. }
-            | ClientMsg::Rejoin { id, .. }
-            | ClientMsg::Withdraw { id, .. }
-            | ClientMsg::StartTournament { id, .. }
-            | ClientMsg::WatchTournament { id, .. }
-            | ClientMsg::GetTournament { id, .. }
-            | ClientMsg::GetRatings { id, .. } => id.as_ref(),
-        }
-    }
 }
 
 /// Machine-readable error codes.
@@ -765,12 +726,13 @@ pub struct Limits {
     pub tokens_per_account: u32,
 }
 
-/// Messages the server sends.
+/// What the server's message says, by its `type`: an answer (its id is
+/// the envelope's, [`ServerMsg`]) or a notice nobody asked for, which has
+/// none ([`ServerBody::is_notice`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ServerMsg {
+pub enum ServerBody {
     Welcome {
-        id: Option<RequestId>,
         version: u32,
         server: String,
         limits: Limits,
@@ -784,29 +746,24 @@ pub enum ServerMsg {
     },
     /// The answer to `create_account`.
     AccountCreated {
-        id: Option<RequestId>,
         account: AccountInfo,
     },
     /// The answer to `login` and `create_token`: the secret, shown this once.
     Token {
-        id: Option<RequestId>,
         token: String,
         info: TokenInfo,
         account: AccountInfo,
     },
     /// The answer to `list_tokens`.
     Tokens {
-        id: Option<RequestId>,
         tokens: Vec<TokenInfo>,
     },
     /// The answer to `revoke_token`.
     TokenRevoked {
-        id: Option<RequestId>,
         token_id: String,
     },
     /// The answer to `create_room` and `join`: your seat and its secret token.
     Seated {
-        id: Option<RequestId>,
         room: String,
         seat: u8,
         token: String,
@@ -814,7 +771,6 @@ pub enum ServerMsg {
     },
     /// The answer to `watch` and `resume`: a snapshot, or the missed events.
     Watching {
-        id: Option<RequestId>,
         room: String,
         /// For `resume`: your seat.
         seat: Option<u8>,
@@ -825,7 +781,6 @@ pub enum ServerMsg {
         events: Vec<Event>,
     },
     Rooms {
-        id: Option<RequestId>,
         rooms: Vec<RoomSummary>,
         /// How many rooms the list has in all (more than `rooms` holds when
         /// the `limit` cut it).
@@ -833,12 +788,10 @@ pub enum ServerMsg {
     },
     /// A command was carried out (`seq`: the event it produced, if any).
     Ack {
-        id: Option<RequestId>,
         room: Option<String>,
         seq: Option<u64>,
     },
     Match {
-        id: Option<RequestId>,
         record: MatchRecord,
     },
     /// An event of a room you play in or watch.
@@ -847,7 +800,6 @@ pub enum ServerMsg {
         event: Event,
     },
     Error {
-        id: Option<RequestId>,
         code: ErrorCode,
         message: String,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -856,16 +808,13 @@ pub enum ServerMsg {
         #[serde(skip_serializing_if = "Option::is_none")]
         limit: Option<String>,
     },
-    Pong {
-        id: Option<RequestId>,
-    },
+    Pong,
     /// The server is going down; reconnect and resume later.
     Shutdown {
         message: String,
     },
     /// The answer to `create_tournament`: keep `owner_token` to start it.
     TournamentCreated {
-        id: Option<RequestId>,
         tournament: String,
         code: String,
         owner_token: String,
@@ -874,7 +823,6 @@ pub enum ServerMsg {
     /// The answer to `register` and `rejoin`: your player number and its secret
     /// token.
     Registered {
-        id: Option<RequestId>,
         tournament: String,
         player: u32,
         token: String,
@@ -882,18 +830,15 @@ pub enum ServerMsg {
     },
     /// The answer to `watch_tournament`: the state, or the missed events.
     TournamentWatching {
-        id: Option<RequestId>,
         tournament: String,
         state: Option<TournamentState>,
         events: Vec<TournamentEvent>,
     },
     /// The answer to `get_tournament`.
     Tournament {
-        id: Option<RequestId>,
         state: TournamentState,
     },
     Tournaments {
-        id: Option<RequestId>,
         tournaments: Vec<TournamentSummary>,
     },
     /// An event of a tournament you play in or watch.
@@ -915,7 +860,6 @@ pub enum ServerMsg {
     },
     /// The answer to `get_ratings`.
     Ratings {
-        id: Option<RequestId>,
         /// The game the ratings are kept under (its spec's `game` id).
         game: String,
         /// What a person calls it ("Kayles").
@@ -926,43 +870,54 @@ pub enum ServerMsg {
     },
 }
 
+/// A message the server sends: `{"type": ..., "id": ..., ...}` on the wire
+/// for an answer, `{"type": ..., ...}` for a notice (`envelope.rs` reads
+/// and writes it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerMsg {
+    /// The id of the request this answers; always None for a notice (an
+    /// event, ...), which answers nothing and is written without one.
+    pub id: Option<RequestId>,
+    pub body: ServerBody,
+}
+
 impl ServerMsg {
-    /// The request id this message answers; None for events and notices.
-    pub fn answer_id(&self) -> Option<&RequestId> {
-        match self {
-            ServerMsg::Welcome { id, .. }
-            | ServerMsg::AccountCreated { id, .. }
-            | ServerMsg::Token { id, .. }
-            | ServerMsg::Tokens { id, .. }
-            | ServerMsg::TokenRevoked { id, .. }
-            | ServerMsg::Seated { id, .. }
-            | ServerMsg::Watching { id, .. }
-            | ServerMsg::Rooms { id, .. }
-            | ServerMsg::Ack { id, .. }
-            | ServerMsg::Match { id, .. }
-            | ServerMsg::Error { id, .. }
-            | ServerMsg::Pong { id }
-            | ServerMsg::TournamentCreated { id, .. }
-            | ServerMsg::Registered { id, .. }
-            | ServerMsg::TournamentWatching { id, .. }
-            | ServerMsg::Tournament { id, .. }
-            | ServerMsg::Tournaments { id, .. }
-            | ServerMsg::Ratings { id, .. } => id.as_ref(),
-            ServerMsg::Event { .. }
-            | ServerMsg::Shutdown { .. }
-            | ServerMsg::TournamentEvent { .. }
-            | ServerMsg::YourGame { .. } => None,
-        }
+    /// The answer to request `id`.
+    pub fn answer(id: Option<RequestId>, body: ServerBody) -> Self {
+        ServerMsg { id, body }
+    }
+
+    /// A message nobody asked for (an event, `shutdown`, `your_game`).
+    pub fn notice(body: ServerBody) -> Self {
+        ServerMsg { id: None, body }
     }
 
     pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
-        ServerMsg::Error {
+        ServerMsg::answer(
             id,
-            code,
-            message: message.into(),
-            retry_after_ms: None,
-            limit: None,
-        }
+            ServerBody::Error {
+                code,
+                message: message.into(),
+                retry_after_ms: None,
+                limit: None,
+            },
+        )
+    }
+}
+
+impl ServerBody {
+    /// The `type`s of the messages that answer nothing, and so have no id.
+    pub const NOTICES: [&'static str; 4] = ["event", "shutdown", "tournament_event", "your_game"];
+
+    /// Whether this answers nothing (one of [`Self::NOTICES`]).
+    pub fn is_notice(&self) -> bool {
+        matches!(
+            self,
+            ServerBody::Event { .. }
+                | ServerBody::Shutdown { .. }
+                | ServerBody::TournamentEvent { .. }
+                | ServerBody::YourGame { .. }
+        )
     }
 }
 

@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use grundy_protocol::wire::{
-    AccountInfo, AccountKind, ErrorCode, Limits, NewToken, PlayerKind, RequestId, Scope, ServerMsg,
-    TokenInfo,
+    AccountInfo, AccountKind, ErrorCode, Limits, NewToken, PlayerKind, RequestId, Scope,
+    ServerBody, ServerMsg, TokenInfo,
 };
 
 use crate::names;
@@ -77,12 +77,14 @@ impl Refused {
     }
 
     pub fn answer(self, id: Option<RequestId>) -> ServerMsg {
-        ServerMsg::Error {
+        ServerMsg {
             id,
-            code: self.code,
-            message: self.message,
-            retry_after_ms: self.retry_after_ms,
-            limit: self.limit.map(str::to_string),
+            body: ServerBody::Error {
+                code: self.code,
+                message: self.message,
+                retry_after_ms: self.retry_after_ms,
+                limit: self.limit.map(str::to_string),
+            },
         }
     }
 }
@@ -90,10 +92,14 @@ impl Refused {
 impl From<crate::work::Refused> for Refused {
     fn from(r: crate::work::Refused) -> Refused {
         match r.answer(None) {
-            ServerMsg::Error {
-                code,
-                message,
-                retry_after_ms,
+            ServerMsg {
+                body:
+                    ServerBody::Error {
+                        code,
+                        message,
+                        retry_after_ms,
+                        ..
+                    },
                 ..
             } => Refused {
                 code,

@@ -4,7 +4,7 @@
 //! [`crate::accounts`].
 
 use grundy_protocol::wire::{
-    AccountInfo, ClientMsg, ErrorCode, RequestId, Scope, ServerMsg, TokenInfo,
+    AccountInfo, ClientBody, ClientMsg, ErrorCode, Scope, ServerBody, ServerMsg, TokenInfo,
 };
 
 use super::{names, Conn};
@@ -12,9 +12,8 @@ use crate::accounts::{token, Issued, Refused};
 use crate::player::{AccountId, Player};
 
 /// The `token` answer: the secret, shown this once.
-fn token_answer(id: Option<RequestId>, issued: Issued) -> ServerMsg {
-    ServerMsg::Token {
-        id,
+fn token_answer(issued: Issued) -> ServerBody {
+    ServerBody::Token {
         token: issued.secret,
         info: issued.info,
         account: issued.account,
@@ -100,62 +99,46 @@ impl Conn {
     /// The account messages.
     pub(super) async fn dispatch_account(&mut self, msg: ClientMsg) {
         let accounts = self.shared.accounts.clone();
-        let (id, answer) = match msg {
-            ClientMsg::CreateAccount {
-                id,
+        let ClientMsg { id, body } = msg;
+        let answer = match body {
+            ClientBody::CreateAccount {
                 username,
                 password,
                 kind,
-            } => {
-                let created = accounts
-                    .create(self.address, &username, password, kind)
-                    .await;
-                (
-                    id.clone(),
-                    created.map(|account| ServerMsg::AccountCreated { id, account }),
-                )
-            }
-            ClientMsg::Login {
-                id,
+            } => accounts
+                .create(self.address, &username, password, kind)
+                .await
+                .map(|account| ServerBody::AccountCreated { account }),
+            ClientBody::Login {
                 username,
                 password,
                 token,
-            } => {
-                let issued = accounts
-                    .login(self.address, &username, password, token)
-                    .await;
-                (id.clone(), issued.map(|t| token_answer(id, t)))
-            }
-            ClientMsg::CreateToken { id, token } => {
-                let issued = match self.account_session("create_token") {
-                    Ok(session) => accounts.create_token(&session, token).await,
-                    Err(refused) => Err(refused),
-                };
-                (id.clone(), issued.map(|t| token_answer(id, t)))
-            }
-            ClientMsg::ListTokens { id } => {
-                let listed = self
-                    .account_session("list_tokens")
-                    .and_then(|session| accounts.tokens(&session));
-                (
-                    id.clone(),
-                    listed.map(|tokens| ServerMsg::Tokens { id, tokens }),
-                )
-            }
-            ClientMsg::RevokeToken { id, token_id } => {
-                let revoked = match self.account_session("revoke_token") {
-                    Ok(session) => accounts.revoke(&session, token_id.as_deref()).await,
-                    Err(refused) => Err(refused),
-                };
-                (
-                    id.clone(),
-                    revoked.map(|token_id| ServerMsg::TokenRevoked { id, token_id }),
-                )
-            }
+            } => accounts
+                .login(self.address, &username, password, token)
+                .await
+                .map(token_answer),
+            ClientBody::CreateToken { token } => match self.account_session("create_token") {
+                Ok(session) => accounts
+                    .create_token(&session, token)
+                    .await
+                    .map(token_answer),
+                Err(refused) => Err(refused),
+            },
+            ClientBody::ListTokens => self
+                .account_session("list_tokens")
+                .and_then(|session| accounts.tokens(&session))
+                .map(|tokens| ServerBody::Tokens { tokens }),
+            ClientBody::RevokeToken { token_id } => match self.account_session("revoke_token") {
+                Ok(session) => accounts
+                    .revoke(&session, token_id.as_deref())
+                    .await
+                    .map(|token_id| ServerBody::TokenRevoked { token_id }),
+                Err(refused) => Err(refused),
+            },
             _ => return,
         };
         match answer {
-            Ok(msg) => self.reply(msg),
+            Ok(body) => self.reply(ServerMsg::answer(id, body)),
             Err(refused) => self.reply(refused.answer(id)),
         }
     }

@@ -393,6 +393,7 @@ fn without_position(e: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grundy_protocol::wire::ClientBody;
     use serde_json::{json, Value};
 
     /// What the server makes of `text`: the message, or why it refuses it.
@@ -682,10 +683,12 @@ mod tests {
         let msg = read(r#"{"type": "join", "room": 5, "room": "r"}"#);
         assert_eq!(
             msg,
-            Ok(ClientMsg::Join {
+            Ok(ClientMsg {
                 id: None,
-                room: "r".into(),
-                seat: None
+                body: ClientBody::Join {
+                    room: "r".into(),
+                    seat: None
+                }
             })
         );
         let msg = read(r#"{"type": "join", "room": "r", "room": 5}"#);
@@ -695,7 +698,10 @@ mod tests {
         );
         assert_eq!(
             read(r#"{"type": "join", "type": "ping"}"#),
-            Ok(ClientMsg::Ping { id: None })
+            Ok(ClientMsg {
+                id: None,
+                body: ClientBody::Ping
+            })
         );
     }
 

@@ -33,8 +33,8 @@ impl Conn {
         let Some(bus) = self.shared.bus.clone() else {
             return;
         };
-        let id = msg.id().cloned();
-        let (key, tournament) = match (room_key(&msg), tournament_key(&msg)) {
+        let id = msg.id.clone();
+        let (key, tournament) = match (room_key(&msg.body), tournament_key(&msg.body)) {
             (Some(room), _) => (room.to_owned(), false),
             (None, Some(tournament)) => (tournament.to_owned(), true),
             (None, None) => return,

@@ -2,15 +2,13 @@
 //! tournament's own task (`crate::tournament::actor`).
 
 use grundy_protocol::wire::{
-    ClientMsg, ErrorCode, RequestId, Scope, ServerMsg, TournamentSettings,
+    ClientBody, ClientMsg, ErrorCode, RequestId, Scope, ServerBody, ServerMsg, TournamentSettings,
 };
 
 use tokio::sync::mpsc;
 
-use super::Conn;
+use super::{place, Conn};
 use crate::accounts::Refused;
-use crate::node::Node;
-use crate::outbox::Outbox;
 use crate::player::Player;
 use crate::tournament::actor::TournamentCmd;
 use crate::tournament::settings;
@@ -20,26 +18,26 @@ const MAX_RATINGS: u32 = 1000;
 
 impl Conn {
     pub(super) async fn dispatch_tournament(&mut self, msg: ClientMsg) {
-        match msg {
-            ClientMsg::CreateTournament { id, settings } => {
+        let ClientMsg { id, body } = msg;
+        match body {
+            ClientBody::CreateTournament { settings } => {
                 if let Err(refused) = self.may(Scope::Tournaments, "create_tournament") {
                     return self.reply(refused.answer(id));
                 }
                 self.create_tournament(id, settings).await
             }
-            ClientMsg::ListTournaments { id } => {
+            ClientBody::ListTournaments => {
                 let mut tournaments = self.shared.tournaments.list();
                 if let Some(bus) = &self.shared.bus {
                     tournaments.extend(bus.other_tournaments().await);
                     tournaments.sort_by(|a, b| a.code.cmp(&b.code));
                 }
-                self.reply(ServerMsg::Tournaments { id, tournaments });
+                self.reply(ServerMsg::answer(
+                    id,
+                    ServerBody::Tournaments { tournaments },
+                ));
             }
-            ClientMsg::GetTournament {
-                id,
-                tournament,
-                round,
-            } => {
+            ClientBody::GetTournament { tournament, round } => {
                 if let Some((_, tx)) = self.shared.tournaments.find(&tournament) {
                     let get = TournamentCmd::Get {
                         outbox: self.outbox.clone(),
@@ -49,7 +47,7 @@ impl Conn {
                     match tx.try_send(get) {
                         Ok(()) => return,
                         Err(mpsc::error::TrySendError::Full(_)) => {
-                            return self.reply(super::room_busy(id))
+                            return self.reply(place::busy(id))
                         }
                         // It left memory in the meantime: read it as below.
                         Err(mpsc::error::TrySendError::Closed(_)) => {}
@@ -68,7 +66,9 @@ impl Conn {
                     Ok(Ok(Some(mut state))) => {
                         match round.map(|round| state.keep_asked_round(round)) {
                             Some(Err(why)) => self.error(id, ErrorCode::BadRequest, why),
-                            _ => self.reply(ServerMsg::Tournament { id, state }),
+                            _ => {
+                                self.reply(ServerMsg::answer(id, ServerBody::Tournament { state }))
+                            }
                         }
                     }
                     Ok(Ok(None)) => self.error(
@@ -83,8 +83,7 @@ impl Conn {
                     Err(refused) => self.reply(refused.answer(id)),
                 }
             }
-            ClientMsg::GetRatings {
-                id,
+            ClientBody::GetRatings {
                 game,
                 family,
                 limit,
@@ -108,19 +107,17 @@ impl Conn {
                 // Each game is rated apart (Kayles apart from Dawson's
                 // Kayles); an unknown one has nobody rated.
                 let ratings = self.shared.ratings.top(&game, limit);
-                self.reply(ServerMsg::Ratings {
+                self.reply(ServerMsg::answer(
                     id,
-                    name: crate::rating_key::key_name(&game).to_string(),
-                    family: game.clone(),
-                    game,
-                    ratings,
-                });
+                    ServerBody::Ratings {
+                        name: crate::rating_key::key_name(&game).to_string(),
+                        family: game.clone(),
+                        game,
+                        ratings,
+                    },
+                ));
             }
-            other => self.error(
-                other.id().cloned(),
-                ErrorCode::Internal,
-                "not a tournament message",
-            ),
+            _ => self.error(id, ErrorCode::Internal, "not a tournament message"),
         }
     }
 
@@ -142,12 +139,6 @@ impl Conn {
         Ok(Player::guest(name))
     }
 
-    /// Refuses following one more tournament past `seats_per_connection`
-    /// (answers the request and returns true when over the limit).
-    fn over_tournament_limit(&self, id: &Option<RequestId>) -> bool {
-        over_tournament_limit(&self.shared, &self.outbox, id)
-    }
-
     async fn create_tournament(&mut self, id: Option<RequestId>, asked: TournamentSettings) {
         let seed = u64::from_le_bytes(
             uuid::Uuid::new_v4().as_bytes()[..8]
@@ -158,7 +149,7 @@ impl Conn {
             Ok(filled) => filled,
             Err((code, message)) => return self.error(id, code, message),
         };
-        if self.over_tournament_limit(&id) {
+        if place::over_limit::<place::Tournament>(&self.shared, &self.outbox, &id) {
             return;
         }
         // Drawing the starts and reading them can build tables: off the
@@ -185,79 +176,21 @@ impl Conn {
                 self.outbox.tournaments.enter(&created.tournament);
                 let _ = created
                     .tx
-                    .send(TournamentCmd::Follow {
+                    .send(TournamentCmd::Subscribe {
                         outbox: self.outbox.clone(),
                     })
                     .await;
-                self.reply(ServerMsg::TournamentCreated {
+                self.reply(ServerMsg::answer(
                     id,
-                    tournament: created.tournament,
-                    code: created.code,
-                    owner_token: created.owner_token,
-                    state: created.state,
-                });
+                    ServerBody::TournamentCreated {
+                        tournament: created.tournament,
+                        code: created.code,
+                        owner_token: created.owner_token,
+                        state: created.state,
+                    },
+                ));
             }
             Err((code, message)) => self.error(id, code, message),
         }
     }
-}
-
-/// Sends a command to a tournament of this node found by id or code, for the
-/// connection (or the remote connection, `cluster/bus/remote.rs`) whose outbox is `outbox`.
-/// `follows`: this connection will hear the tournament's events (counted
-/// against the same limit as rooms, `seats_per_connection`).
-pub(crate) fn to_tournament(
-    shared: &Node,
-    outbox: &Outbox,
-    id: Option<RequestId>,
-    key: &str,
-    follows: bool,
-    make: impl FnOnce(Outbox, Option<RequestId>) -> TournamentCmd,
-) {
-    let Some((tid, tx)) = shared.tournaments.find(key) else {
-        outbox.send(&ServerMsg::error(
-            id,
-            ErrorCode::UnknownTournament,
-            format!(
-                "no tournament {key:?} in play (a finished one's state and standings: \
-                 get_tournament)"
-            ),
-        ));
-        return;
-    };
-    let entered = follows && !outbox.tournaments.contains(&tid);
-    if entered {
-        if over_tournament_limit(shared, outbox, &id) {
-            return;
-        }
-        // Counted from now on, so that a `Gone` follows even if the
-        // connection closes before the tournament answers; the tournament
-        // takes it back if it refuses.
-        outbox.tournaments.enter(&tid);
-    }
-    // Never waits for room in the queue (see `to_room`).
-    let refusal = match tx.try_send(make(outbox.clone(), id.clone())) {
-        Ok(()) => return,
-        Err(mpsc::error::TrySendError::Full(_)) => super::room_busy(id),
-        Err(mpsc::error::TrySendError::Closed(_)) => ServerMsg::error(
-            id,
-            ErrorCode::UnknownTournament,
-            format!("tournament {key:?} has closed"),
-        ),
-    };
-    if entered {
-        outbox.tournaments.exit(&tid);
-    }
-    outbox.send(&refusal);
-}
-
-/// See [`Conn::over_tournament_limit`].
-fn over_tournament_limit(shared: &Node, outbox: &Outbox, id: &Option<RequestId>) -> bool {
-    super::over_seat_limit(
-        shared,
-        outbox,
-        id,
-        &outbox.tournaments,
-        "follow at most {limit} unfinished tournaments",
-    )
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use grundy_protocol::wire::{Clock, MatchResult, RequestId, SeatInfo};
+use grundy_protocol::wire::{Clock, MatchResult, RequestId, SeatInfo, WithId};
 use grundy_protocol::Level;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -31,20 +31,19 @@ pub struct SnapshotView<'a> {
     pub bot: Option<Level>,
 }
 
-/// The answers that carry a snapshot or events, as `ServerMsg` serializes
-/// them (`events` stays empty here: [`watching`] puts the texts in).
+/// The answers that carry a snapshot or events, as `ServerBody` serializes
+/// them (`events` stays empty here: [`watching`] puts the texts in); their
+/// id is the envelope's ([`WithId`]).
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Answer<'a> {
     Seated {
-        id: &'a Option<RequestId>,
         room: &'a str,
         seat: u8,
         token: &'a str,
         snapshot: SnapshotView<'a>,
     },
     Watching {
-        id: &'a Option<RequestId>,
         room: &'a str,
         seat: Option<u8>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,13 +61,15 @@ pub fn seated(
     token: &str,
     snapshot: SnapshotView<'_>,
 ) -> Utf8Bytes {
-    encode(&Answer::Seated {
+    encode(
         id,
-        room,
-        seat,
-        token,
-        snapshot,
-    })
+        &Answer::Seated {
+            room,
+            seat,
+            token,
+            snapshot,
+        },
+    )
 }
 
 /// `{"type":"watching",...}` with a snapshot, or with the events' texts;
@@ -81,15 +82,14 @@ pub fn watching(
     snapshot: Option<SnapshotView<'_>>,
     events: &[Arc<str>],
 ) -> Utf8Bytes {
-    let head = serde_json::to_string(&Answer::Watching {
-        id,
+    let answer = Answer::Watching {
         room,
         seat,
         token,
         snapshot,
         events: [],
-    })
-    .unwrap_or_default();
+    };
+    let head = serde_json::to_string(&WithId { id, body: &answer }).unwrap_or_default();
     // `events` is the last field: its `[]}` becomes the list of texts.
     let Some(open) = head.strip_suffix("[]}") else {
         return Utf8Bytes::from(head);
@@ -139,15 +139,16 @@ pub fn ack_frame(id: &Option<RequestId>, room: &str, seq: Option<u64>) -> Utf8By
     Utf8Bytes::from(String::from_utf8(frame).unwrap_or_default())
 }
 
-fn encode(answer: &Answer<'_>) -> Utf8Bytes {
+fn encode(id: &Option<RequestId>, answer: &Answer<'_>) -> Utf8Bytes {
     // Plain data with string keys: serializing cannot fail.
-    Utf8Bytes::from(serde_json::to_string(answer).unwrap_or_default())
+    let text = serde_json::to_string(&WithId { id, body: answer });
+    Utf8Bytes::from(text.unwrap_or_default())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grundy_protocol::wire::{EndReason, Event, EventBody, ServerMsg, Snapshot};
+    use grundy_protocol::wire::{EndReason, Event, EventBody, ServerBody, ServerMsg, Snapshot};
     use serde_json::json;
 
     fn moves() -> Vec<Box<RawValue>> {
@@ -222,13 +223,15 @@ mod tests {
         let spec = json!({"game": "nim", "heaps": [1, 2]});
         let id = Some(RequestId::Number(7));
         let v = view(&moves(), &spec);
-        let expected = crate::outbox::encode(&ServerMsg::Seated {
-            id: id.clone(),
-            room: "r\"1".into(),
-            seat: 1,
-            token: "t".into(),
-            snapshot: wire_snapshot(&v),
-        });
+        let expected = crate::outbox::encode(&ServerMsg::answer(
+            id.clone(),
+            ServerBody::Seated {
+                room: "r\"1".into(),
+                seat: 1,
+                token: "t".into(),
+                snapshot: wire_snapshot(&v),
+            },
+        ));
         assert_eq!(seated(&id, "r\"1", 1, "t", v), expected);
     }
 
@@ -260,14 +263,16 @@ mod tests {
             for token in [None, Some("t")] {
                 let snapshot = with_snapshot.then(|| view(&moves(), &spec));
                 let id = Some(RequestId::Text("x".into()));
-                let expected = crate::outbox::encode(&ServerMsg::Watching {
-                    id: id.clone(),
-                    room: "r".into(),
-                    seat: Some(0),
-                    token: token.map(str::to_string),
-                    snapshot: snapshot.as_ref().map(wire_snapshot),
-                    events: events.to_vec(),
-                });
+                let expected = crate::outbox::encode(&ServerMsg::answer(
+                    id.clone(),
+                    ServerBody::Watching {
+                        room: "r".into(),
+                        seat: Some(0),
+                        token: token.map(str::to_string),
+                        snapshot: snapshot.as_ref().map(wire_snapshot),
+                        events: events.to_vec(),
+                    },
+                ));
                 assert_eq!(
                     watching(&id, "r", Some(0), token, snapshot, texts),
                     expected
@@ -288,10 +293,10 @@ mod tests {
             },
         };
         let json = serde_json::to_string(&event).unwrap();
-        let expected = crate::outbox::encode(&ServerMsg::Event {
+        let expected = crate::outbox::encode(&ServerMsg::notice(ServerBody::Event {
             room: "r\"1".into(),
             event,
-        });
+        }));
         assert_eq!(event_frame("r\"1", &json), expected);
     }
 
@@ -305,11 +310,13 @@ mod tests {
         ];
         for id in ids {
             for seq in [None, Some(0), Some(12)] {
-                let expected = crate::outbox::encode(&ServerMsg::Ack {
-                    id: id.clone(),
-                    room: Some("r\"1".into()),
-                    seq,
-                });
+                let expected = crate::outbox::encode(&ServerMsg::answer(
+                    id.clone(),
+                    ServerBody::Ack {
+                        room: Some("r\"1".into()),
+                        seq,
+                    },
+                ));
                 assert_eq!(ack_frame(&id, "r\"1", seq), expected);
             }
         }

@@ -16,7 +16,8 @@ pub mod subscribers;
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{
-    Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerMsg,
+    Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerBody,
+    ServerMsg,
 };
 use grundy_protocol::wire::{RoomState, MAX_DESCRIPTION};
 use grundy_protocol::{Level, Position, Rules};
@@ -31,7 +32,7 @@ use self::core::{Core, Decision, Intent, MatchRules, Record};
 use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomGauge, METRICS};
-use crate::outbox::{ConnId, Follow, Kick, Outbox};
+use crate::outbox::{ConnId, Handoff, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
@@ -107,15 +108,11 @@ pub enum RoomCmd {
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat { seat: u8 },
-    /// A client of another node whose room moved here goes on unseen: back
-    /// to its seat (`token`) or watching, sent the events after `since` as
-    /// it would have heard them; if that cannot be, its connection ends and
-    /// it resumes as after a drop.
-    Follow {
-        outbox: Outbox,
-        token: Option<String>,
-        since: u64,
-    },
+    /// A client of another node whose room moved here carries on unseen:
+    /// back to its seat or watching, sent the events it missed as it would
+    /// have heard them; if that cannot be, its connection ends and it
+    /// resumes as after a drop.
+    CarryOn { outbox: Outbox, handoff: Handoff },
 }
 
 /// The sending end of a room's command queue. Commands are boxed in the
@@ -472,11 +469,7 @@ impl Room {
                 let answer = self.resume(&outbox, &token, account, since, &id).await;
                 self.answer_joining(outbox, id, answer).await;
             }
-            RoomCmd::Follow {
-                outbox,
-                token,
-                since,
-            } => self.follow(outbox, token, since).await,
+            RoomCmd::CarryOn { outbox, handoff } => self.carry_on(outbox, handoff).await,
             RoomCmd::Move {
                 outbox,
                 id,
@@ -514,11 +507,13 @@ impl Room {
                 self.subscribers.remove(outbox.conn);
                 outbox.rooms.exit(&self.id);
                 self.drop_conn(outbox.conn).await;
-                outbox.send(&ServerMsg::Ack {
+                outbox.send(&ServerMsg::answer(
                     id,
-                    room: Some(self.id.clone()),
-                    seq: None,
-                });
+                    ServerBody::Ack {
+                        room: Some(self.id.clone()),
+                        seq: None,
+                    },
+                ));
             }
             RoomCmd::Gone { conn } => {
                 self.subscribers.remove(conn);
@@ -693,10 +688,11 @@ impl Room {
         self.catch_up(Some(seat), seat_token, since, id)
     }
 
-    /// A client of another node whose room moved here (`RoomCmd::Follow`).
+    /// A client of another node whose room moved here (`RoomCmd::CarryOn`).
     /// One whose connection closed on the way takes nothing: its `Gone`
     /// may have come first, and its seat would stay connected for good.
-    async fn follow(&mut self, outbox: Outbox, token: Option<String>, since: u64) {
+    async fn carry_on(&mut self, outbox: Outbox, handoff: Handoff) {
+        let Handoff { token, since, .. } = handoff;
         if outbox.rooms.left() || outbox.is_closed() {
             self.after_joining(outbox, false).await;
             return;
@@ -720,7 +716,7 @@ impl Room {
                 true
             }
             None => {
-                tracing::info!(room = %self.id, conn = outbox.conn, "a moved client could not follow; it resumes");
+                tracing::info!(room = %self.id, conn = outbox.conn, "a moved client could not carry on; it resumes");
                 outbox.drop_for(Kick::RoomMoved);
                 false
             }
@@ -773,8 +769,8 @@ impl Room {
     /// their connections had closed; nobody is told, since every connection
     /// gets the shutdown notice next.
     ///
-    /// A client of another node is not leaving: it follows the room to its
-    /// next node (its node is told where it was, `Outbox::handover`).
+    /// A client of another node is not leaving: it carries on in the room
+    /// on its next node (its node is told where it was, `Outbox::handover`).
     async fn all_gone(&mut self) {
         if self.finished() {
             return;
@@ -785,7 +781,7 @@ impl Room {
                 continue;
             };
             let seat = (0..2u8).find(|&seat| self.holders[seat as usize].contains(&outbox.conn));
-            handover.leave(Follow {
+            handover.leave(Handoff {
                 room: self.id.clone(),
                 token: seat
                     .and_then(|seat| self.core.token(seat))

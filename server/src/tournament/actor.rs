@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use grundy_protocol::wire::{
-    EndReason, ErrorCode, MatchResult, PlayerKind, RequestId, ServerMsg, TournamentEvent,
-    TournamentEventBody, TournamentGame, TournamentStatus, TournamentSummary,
+    EndReason, ErrorCode, MatchResult, PlayerKind, RequestId, ServerBody, ServerMsg,
+    TournamentEvent, TournamentEventBody, TournamentGame, TournamentStatus, TournamentSummary,
 };
 use grundy_protocol::Position;
 use serde_json::Value;
@@ -74,7 +74,7 @@ pub enum TournamentCmd {
         round: Option<u32>,
     },
     /// Hear the events from now on, without an answer (the creator).
-    Follow { outbox: Outbox },
+    Subscribe { outbox: Outbox },
     /// The connection closed.
     Gone { conn: ConnId },
     /// This node lost its lease: another node may own the tournament now.
@@ -497,12 +497,14 @@ impl Tournament {
                 };
                 match msg {
                     Ok((state, events)) => {
-                        outbox.send(&ServerMsg::TournamentWatching {
+                        outbox.send(&ServerMsg::answer(
                             id,
-                            tournament: self.core.id.clone(),
-                            state,
-                            events,
-                        });
+                            ServerBody::TournamentWatching {
+                                tournament: self.core.id.clone(),
+                                state,
+                                events,
+                            },
+                        ));
                         self.subscribe(&outbox, None);
                     }
                     Err((code, message)) => {
@@ -515,11 +517,11 @@ impl Tournament {
                 let mut state = self.core.state(self.rating());
                 let answer = match round.map(|round| state.keep_asked_round(round)) {
                     Some(Err(why)) => ServerMsg::error(id, ErrorCode::BadRequest, why),
-                    _ => ServerMsg::Tournament { id, state },
+                    _ => ServerMsg::answer(id, ServerBody::Tournament { state }),
                 };
                 outbox.send(&answer);
             }
-            TournamentCmd::Follow { outbox } => self.subscribe(&outbox, None),
+            TournamentCmd::Subscribe { outbox } => self.subscribe(&outbox, None),
             TournamentCmd::Gone { conn } => {
                 self.watchers.remove(&conn);
                 for conns in self.player_conns.values_mut() {
@@ -567,13 +569,15 @@ impl Tournament {
             self.refused(outbox);
         }
         let msg = match result {
-            Ok((player, token)) => ServerMsg::Registered {
+            Ok((player, token)) => ServerMsg::answer(
                 id,
-                tournament: self.core.id.clone(),
-                player,
-                token,
-                state: self.core.state(self.rating()),
-            },
+                ServerBody::Registered {
+                    tournament: self.core.id.clone(),
+                    player,
+                    token,
+                    state: self.core.state(self.rating()),
+                },
+            ),
             Err((code, message)) => ServerMsg::error(id, code, message),
         };
         outbox.send(&msg);
@@ -859,7 +863,7 @@ impl Tournament {
         opponent: u32,
     ) {
         let opponent = &self.core.players[opponent as usize];
-        let msg = ServerMsg::YourGame {
+        let msg = ServerMsg::notice(ServerBody::YourGame {
             tournament: self.core.id.clone(),
             round,
             room: room.to_string(),
@@ -867,7 +871,7 @@ impl Tournament {
             token,
             opponent: opponent.name.clone(),
             opponent_kind: opponent.kind,
-        };
+        });
         if let Some(conns) = self.player_conns.get_mut(&player) {
             conns.retain(|o| o.send(&msg));
         }
@@ -1145,11 +1149,13 @@ impl Tournament {
         let done = self.write(&event, ratings);
         self.committed(done).await?;
         if let Some((outbox, id)) = ack {
-            outbox.send(&ServerMsg::Ack {
+            outbox.send(&ServerMsg::answer(
                 id,
-                room: None,
-                seq: Some(seq),
-            });
+                ServerBody::Ack {
+                    room: None,
+                    seq: Some(seq),
+                },
+            ));
         }
         self.publish(event);
         Ok(seq)
@@ -1185,10 +1191,10 @@ impl Tournament {
 
     /// Applies a durable event and sends it to every watcher.
     fn publish(&mut self, event: TournamentEvent) {
-        let frame = encode(&ServerMsg::TournamentEvent {
+        let frame = encode(&ServerMsg::notice(ServerBody::TournamentEvent {
             tournament: self.core.id.clone(),
             event: event.clone(),
-        });
+        }));
         self.core.apply(event);
         // Queued: a tournament's watchers may be many (see
         // `Outbox::queue_frame`).

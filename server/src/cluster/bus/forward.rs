@@ -102,6 +102,29 @@ pub(super) fn unanswered(id: Option<RequestId>, why: Kick, node: &str) -> Server
     )
 }
 
+/// For a move (resign, abort, leave) of client connection `conn` on its
+/// way to `node`: the node its room's events came from, if another that did
+/// not hand the room over. The old node answers `not held here` as soon as
+/// its room stops, while the hand-over its remote connection sends after
+/// the room's last frames may still be on its way: it is given
+/// [`HANDOVER_GRACE`].
+pub(super) async fn lost_without_handover(
+    locals: &Mutex<HashMap<ConnId, Local>>,
+    conn: ConnId,
+    what: &Request,
+    room: &str,
+    node: &Arc<str>,
+) -> Option<Arc<str>> {
+    let lost = || {
+        lock(locals)
+            .get(&conn)
+            .and_then(|local| local.lost_stream(what, room, node))
+    };
+    lost()?;
+    tokio::time::sleep(HANDOVER_GRACE).await;
+    lost()
+}
+
 /// Hands a batch of frames from another node to a client's outbox.
 pub(super) fn deliver(outbox: &Outbox, frames: Vec<String>) {
     let frames: Vec<Utf8Bytes> = frames.into_iter().map(Utf8Bytes::from).collect();
@@ -234,29 +257,6 @@ impl Bus {
         holds()
     }
 
-    /// For a move (resign, abort, leave) of client connection `outbox` on
-    /// its way to `node`: the node its room's events came from, if another
-    /// that did not hand the room over. The old node answers `not held
-    /// here` as soon as its room stops, while the hand-over its remote
-    /// connection sends after the room's last frames may still be on its
-    /// way: it is given a moment.
-    pub(super) async fn lost_without_handover(
-        &self,
-        outbox: &Outbox,
-        what: &Request,
-        room: &str,
-        node: &Arc<str>,
-    ) -> Option<Arc<str>> {
-        let lost = || {
-            lock(&self.locals)
-                .get(&outbox.conn)
-                .and_then(|local| local.lost_stream(what, room, node))
-        };
-        lost()?;
-        tokio::time::sleep(HANDOVER_GRACE).await;
-        lost()
-    }
-
     /// Sends `what`, a command of the client connection `outbox`, to the
     /// node that owns its room; Ok once that node took it.
     ///
@@ -284,7 +284,8 @@ impl Bus {
             // Its answer would never be passed on.
             return Err(Untaken::Why("this connection is being closed".into()));
         }
-        if let Some(from) = self.lost_without_handover(outbox, &what, room, node).await {
+        let lost = lost_without_handover(&self.locals, outbox.conn, &what, room, node);
+        if let Some(from) = lost.await {
             tracing::info!(conn = outbox.conn, %from, to = %node, "bus: a room moved without this connection; it must resume");
             if let Some(local) = lock(&self.locals).get_mut(&outbox.conn) {
                 self.abandon(local, Kick::RoomMoved);
@@ -310,8 +311,8 @@ impl Bus {
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        let followed = match &what {
-            Request::Room(RoomRequest::Follow(follow)) => Some(follow.room.clone()),
+        let carried_on = match &what.ask {
+            Ask::Room(RoomRequest::CarryOn(handoff)) => Some(handoff.room.clone()),
             _ => None,
         };
         let payload = self.seal(&Command {
@@ -373,7 +374,7 @@ impl Bus {
                     .entry(node.to_string())
                     .or_insert_with(Instant::now);
             }
-            if let (Some(room), Ok(())) = (followed, &taken) {
+            if let (Some(room), Ok(())) = (carried_on, &taken) {
                 local.streams.insert(room, Stream::From(node.clone()));
             }
         }
@@ -490,31 +491,32 @@ impl Bus {
                     .nodes
                     .retain(|node| !moved.nodes.iter().any(|n| **n == **node));
             }
-            for follow in &moved.rooms {
-                local.streams.insert(follow.room.clone(), Stream::Following);
+            for handoff in &moved.rooms {
+                local.streams.insert(handoff.room.clone(), Stream::Moving);
             }
             let outbox = local.outbox.clone();
             drop(locals);
-            for follow in moved.rooms {
-                tokio::spawn(self.clone().follow(outbox.clone(), follow));
+            for handoff in moved.rooms {
+                tokio::spawn(self.clone().carry_on(outbox.clone(), handoff));
             }
         }
     }
 
-    /// A client of this node goes on in a room whose node stopped it, where
-    /// the room is now; if it cannot, its connection ends and it resumes.
-    pub(super) async fn follow(self: Arc<Self>, outbox: Outbox, follow: Follow) {
+    /// A client of this node carries on in a room whose node stopped it,
+    /// where the room is now; if it cannot, its connection ends and it
+    /// resumes.
+    pub(super) async fn carry_on(self: Arc<Self>, outbox: Outbox, handoff: Handoff) {
         let Some(shared) = self.shared.get().and_then(Weak::upgrade) else {
             return;
         };
         if outbox.rooms.left() {
-            return; // the connection is closing: nothing to follow for
+            return; // the connection is closing: nothing to carry on for
         }
-        let room = follow.room.clone();
-        let what = Request::Room(RoomRequest::Follow(follow));
+        let room = handoff.room.clone();
+        let what = Request::unasked(RoomRequest::CarryOn(handoff));
         if let Err(unsent) = shared.route(self.clone(), outbox.clone(), what).await {
             let why = unsent.answer(None, &room, false);
-            tracing::info!(conn = outbox.conn, %room, "a client could not follow its room: {why:?}");
+            tracing::info!(conn = outbox.conn, %room, "a client could not carry on in its room: {why:?}");
             match lock(&self.locals).get_mut(&outbox.conn) {
                 Some(local) => self.abandon(local, Kick::RoomMoved),
                 None => outbox.drop_for(Kick::RoomMoved),

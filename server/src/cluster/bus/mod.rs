@@ -25,8 +25,8 @@
 //! - **Hand-over.** When a room stops on a node (it drains, or lets its
 //!   rooms go after losing its lease), each remote connection in it sends,
 //!   after the room's last frames, where it was (`Moved`): the client's
-//!   node follows the room to its next node (`RoomRequest::Follow`), and
-//!   the client sees nothing.
+//!   node carries it on in the room on its next node
+//!   (`RoomRequest::CarryOn`), and the client sees nothing.
 //! - **Liveness.** Every node says it is alive each second
 //!   (`grundy.CLUSTER.alive`); the remote connections of a node silent for
 //!   [`SILENCE`] are ended (their seats show as disconnected, as when a
@@ -62,10 +62,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::accounts::cluster::AccountChange;
 use crate::accounts::Accounts;
-use crate::command::{Request, RoomRequest, Unsent};
+use crate::command::{Ask, Request, RoomRequest, Unsent};
 use crate::config::Config;
 use crate::lobby::Lobby;
-use crate::outbox::{ConnId, Follow, Frames, Handover, Kick, Outbox, MAX_FRAMES};
+use crate::outbox::{ConnId, Frames, Handoff, Handover, Kick, Outbox, MAX_FRAMES};
 use crate::ratings::Ratings;
 use crate::room::RoomCmd;
 use crate::store::RatingRow;
@@ -236,7 +236,7 @@ struct Moved {
     /// With `closed`: the ids the node served under (its client's node
     /// forgets them).
     nodes: Vec<String>,
-    rooms: Vec<Follow>,
+    rooms: Vec<Handoff>,
 }
 
 /// A node asks the others for their listed rooms, or their tournaments.
@@ -284,8 +284,8 @@ enum Stream {
     /// A remote connection on that node.
     From(Arc<str>),
     /// Its node stopped the room and handed the connection over: it
-    /// follows the room to its next node (`Bus::follow`).
-    Following,
+    /// carries on in the room on its next node (`Bus::carry_on`).
+    Moving,
 }
 
 /// At most so many rooms' streams are kept per connection (far more than
@@ -572,17 +572,15 @@ impl Bus {
 
 #[cfg(test)]
 mod tests {
-    use super::forward::answered_id;
+    use super::forward::{self, answered_id};
     use super::seal::{open, seal};
     use super::*;
+    use grundy_protocol::wire::Play;
 
     fn command(room: &str) -> Command {
         Command {
             conn: 7,
-            what: Some(Request::Room(RoomRequest::Leave {
-                id: None,
-                room: room.into(),
-            })),
+            what: Some(Request::unasked(RoomRequest::Leave { room: room.into() })),
             deadline: None,
         }
     }
@@ -651,19 +649,18 @@ mod tests {
         assert_eq!(local.answered(&frames, Some("n1")), 1);
         assert_eq!(local.waiting.len(), 1, "the one without an id still waits");
         assert!(matches!(local.streams.get("r1"), Some(Stream::From(n)) if **n == *"n1"));
-        let mv = Request::Room(RoomRequest::Move {
-            id: None,
+        let mv = Request::unasked(RoomRequest::Move(Play {
             room: "r1".into(),
             token: "t".into(),
             mv: serde_json::json!({}),
-        });
+        }));
         assert!(
             local.lost_stream(&mv, "r1", &node).is_none(),
             "the same node"
         );
         let other: Arc<str> = Arc::from("n2");
         assert_eq!(local.lost_stream(&mv, "r1", &other).as_deref(), Some("n1"));
-        local.streams.insert("r1".into(), Stream::Following);
+        local.streams.insert("r1".into(), Stream::Moving);
         assert!(
             local.lost_stream(&mv, "r1", &other).is_none(),
             "handed over"
@@ -671,6 +668,54 @@ mod tests {
         let ack = [r#"{"type":"ack","id":null}"#.to_owned()];
         assert_eq!(local.answered(&ack, Some("n2")), 0, "another node's answer");
         assert_eq!(local.answered(&ack, Some("n1")), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_move_waits_the_grace_for_a_hand_over_on_its_way_and_no_longer() {
+        let (outbox, _queue) = Outbox::new(1, 8, 1 << 20);
+        let mut local = Local::of(&outbox);
+        local
+            .streams
+            .insert("r1".into(), Stream::From(Arc::from("n1")));
+        let locals = Arc::new(Mutex::new(HashMap::from([(outbox.conn, local)])));
+        let mv = Request::unasked(RoomRequest::Move(Play {
+            room: "r1".into(),
+            token: "t".into(),
+            mv: serde_json::json!({}),
+        }));
+        let to: Arc<str> = Arc::from("n2");
+        let lost_now =
+            |locals: &Mutex<HashMap<ConnId, Local>>| lock(locals)[&1].lost_stream(&mv, "r1", &to);
+        assert_eq!(lost_now(&locals).as_deref(), Some("n1"), "lost, for now");
+
+        // The old node's hand-over comes just inside the grace: the move goes.
+        let check = tokio::spawn({
+            let (locals, mv, to) = (locals.clone(), mv.clone(), to.clone());
+            async move { forward::lost_without_handover(&locals, 1, &mv, "r1", &to).await }
+        });
+        let start = tokio::time::Instant::now();
+        tokio::time::sleep(HANDOVER_GRACE - Duration::from_millis(1)).await;
+        assert!(!check.is_finished(), "it waits out the grace");
+        let handed_over = Stream::Moving;
+        lock(&locals)
+            .get_mut(&1)
+            .unwrap()
+            .streams
+            .insert("r1".into(), handed_over);
+        assert_eq!(check.await.unwrap(), None, "handed over within the grace");
+        assert_eq!(start.elapsed(), HANDOVER_GRACE);
+
+        // No hand-over comes: after the grace, the room is lost with its node.
+        let back = Stream::From(Arc::from("n1"));
+        lock(&locals)
+            .get_mut(&1)
+            .unwrap()
+            .streams
+            .insert("r1".into(), back);
+        let start = tokio::time::Instant::now();
+        let lost = forward::lost_without_handover(&locals, 1, &mv, "r1", &to).await;
+        assert_eq!(lost.as_deref(), Some("n1"));
+        assert_eq!(start.elapsed(), HANDOVER_GRACE);
     }
 
     #[test]

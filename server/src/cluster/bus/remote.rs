@@ -229,7 +229,7 @@ impl Bus {
         };
         let conn = shared.next_conn();
         let (outbox, _unread) = Outbox::new(conn, 1, 1);
-        let what = Request::Room(RoomRequest::ResignSeat {
+        let what = Request::unasked(RoomRequest::ResignSeat {
             room: room.clone(),
             seat,
         });

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use grundy_protocol::short::{moves, position as short_position};
-use grundy_protocol::wire::{ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
+use grundy_protocol::wire::{ClientBody, ClientMsg, MatchRecord, MAX_LISTED_ROOMS};
 use grundy_protocol::{Analysis, Position, Rules};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -494,10 +494,12 @@ async fn rooms(State(api): State<Api>, Query(q): Query<RoomsQuery>) -> Answer {
             "limit: must be 1 to {MAX_LISTED_ROOMS}, got {limit}"
         )));
     }
-    let msg = ClientMsg::ListRooms {
+    let msg = ClientMsg {
         id: None,
-        limit: Some(limit),
-        offset: q.offset,
+        body: ClientBody::ListRooms {
+            limit: Some(limit),
+            offset: q.offset,
+        },
     };
     let answer = ask(&api, msg).await?;
     Ok(json_body(without_envelope(answer)))
@@ -538,9 +540,9 @@ struct NoQuery {}
 async fn match_record_of(api: &Api, key: String) -> Result<Value, ApiError> {
     let mut answer = ask(
         api,
-        ClientMsg::GetMatch {
+        ClientMsg {
             id: None,
-            room: key,
+            body: ClientBody::GetMatch { room: key },
         },
     )
     .await?;
@@ -589,7 +591,14 @@ async fn review(
 }
 
 async fn tournaments(State(api): State<Api>, Query(_): Query<NoQuery>) -> Answer {
-    let answer = ask(&api, ClientMsg::ListTournaments { id: None }).await?;
+    let answer = ask(
+        &api,
+        ClientMsg {
+            id: None,
+            body: ClientBody::ListTournaments,
+        },
+    )
+    .await?;
     Ok(json_body(without_envelope(answer)))
 }
 
@@ -604,10 +613,12 @@ async fn tournament(
     Path(key): Path<String>,
     Query(q): Query<TournamentQuery>,
 ) -> Answer {
-    let msg = ClientMsg::GetTournament {
+    let msg = ClientMsg {
         id: None,
-        tournament: key,
-        round: q.round,
+        body: ClientBody::GetTournament {
+            tournament: key,
+            round: q.round,
+        },
     };
     let mut answer = ask(&api, msg).await?;
     Ok(json_body(answer["state"].take()))
@@ -635,11 +646,13 @@ async fn ratings(State(api): State<Api>, Query(q): Query<RatingsQuery>) -> Answe
             "game: unknown game {game:?} (see docs/games.md)"
         )));
     }
-    let msg = ClientMsg::GetRatings {
+    let msg = ClientMsg {
         id: None,
-        game: Some(game),
-        family: None,
-        limit: q.limit,
+        body: ClientBody::GetRatings {
+            game: Some(game),
+            family: None,
+            limit: q.limit,
+        },
     };
     let answer = ask(&api, msg).await?;
     Ok(json_body(without_envelope(answer)))
