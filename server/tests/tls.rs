@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use grundy_client::connect;
 use grundy_client::tls::Trust;
+use grundy_testkit::client::{two_players_trusting, PATIENCE};
 use grundy_testkit::tls::{write_pair, TestCa};
 use serde_json::json;
-use grundy_testkit::client::{two_players_trusting, PATIENCE};
 use support::Process;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -53,14 +53,13 @@ async fn a_match_goes_on_through_a_certificate_reload() {
     assert!(server.url.starts_with("wss://"), "{}", server.url);
     let url = by_name(&server.url);
 
-    let (room, _, t0, t1, mut a, mut b) =
-        two_players_trusting(
-            &url,
-            json!({"game": "nim", "heaps": [3, 4, 5]}),
-            None,
-            &trust_both,
-        )
-        .await;
+    let (room, _, t0, t1, mut a, mut b) = two_players_trusting(
+        &url,
+        json!({"game": "nim", "heaps": [3, 4, 5]}),
+        None,
+        &trust_both,
+    )
+    .await;
     let ack = a
         .request(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 0, "take": 1}}))
         .await;
