@@ -9,7 +9,7 @@ use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientBody, ClientMsg, ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
+    ClientBody, ClientMsg, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
     TournamentState,
 };
 
@@ -96,7 +96,7 @@ async fn enter(
         }
     };
     let (c, answer) = match in_play_or_over(c, &args.code, answer).await? {
-        Asked::InPlay(c, answer) => (c, answer),
+        Asked::InPlay(c, answer) => (*c, answer),
         Asked::Over(state) => bail!(
             "tournament {} is over: there is nothing to join. Its final standings: \
              `grundy tournament show {}{}`",

@@ -262,9 +262,9 @@ fn server_flag(url: &str) -> String {
 /// `register`, `rejoin`).
 enum Asked<T> {
     /// It is in play: the answer, and the connection it came on.
-    InPlay(Client, T),
+    InPlay(Box<Client>, T),
     /// It is over: its final state, the connection closed.
-    Over(TournamentState),
+    Over(Box<TournamentState>),
 }
 
 /// `asked`, the answer on `c` about tournament `code`, as [`Asked`]: one
@@ -277,7 +277,7 @@ async fn in_play_or_over<T>(
     asked: Result<T, ClientError>,
 ) -> Result<Asked<T>> {
     match asked {
-        Ok(answer) => Ok(Asked::InPlay(c, answer)),
+        Ok(answer) => Ok(Asked::InPlay(Box::new(c), answer)),
         Err(
             e @ ClientError::Refused {
                 code: ErrorCode::UnknownTournament,
@@ -286,7 +286,7 @@ async fn in_play_or_over<T>(
         ) => {
             let state = stored_state(&mut c, code, e).await?;
             c.close().await;
-            Ok(Asked::Over(state))
+            Ok(Asked::Over(Box::new(state)))
         }
         Err(e) => bail!("{}", net::words(&e)),
     }

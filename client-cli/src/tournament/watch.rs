@@ -8,8 +8,7 @@ use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::watch_tournament;
 use grundy_protocol::wire::{
-    ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState,
-    TournamentStatus,
+    ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState, TournamentStatus,
 };
 
 use super::words::{show_state, Log};
@@ -20,7 +19,7 @@ pub(super) async fn watch(args: WatchArgs) -> Result<()> {
     let mut c = connect(&args.server, "spectator").await?;
     let asked = watch_tournament(&mut c, &args.code, None).await;
     let (mut c, id, state) = match in_play_or_over(c, &args.code, asked).await? {
-        Asked::InPlay(c, (tournament, Some(state), _)) => (c, tournament, state),
+        Asked::InPlay(c, (tournament, Some(state), _)) => (*c, tournament, state),
         Asked::InPlay(_, (_, None, _)) => bail!("the server sent no state"),
         Asked::Over(state) => {
             print_over(&state);
