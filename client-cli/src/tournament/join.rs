@@ -9,7 +9,7 @@ use grundy_client::client::{Client, ClientError};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::{tournament_state, watch_tournament};
 use grundy_protocol::wire::{
-    ClientBody, ClientMsg, ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
+    ClientBody, ClientMsg, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody,
     TournamentState,
 };
 

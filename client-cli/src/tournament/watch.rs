@@ -8,8 +8,7 @@ use grundy_client::client::{Client, ClientError, Hello};
 use grundy_client::reconnect::{Attempt, Reconnect};
 use grundy_client::tournament::watch_tournament;
 use grundy_protocol::wire::{
-    ErrorCode, ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState,
-    TournamentStatus,
+    ServerBody, ServerMsg, TournamentEvent, TournamentEventBody, TournamentState, TournamentStatus,
 };
 
 use super::words::{show_state, Log};
