@@ -196,7 +196,7 @@ impl House {
 
 /// Where a bot in this process reaches a server listening on `addr`: a
 /// wildcard address is reached over loopback.
-pub fn loopback(addr: SocketAddr) -> SocketAddr {
+fn loopback(addr: SocketAddr) -> SocketAddr {
     let ip = match addr.ip() {
         IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),

@@ -107,7 +107,11 @@ impl Server {
         // port of their own on loopback instead.
         let house_listener = match tls {
             Some(_) => {
-                let loopback = house::loopback(SocketAddr::new(addr.ip(), 0));
+                // Loopback whatever `--listen` says: this port is plain.
+                let loopback = match addr {
+                    SocketAddr::V4(_) => SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0)),
+                    SocketAddr::V6(_) => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 0)),
+                };
                 Some(TcpListener::bind(loopback).await.map_err(|e| {
                     anyhow::anyhow!("cannot listen on {loopback} for the house bots: {e}")
                 })?)
@@ -391,7 +395,6 @@ async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, on: Accepting
                             let (shared, shutdown, stopping, router) =
                                 (shared.clone(), shutdown.clone(), stopping.clone(), router.clone());
                             connections.spawn(async move {
-                                let _ = stream.set_nodelay(true);
                                 if let Some(stream) = tls.handshake(stream, limit).await {
                                     http::accept(stream, shared, shutdown, stopping, place, router).await;
                                 }
