@@ -4,7 +4,7 @@
 
 use grundy_protocol::games::twist::Twist;
 use grundy_protocol::short::{moves, MoveFormError};
-use grundy_protocol::{Move, Position};
+use grundy_protocol::{Move, Position, Rules};
 use serde_json::Value;
 
 /// One line of input, understood.
@@ -134,6 +134,7 @@ fn moves_help(position: &Position) -> String {
             }
             lines.join("\n")
         }
+        _ => "  {...}          the move as JSON, as in the example below".to_string(),
     }
 }
 
@@ -208,6 +209,13 @@ fn example_json(position: &Position) -> String {
                 .first()
                 .map_or_else(String::new, |p| example_json(&p.game));
             return format!(r#"{{"part": 0, "move": {first}}}"#);
+        }
+        // A family this client knows no example for: its first legal move.
+        _ => {
+            let moves = position.legal_moves(1).moves;
+            return moves
+                .first()
+                .map_or_else(String::new, |m| m.to_json_text().to_string());
         }
     }
     .to_string()

@@ -177,6 +177,8 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
             }
             out
         }
+        // A family this client has no drawing for: its position as typed.
+        _ => format!("{}\n", grundy_protocol::short::position::write(position)),
     }
 }
 

@@ -7,12 +7,13 @@
 //! `grundy_engine::games::nim`); the edge is one-way.
 //!
 //! - [`game`]: the [`Rules`] and [`Strategy`] interfaces every family implements;
-//! - [`games`]: one module per game family of docs/games.md, each declaring
-//!   its game ids (name, random sizes, whether it builds tables), and the
-//!   catalogue of them all ([`games::catalogue`]);
-//! - [`position`] (`games/position.rs`): [`Position`] and [`Move`], the
-//!   families behind one type, and [`Position::from_spec`], which reads a
-//!   JSON spec;
+//! - [`games`]: one module per game family of docs/games.md, each with its
+//!   rules, strategy and catalogue entry (game ids, spec reader, random
+//!   starts); the one list of families (`families!`), which makes [`Family`],
+//!   [`Position`] and [`Move`], the families behind one type, and the
+//!   catalogue of their game ids ([`games::catalogue`]);
+//! - [`position`] (`games/position.rs`): [`Position::from_spec`], which reads
+//!   a JSON spec;
 //! - [`level`]: playing strength ([`Level`]) and the move a bot of that level
 //!   chooses;
 //! - [`analysis`]: the report `grundy analyze` prints;

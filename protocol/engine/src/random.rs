@@ -4,7 +4,8 @@
 //! positions").
 //!
 //! [`random_spec`] returns a spec (docs/protocol.md) that [`Position::from_spec`]
-//! accepts. It is a pure function of `(game, seed, size)`: the generator is a
+//! accepts; each family draws its own starts (its `Entry::random`, beside its
+//! rules) with the generator and the helpers here. It is a pure function of `(game, seed, size)`: the generator is a
 //! self-contained SplitMix64, so the same arguments give the same spec on every
 //! platform and every build. **Changing the generator, or the order or way in
 //! which this module draws numbers, changes every start**: that breaks replays of
@@ -36,10 +37,11 @@
 //!
 //! [`Position::from_spec`]: crate::Position::from_spec
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::SpecError;
-use crate::games::{catalogue, game, GameId};
+use crate::games::{catalogue, game as game_id, GameId};
+use crate::Family;
 
 pub use crate::games::graph::RANDOM_GRAPH_VERTICES;
 
@@ -48,9 +50,7 @@ pub use crate::games::graph::RANDOM_GRAPH_VERTICES;
 pub const MAX_RANDOM_SPEC_BYTES: usize = 64 * 1024;
 
 /// Largest amount in a random `upto` bound or subtraction set.
-const SMALL_TAKE: u64 = 6;
-/// Graph edges reach at most this many vertices up.
-const GRAPH_REACH: u64 = 8;
+pub(crate) const SMALL_TAKE: u64 = 6;
 
 /// The game ids [`random_spec`] accepts (the families and the `heaps` presets:
 /// the catalogue, [`crate::games::catalogue`]).
@@ -60,12 +60,12 @@ pub fn game_ids() -> impl Iterator<Item = &'static str> {
 
 /// The size used when none is given; None for an unknown game.
 pub fn default_size(id: &str) -> Option<u64> {
-    game(id).map(|g| g.default_size)
+    game_id(id).map(|g| g.default_size)
 }
 
 /// The largest size [`random_spec`] accepts for the game `id`; None for an unknown game.
 pub fn max_size(id: &str) -> Option<u64> {
-    game(id).map(|g| g.max_size)
+    game_id(id).map(|g| g.max_size)
 }
 
 /// The field of a request for a random start that an error of
@@ -85,12 +85,15 @@ pub fn request_field(error: &SpecError) -> &str {
 /// Refused (the error names the field): an unknown `game`; a `size` of 0 or
 /// above the game's limit.
 pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, SpecError> {
-    let Some(&GameId {
-        id,
-        default_size: default,
-        max_size: limit,
-        ..
-    }) = crate::games::game(game)
+    let Some((
+        &GameId {
+            id,
+            default_size: default,
+            max_size: limit,
+            ..
+        },
+        family,
+    )) = game_id(game).zip(Family::of_game(game))
     else {
         let ids: Vec<&str> = game_ids().collect();
         return Err(SpecError::new(
@@ -108,97 +111,12 @@ pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, Sp
             format!("must be at most {limit} for {id}, got {s}"),
         ));
     }
-    let mut rng = SplitMix64::new(seed);
-    let rng = &mut rng;
-    Ok(match id {
-        "nim" => {
-            let heaps = heap_sizes(rng, 3, 5, s, |_| 1);
-            json!({"game": id, "heaps": heaps})
-        }
-        "heaps" => {
-            let count = rng.range(3, 5) as usize;
-            let rules: Vec<(Value, u64)> = (0..count).map(|_| random_rule(rng, s)).collect();
-            let sizes = sizes_for(rng, s, &rules.iter().map(|r| r.1).collect::<Vec<_>>());
-            let heaps: Vec<Value> = sizes
-                .iter()
-                .zip(rules)
-                .map(|(&size, (rule, _))| json!({"size": size, "rule": rule}))
-                .collect();
-            json!({"game": id, "heaps": heaps})
-        }
-        "bash" => {
-            let k = rng.range(1, s.min(SMALL_TAKE));
-            let heaps = heap_sizes(rng, 3, 5, s, |_| 1);
-            json!({"game": id, "k": k, "heaps": heaps})
-        }
-        "subtraction" => {
-            let set = small_set(rng, s);
-            let heaps = heap_sizes(rng, 2, 4, s, |_| set[0]);
-            json!({"game": id, "set": set, "heaps": heaps})
-        }
-        "kayles" | "lasker" => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 1)}),
-        // Dawson's Kayles (0.07) takes exactly 2 from a heap.
-        "dawson" => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 2)}),
-        "wythoff" => {
-            let heaps = [rng.range(1, s), rng.range(1, s)];
-            json!({"game": id, "heaps": heaps})
-        }
-        "moore" => {
-            let k = rng.range(1, 3);
-            let count = rng.range(k + 1, k + 3) as usize;
-            let heaps: Vec<u64> = (0..count).map(|_| rng.range(1, s)).collect();
-            // A bound on each take is offered with k = 1 only: with k >= 2 the
-            // engine refuses it for most heap sets (no known strategy).
-            if k == 1 && rng.below(3) == 0 {
-                let max_take = rng.range(1, s.min(SMALL_TAKE));
-                json!({"game": id, "heaps": heaps, "k": k, "max_take": max_take})
-            } else {
-                json!({"game": id, "heaps": heaps, "k": k})
-            }
-        }
-        "new-stone" => json!({"game": id, "heaps": heap_sizes(rng, 3, 5, s, |_| 1)}),
-        "staircase" => json!({"game": id, "pieces": staircase(rng, s)}),
-        "treblecross" => {
-            let length = rng.range((2 * s / 5).max(1), s);
-            json!({"game": id, "length": length})
-        }
-        "darkraft" => {
-            let lo = (2 * s).div_ceil(3).max(1);
-            let rows = rng.range(lo, s);
-            let cols = rng.range(lo, s);
-            let grid: Vec<String> = (0..rows)
-                .map(|_| {
-                    (0..cols)
-                        .map(|_| ['L', 'R', 'X'][rng.below(3) as usize])
-                        .collect()
-                })
-                .collect();
-            json!({"game": id, "grid": grid})
-        }
-        "twist" => json!({"game": id, "stones": rng.range((s / 2).max(1), s)}),
-        "graph" => graph(rng, s),
-        "mix" | "sum" => {
-            let count = rng.range(2, 5);
-            // With S = 1 some games start over (no room to move): not drawn.
-            let choices: Vec<(&str, u64)> = catalogue()
-                .filter(|g| s > 1 || !g.over_at_1)
-                .filter_map(|g| Some((g.id, g.in_mix?)))
-                .collect();
-            let parts = (0..count)
-                .map(|_| {
-                    let (game, cap) = choices[rng.below(choices.len() as u64) as usize];
-                    random_spec(game, rng.next(), Some(s.min(cap)))
-                })
-                .collect::<Result<Vec<Value>, SpecError>>()?;
-            json!({"game": "sum", "parts": parts})
-        }
-        _ => unreachable!("every id of the catalogue has a generator"),
-    })
+    family.random(id, s, &mut SplitMix64::new(seed))
 }
 
 /// `count` in `lo..=hi` heaps of `1..=s`, at least one of them big enough for a
 /// move (`min_take(i)` for heap i) when `s` allows.
-fn heap_sizes(
+pub(crate) fn heap_sizes(
     rng: &mut SplitMix64,
     lo: u64,
     hi: u64,
@@ -212,7 +130,7 @@ fn heap_sizes(
 
 /// One heap of `1..=s` per entry of `mins`; if no heap reaches its minimum
 /// move, one heap that can be made to (if any) is redrawn from its minimum up.
-fn sizes_for(rng: &mut SplitMix64, s: u64, mins: &[u64]) -> Vec<u64> {
+pub(crate) fn sizes_for(rng: &mut SplitMix64, s: u64, mins: &[u64]) -> Vec<u64> {
     let mut sizes: Vec<u64> = mins.iter().map(|_| rng.range(1, s)).collect();
     if !sizes.iter().zip(mins).any(|(&h, &m)| h >= m) {
         let fixable: Vec<usize> = (0..mins.len()).filter(|&i| mins[i] <= s).collect();
@@ -225,7 +143,7 @@ fn sizes_for(rng: &mut SplitMix64, s: u64, mins: &[u64]) -> Vec<u64> {
 }
 
 /// 1 to 3 distinct amounts of `1..=min(s, SMALL_TAKE)`, ascending.
-fn small_set(rng: &mut SplitMix64, s: u64) -> Vec<u64> {
+pub(crate) fn small_set(rng: &mut SplitMix64, s: u64) -> Vec<u64> {
     let top = s.min(SMALL_TAKE);
     let want = rng.range(1, 3.min(top)) as usize;
     let mut set = distinct(rng, want, 1, top);
@@ -235,7 +153,7 @@ fn small_set(rng: &mut SplitMix64, s: u64) -> Vec<u64> {
 
 /// `count` distinct numbers of `lo..=hi` (`count <= hi - lo + 1`), in the
 /// order drawn.
-fn distinct(rng: &mut SplitMix64, count: usize, lo: u64, hi: u64) -> Vec<u64> {
+pub(crate) fn distinct(rng: &mut SplitMix64, count: usize, lo: u64, hi: u64) -> Vec<u64> {
     let mut out: Vec<u64> = Vec::with_capacity(count);
     while out.len() < count {
         let x = rng.range(lo, hi);
@@ -246,73 +164,19 @@ fn distinct(rng: &mut SplitMix64, count: usize, lo: u64, hi: u64) -> Vec<u64> {
     out
 }
 
-/// A heap rule of the `heaps` game, with the fewest tokens a move takes.
-fn random_rule(rng: &mut SplitMix64, s: u64) -> (Value, u64) {
-    match rng.below(8) {
-        0 => (json!("any"), 1),
-        1 => (json!({"upto": rng.range(1, s.min(SMALL_TAKE))}), 1),
-        2 => {
-            let set = small_set(rng, s);
-            let least = set[0];
-            (json!({ "set": set }), least)
-        }
-        3 => (json!("odd"), 1),
-        4 => (json!("half"), 1),
-        5 => (json!({"octal": "0.77"}), 1),
-        6 => (json!({"octal": "0.07"}), 2),
-        _ => (json!("lasker"), 1),
-    }
-}
-
-/// 2 to 5 pieces (at most s - 1 when s >= 2) on distinct cells of `1..=s`,
-/// ascending, not all packed at the left end when `s` leaves room.
-fn staircase(rng: &mut SplitMix64, s: u64) -> Vec<u64> {
-    let cap = if s >= 2 { s - 1 } else { 1 };
-    let count = rng.range(2, 5).min(cap) as usize;
-    let mut pieces = distinct(rng, count, 1, s);
-    pieces.sort_unstable();
-    let n = count as u64;
-    if pieces[count - 1] == n && s > n {
-        // Cells 1..=n, nobody can move: the top piece goes further right.
-        pieces[count - 1] = rng.range(n + 1, s);
-    }
-    pieces
-}
-
-/// A random DAG on `n` vertices: edges only from lower to higher index.
-fn graph(rng: &mut SplitMix64, s: u64) -> Value {
-    let n = if s == 1 {
-        1
-    } else {
-        rng.range((s / 2).max(2), s)
-    };
-    let mut edges: Vec<[u64; 2]> = Vec::new();
-    for v in 0..n.saturating_sub(1) {
-        let room = (n - 1 - v).min(GRAPH_REACH);
-        let out = rng.range(1, room.min(3)) as usize;
-        for w in distinct(rng, out, v + 1, v + room) {
-            edges.push([v, w]);
-        }
-    }
-    let token_count = rng.range(1, 3);
-    let top = n.saturating_sub(2);
-    let tokens: Vec<u64> = (0..token_count).map(|_| rng.range(0, top)).collect();
-    json!({"game": "graph", "vertices": n, "edges": edges, "tokens": tokens})
-}
-
 /// SplitMix64 (Steele, Lea and Flood; constants of Vigna's reference code): tiny,
 /// fast, and the same everywhere. Do not change it: every start depends on it.
 #[derive(Debug, Clone)]
-struct SplitMix64 {
+pub(crate) struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -321,7 +185,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (n >= 1), without modulo bias.
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         // Values under `2^64 mod n` would make the low residues likelier.
         let reject = n.wrapping_neg() % n;
         loop {
@@ -333,7 +197,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `lo..=hi`; `lo` when `hi < lo`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
         }

@@ -26,12 +26,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::nim::malformed;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, fail, index, kind, Fail, Obj};
 use crate::limits::MAX_GRID;
+use crate::random::SplitMix64;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
@@ -609,5 +610,27 @@ impl Strategy for Darkraft {
         self.active_cells()
             .min_by_key(|&(i, j)| self.wave(i, j).len())
             .map(|(row, col)| CellPick { row, col })
+    }
+}
+
+impl Entry for Darkraft {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Darkraft::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        let lo = (2 * s).div_ceil(3).max(1);
+        let rows = rng.range(lo, s);
+        let cols = rng.range(lo, s);
+        let grid: Vec<String> = (0..rows)
+            .map(|_| {
+                (0..cols)
+                    .map(|_| ['L', 'R', 'X'][rng.below(3) as usize])
+                    .collect()
+            })
+            .collect();
+        Ok(json!({"game": id, "grid": grid}))
     }
 }

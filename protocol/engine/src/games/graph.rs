@@ -21,13 +21,14 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::search::Table;
 use crate::games::misere::Method;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
 use crate::limits::{MAX_EDGES, MAX_MISERE_SEARCH_POSITIONS, MAX_TOKENS, MAX_VERTICES};
+use crate::random::{distinct, SplitMix64};
 
 use super::nim::malformed;
 
@@ -44,7 +45,8 @@ pub const GAMES: &[GameId] = &[
     GameId::new("graph", "Graph game", 8, RANDOM_GRAPH_VERTICES)
         .builds_tables()
         .in_mix(150)
-        .over_at_1(),
+        .over_at_1()
+        .misere(),
 ];
 
 /// The graph with its Grundy values, built once per spec.
@@ -661,4 +663,40 @@ impl Strategy for Graph {
             to: u64::from(u),
         })
     }
+}
+
+impl Entry for Graph {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Graph::from_spec(o)
+    }
+
+    fn random(_id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(random_graph(rng, s))
+    }
+}
+
+/// Graph edges reach at most this many vertices up.
+const GRAPH_REACH: u64 = 8;
+
+/// A random DAG on `n` vertices: edges only from lower to higher index.
+fn random_graph(rng: &mut SplitMix64, s: u64) -> Value {
+    let n = if s == 1 {
+        1
+    } else {
+        rng.range((s / 2).max(2), s)
+    };
+    let mut edges: Vec<[u64; 2]> = Vec::new();
+    for v in 0..n.saturating_sub(1) {
+        let room = (n - 1 - v).min(GRAPH_REACH);
+        let out = rng.range(1, room.min(3)) as usize;
+        for w in distinct(rng, out, v + 1, v + room) {
+            edges.push([v, w]);
+        }
+    }
+    let token_count = rng.range(1, 3);
+    let top = n.saturating_sub(2);
+    let tokens: Vec<u64> = (0..token_count).map(|_| rng.range(0, top)).collect();
+    json!({"game": "graph", "vertices": n, "edges": edges, "tokens": tokens})
 }

@@ -16,13 +16,14 @@ use serde_json::{json, Value};
 
 use super::nim::malformed;
 use super::rule::{parse_set, HeapStep, Rule, RuleKind};
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::heaps::Solver;
 use crate::games::misere::Method;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
+use crate::random::{heap_sizes, sizes_for, small_set, SplitMix64, SMALL_TAKE};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the
@@ -38,11 +39,12 @@ pub const GAMES: &[GameId] = &[
 ];
 
 /// A heap game: its rules may have Grundy tables; random starts of 10, up to
-/// the largest heap, in a `mix` too.
+/// the largest heap, in a `mix` too; misère play offered.
 const fn heap_game(id: &'static str, name: &'static str) -> GameId {
     GameId::new(id, name, 10, MAX_HEAP_SIZE)
         .builds_tables()
         .in_mix(MAX_HEAP_SIZE)
+        .misere()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -395,4 +397,60 @@ pub(crate) fn patient_step(heaps: &[Heap]) -> Option<(usize, HeapStep)> {
         });
         first
     })
+}
+
+impl Entry for Heaps {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, id: &str) -> Result<Self, Fail> {
+        Heaps::from_spec(o, id)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(match id {
+            "heaps" => {
+                let count = rng.range(3, 5) as usize;
+                let rules: Vec<(Value, u64)> = (0..count).map(|_| random_rule(rng, s)).collect();
+                let sizes = sizes_for(rng, s, &rules.iter().map(|r| r.1).collect::<Vec<_>>());
+                let heaps: Vec<Value> = sizes
+                    .iter()
+                    .zip(rules)
+                    .map(|(&size, (rule, _))| json!({"size": size, "rule": rule}))
+                    .collect();
+                json!({"game": id, "heaps": heaps})
+            }
+            "bash" => {
+                let k = rng.range(1, s.min(SMALL_TAKE));
+                let heaps = heap_sizes(rng, 3, 5, s, |_| 1);
+                json!({"game": id, "k": k, "heaps": heaps})
+            }
+            "subtraction" => {
+                let set = small_set(rng, s);
+                let heaps = heap_sizes(rng, 2, 4, s, |_| set[0]);
+                json!({"game": id, "set": set, "heaps": heaps})
+            }
+            // Dawson's Kayles (0.07) takes exactly 2 from a heap.
+            "dawson" => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 2)}),
+            // kayles and lasker
+            _ => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 1)}),
+        })
+    }
+}
+
+/// A heap rule of the `heaps` game, with the fewest tokens a move takes.
+fn random_rule(rng: &mut SplitMix64, s: u64) -> (Value, u64) {
+    match rng.below(8) {
+        0 => (json!("any"), 1),
+        1 => (json!({"upto": rng.range(1, s.min(SMALL_TAKE))}), 1),
+        2 => {
+            let set = small_set(rng, s);
+            let least = set[0];
+            (json!({ "set": set }), least)
+        }
+        3 => (json!("odd"), 1),
+        4 => (json!("half"), 1),
+        5 => (json!({"octal": "0.77"}), 1),
+        6 => (json!({"octal": "0.07"}), 2),
+        _ => (json!("lasker"), 1),
+    }
 }

@@ -1,36 +1,68 @@
 //! One module per game family of docs/games.md.
 
+#[macro_use]
+mod families;
+
+// The families (declared here, not by `families!`, so that rustfmt sees them).
 pub mod darkraft;
 pub mod graph;
 pub mod heaps;
-pub mod misere;
 pub mod moore;
 pub mod new_stone;
 pub mod nim;
-pub mod position;
-pub mod rule;
-pub mod sequence;
 pub mod staircase;
 pub mod sum;
 pub mod treblecross;
 pub mod twist;
 pub mod wythoff;
 
-/// Every game id, family by family, in the order lists show them: a new
-/// family's module declares its `GAMES` and takes one line here.
-const CATALOGUE: &[&[GameId]] = &[
-    nim::GAMES,
-    heaps::GAMES,
-    wythoff::GAMES,
-    moore::GAMES,
-    new_stone::GAMES,
-    staircase::GAMES,
-    treblecross::GAMES,
-    darkraft::GAMES,
-    twist::GAMES,
-    graph::GAMES,
-    sum::GAMES,
-];
+pub mod misere;
+pub mod position;
+pub mod rule;
+pub mod sequence;
+
+use serde_json::Value;
+
+use crate::error::SpecError;
+use crate::json::{Fail, Obj};
+use crate::random::SplitMix64;
+
+// Every game family: its module, its variant of `Family`, `Position` and
+// `Move` (its position and move types), and its id. A new family is its
+// module (which implements `Rules`, `Strategy` and `Entry`; declared above)
+// and one line here.
+// The order is the catalogue's: lists show it, and random `mix` starts draw
+// from it (so it is part of every stored `mix` seed).
+families! {
+    nim: Nim(Nim, TakeMove) = "nim",
+    heaps: Heaps(Heaps, HeapMove) = "heaps",
+    wythoff: Wythoff(Wythoff, WythoffMove) = "wythoff",
+    moore: Moore(Moore, MooreMove) = "moore",
+    new_stone: NewStone(NewStone, NewStoneMove) = "new-stone",
+    staircase: Staircase(Staircase, SlideMove) = "staircase",
+    treblecross: Treblecross(Treblecross, CellMove) = "treblecross",
+    darkraft: Darkraft(Darkraft, CellPick) = "darkraft",
+    twist: Twist(Twist, TwistMove) = "twist",
+    graph: Graph(Graph, TokenMove) = "graph",
+    sum: Sum(Sum, PartMove) = "sum",
+}
+
+/// What the catalogue knows of a family besides its rules: its game ids, how
+/// a spec of one of them is read, and how a random start of one is drawn.
+pub(crate) trait Entry: Sized {
+    /// The family's game ids (the family and its presets), in the order
+    /// lists show them.
+    const GAMES: &'static [GameId];
+
+    /// Reads the rest of a spec whose `game` is `id`, one of [`Entry::GAMES`];
+    /// the error names the field that is wrong.
+    fn read(o: &mut Obj, id: &str) -> Result<Self, Fail>;
+
+    /// A random start spec of the game `id`, one of [`Entry::GAMES`], of size
+    /// bound `s` (within the game's limits): a pure function of what `rng`
+    /// draws, whose order is part of every stored seed (see [`crate::random`]).
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError>;
+}
 
 /// A game id a spec may name: a family (`heaps`) or a preset of one
 /// (`kayles`), with what the catalogue knows of it. Each family's module
@@ -57,6 +89,10 @@ pub struct GameId {
     /// Whether a random start of size 1 is over before the first move (its
     /// moves need room): a `mix` of size 1 draws no part of it.
     pub over_at_1: bool,
+    /// Whether a spec of this game may ask for misère play (`"misere": true`).
+    pub misere: bool,
+    /// Whether this id names random starts only (`mix`), never a spec.
+    pub random_only: bool,
 }
 
 impl GameId {
@@ -77,6 +113,8 @@ impl GameId {
             max_size,
             in_mix: None,
             over_at_1: false,
+            misere: false,
+            random_only: false,
         }
     }
 
@@ -97,6 +135,20 @@ impl GameId {
     pub const fn over_at_1(self) -> Self {
         GameId {
             over_at_1: true,
+            ..self
+        }
+    }
+
+    pub const fn misere(self) -> Self {
+        GameId {
+            misere: true,
+            ..self
+        }
+    }
+
+    pub const fn random_only(self) -> Self {
+        GameId {
+            random_only: true,
             ..self
         }
     }

@@ -20,12 +20,13 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
+use crate::random::{SplitMix64, SMALL_TAKE};
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
@@ -455,6 +456,28 @@ impl Strategy for Moore {
         // Lost (or over): one stone from the largest heap, the smallest change.
         crate::games::nim::patient_move(&self.heaps).map(|m| MooreMove {
             take: vec![(m.heap, 1)],
+        })
+    }
+}
+
+impl Entry for Moore {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Moore::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        let k = rng.range(1, 3);
+        let count = rng.range(k + 1, k + 3) as usize;
+        let heaps: Vec<u64> = (0..count).map(|_| rng.range(1, s)).collect();
+        // A bound on each take is offered with k = 1 only: with k >= 2 the
+        // engine refuses it for most heap sets (no known strategy).
+        Ok(if k == 1 && rng.below(3) == 0 {
+            let max_take = rng.range(1, s.min(SMALL_TAKE));
+            json!({"game": id, "heaps": heaps, "k": k, "max_take": max_take})
+        } else {
+            json!({"game": id, "heaps": heaps, "k": k})
         })
     }
 }

@@ -20,13 +20,14 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
 use crate::games::nim::malformed;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
+use crate::random::{heap_sizes, SplitMix64};
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
@@ -367,6 +368,18 @@ impl Strategy for NewStone {
             take: 1,
             give: Vec::new(),
         })
+    }
+}
+
+impl Entry for NewStone {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        NewStone::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(json!({"game": id, "heaps": heap_sizes(rng, 3, 5, s, |_| 1)}))
     }
 }
 

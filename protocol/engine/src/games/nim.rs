@@ -1,18 +1,21 @@
 //! `nim`: classic Nim (Bouton) and misère Nim.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
+use crate::random::{heap_sizes, SplitMix64};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
-pub const GAMES: &[GameId] = &[GameId::new("nim", "Nim", 10, MAX_HEAP_SIZE).in_mix(MAX_HEAP_SIZE)];
+pub const GAMES: &[GameId] = &[GameId::new("nim", "Nim", 10, MAX_HEAP_SIZE)
+    .in_mix(MAX_HEAP_SIZE)
+    .misere()];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Nim {
@@ -266,5 +269,17 @@ impl Strategy for Nim {
             .into_iter()
             .next()
             .or_else(|| patient_move(&self.heaps))
+    }
+}
+
+impl Entry for Nim {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Nim::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(json!({"game": id, "heaps": heap_sizes(rng, 3, 5, s, |_| 1)}))
     }
 }

@@ -12,11 +12,12 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{fail, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_CELL, MAX_SMALL_HEAPS};
+use crate::random::{distinct, SplitMix64};
 
 use super::nim::malformed;
 
@@ -281,4 +282,31 @@ impl Strategy for Staircase {
                 to: self.pieces[i] - 1,
             })
     }
+}
+
+impl Entry for Staircase {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Staircase::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(json!({"game": id, "pieces": random_pieces(rng, s)}))
+    }
+}
+
+/// 2 to 5 pieces (at most s - 1 when s >= 2) on distinct cells of `1..=s`,
+/// ascending, not all packed at the left end when `s` leaves room.
+fn random_pieces(rng: &mut SplitMix64, s: u64) -> Vec<u64> {
+    let cap = if s >= 2 { s - 1 } else { 1 };
+    let count = rng.range(2, 5).min(cap) as usize;
+    let mut pieces = distinct(rng, count, 1, s);
+    pieces.sort_unstable();
+    let n = count as u64;
+    if pieces[count - 1] == n && s > n {
+        // Cells 1..=n, nobody can move: the top piece goes further right.
+        pieces[count - 1] = rng.range(n + 1, s);
+    }
+    pieces
 }

@@ -25,26 +25,31 @@ use super::heaps::{patient_step, Heap, HeapMove};
 use super::nim::{malformed, TakeMove};
 use super::rule::{HeapStep, Rule};
 use super::wythoff::{values_up_to, WythoffValues};
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::heaps::Solver;
 use crate::games::misere::Method;
 use crate::games::position::{Move, Position};
-use crate::games::GameId;
+use crate::games::{catalogue, Entry, GameId};
 use crate::json::{array_at, fail, index, join, Fail, Obj};
 use crate::limits::{
     MAX_HEAP_SIZE, MAX_SUM_ITEMS, MAX_SUM_PARTS, MAX_SUM_SEARCH_MOVES, MAX_SUM_SEARCH_POSITIONS,
     MAX_WYTHOFF_PART,
 };
 use crate::oracle::mex;
+use crate::random::{random_spec, SplitMix64};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
 pub const GAMES: &[GameId] = &[
     // A random `mix` is a `sum` of random parts; its size bounds each part.
-    GameId::new("mix", "Sum of games", 8, MAX_HEAP_SIZE).builds_tables(),
-    GameId::new("sum", "Sum of games", 8, MAX_HEAP_SIZE).builds_tables(),
+    GameId::new("mix", "Sum of games", 8, MAX_HEAP_SIZE)
+        .builds_tables()
+        .random_only(),
+    GameId::new("sum", "Sum of games", 8, MAX_HEAP_SIZE)
+        .builds_tables()
+        .misere(),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -334,7 +339,10 @@ impl Part {
                 }
                 Values::Wythoff(values_up_to(largest))
             }
-            Position::Moore(_) | Position::NewStone(_) => {
+            // The caller flattens nested sums before they get here.
+            Position::Sum(_) => return refuse("a nested sum is read as its parts"),
+            // Moore's Nim, New Stone, and any family without a theory here.
+            _ => {
                 Values::Searched(Arc::new(search(&game, budget).map_err(|why| {
                     (
                         at.to_string(),
@@ -342,8 +350,6 @@ impl Part {
                     )
                 })?))
             }
-            // The caller flattens nested sums before they get here.
-            Position::Sum(_) => return refuse("a nested sum is read as its parts"),
         };
         Ok(Part { id, game, values })
     }
@@ -682,5 +688,30 @@ impl Strategy for Sum {
             .find(|&i| values[i] == 0)
             .or_else(|| (0..self.parts.len()).find(ongoing))?;
         self.parts[part].game.best_move().map(|m| at(part, m))
+    }
+}
+
+impl Entry for Sum {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Sum::from_spec(o)
+    }
+
+    fn random(_id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        // A `mix` (or a random `sum`): 2 to 5 random parts.
+        let count = rng.range(2, 5);
+        // With S = 1 some games start over (no room to move): not drawn.
+        let choices: Vec<(&str, u64)> = catalogue()
+            .filter(|g| s > 1 || !g.over_at_1)
+            .filter_map(|g| Some((g.id, g.in_mix?)))
+            .collect();
+        let parts = (0..count)
+            .map(|_| {
+                let (game, cap) = choices[rng.below(choices.len() as u64) as usize];
+                random_spec(game, rng.next(), Some(s.min(cap)))
+            })
+            .collect::<Result<Vec<Value>, SpecError>>()?;
+        Ok(json!({"game": "sum", "parts": parts}))
     }
 }

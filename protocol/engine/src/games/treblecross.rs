@@ -22,12 +22,13 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{fail, kind, Fail, Obj};
 use crate::limits::MAX_STRIP;
+use crate::random::SplitMix64;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
@@ -383,6 +384,19 @@ impl Strategy for Treblecross {
             .map(|&(start, _)| start)
             .or_else(|| self.empty_cells().next())?;
         Some(CellMove { cell })
+    }
+}
+
+impl Entry for Treblecross {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Treblecross::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        let length = rng.range((2 * s / 5).max(1), s);
+        Ok(json!({"game": id, "length": length}))
     }
 }
 

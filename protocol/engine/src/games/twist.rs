@@ -12,11 +12,12 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
+use crate::random::SplitMix64;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};
@@ -387,6 +388,18 @@ impl Strategy for Twist {
                     .or_else(|| patient_move(heaps).map(TwistMove::Take))
             }
         }
+    }
+}
+
+impl Entry for Twist {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Twist::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        Ok(json!({"game": id, "stones": rng.range((s / 2).max(1), s)}))
     }
 }
 

@@ -14,12 +14,13 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
-use crate::error::MoveError;
+use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
-use crate::games::GameId;
+use crate::games::{Entry, GameId};
 use crate::json::{array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_WYTHOFF, MAX_WYTHOFF_PART};
+use crate::random::SplitMix64;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).
@@ -255,6 +256,19 @@ impl Strategy for Wythoff {
             _ if a >= b => Some(WythoffMove { take: [1, 0] }),
             _ => Some(WythoffMove { take: [0, 1] }),
         }
+    }
+}
+
+impl Entry for Wythoff {
+    const GAMES: &'static [GameId] = GAMES;
+
+    fn read(o: &mut Obj, _id: &str) -> Result<Self, Fail> {
+        Wythoff::from_spec(o)
+    }
+
+    fn random(id: &str, s: u64, rng: &mut SplitMix64) -> Result<Value, SpecError> {
+        let heaps = [rng.range(1, s), rng.range(1, s)];
+        Ok(json!({"game": id, "heaps": heaps}))
     }
 }
 
