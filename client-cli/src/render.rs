@@ -659,7 +659,7 @@ mod tests {
     }
 
     /// The heap presets are titled with the game's own name, not the
-    /// general rule the engine reads them as (issue 17, item 7).
+    /// general rule the engine reads them as.
     #[test]
     fn heap_presets_are_named() {
         let title = |spec| {

@@ -550,7 +550,7 @@ fn low_time_is_told_before_the_flag_falls() {
     expect(&mut p, "you lost (on time)");
 }
 
-// The person's whole path (issue 17, "How it is checked"): the bot with hints,
+// A person's whole path: the bot with hints,
 // Ctrl-C and coming back, a move that throws the win away, the replay marking
 // it, the past games; then a friend joining by the printed command.
 #[test]
@@ -617,7 +617,7 @@ fn a_persons_whole_path() {
 
 /// A sum of different games, and misère Kayles, against the perfect bot,
 /// played to the end by following the hints: every hint names the move as
-/// typed, and typing it wins (issue 19, "How it is checked").
+/// typed, and typing it wins.
 #[test]
 fn a_sum_of_games_and_misere_kayles_are_won_by_following_the_hints() {
     let moves = win_by_the_hints("nim 3 5 + kayles 7 + wythoff 3 5", Some("part 1: kayles 7"));

@@ -3,6 +3,9 @@
 //! the load generator), with the process's [`Trust`], and failures said so
 //! that a person knows what to change.
 
+use std::future::Future;
+use std::time::Duration;
+
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::error::{Error as WsError, TlsError, UrlError};
@@ -10,6 +13,11 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::tls::{explain, Trust};
+
+/// How long opening a WebSocket (connection, TLS and the upgrade) may take:
+/// past it a server that accepts and then says nothing fails like one that
+/// does not answer, instead of holding the client forever.
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A WebSocket to a server, over TLS for a `wss://` address.
 pub type WebSocket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -49,10 +57,9 @@ pub async fn open(
     trust: &Trust,
 ) -> Result<WebSocket, OpenError> {
     let connector = Connector::Rustls(trust.config());
-    tokio_tungstenite::connect_async_tls_with_config(url, config, false, Some(connector))
-        .await
-        .map(|(ws, _)| ws)
-        .map_err(|e| explain_failure(e, url))
+    let opening =
+        tokio_tungstenite::connect_async_tls_with_config(url, config, false, Some(connector));
+    within_timeout(url, opening).await
 }
 
 /// Opens a WebSocket to `url` over `tcp`, a connection made already (to
@@ -64,10 +71,27 @@ pub async fn handshake(
     trust: &Trust,
 ) -> Result<WebSocket, OpenError> {
     let connector = Connector::Rustls(trust.config());
-    tokio_tungstenite::client_async_tls_with_config(url, tcp, config, Some(connector))
-        .await
-        .map(|(ws, _)| ws)
-        .map_err(|e| explain_failure(e, url))
+    let opening =
+        tokio_tungstenite::client_async_tls_with_config(url, tcp, config, Some(connector));
+    within_timeout(url, opening).await
+}
+
+/// The WebSocket `opening` gives, or why not; a failure once
+/// [`OPEN_TIMEOUT`] has passed.
+async fn within_timeout<R>(
+    url: &str,
+    opening: impl Future<Output = Result<(WebSocket, R), WsError>>,
+) -> Result<WebSocket, OpenError> {
+    match tokio::time::timeout(OPEN_TIMEOUT, opening).await {
+        Ok(opened) => opened
+            .map(|(ws, _)| ws)
+            .map_err(|e| explain_failure(e, url)),
+        Err(_) => Err(OpenError::passing(format!(
+            "{} did not answer within {} s",
+            host_of(url),
+            OPEN_TIMEOUT.as_secs()
+        ))),
+    }
 }
 
 /// The host and port of `url`, as a certificate names the host.
@@ -148,6 +172,32 @@ fn explain_failure(error: WsError, url: &str) -> OpenError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server that accepts and then says nothing fails the open after
+    /// OPEN_TIMEOUT (on a paused clock, which runs ahead while all wait).
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_server_fails_the_open_in_time() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("ws://{}", listener.local_addr().expect("addr"));
+        let silent = tokio::spawn(async move {
+            let (socket, _) = listener.accept().await.expect("accept");
+            tokio::time::sleep(OPEN_TIMEOUT * 2).await;
+            drop(socket);
+        });
+        let started = tokio::time::Instant::now();
+        let error = open(&url, None, &Trust::public())
+            .await
+            .expect_err("no answer");
+        assert!(
+            error.message.contains("did not answer within 20 s"),
+            "{error}"
+        );
+        assert!(error.retry_may_help);
+        assert_eq!(started.elapsed(), OPEN_TIMEOUT);
+        silent.abort();
+    }
 
     #[test]
     fn the_host_is_named_with_its_port() {

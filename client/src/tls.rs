@@ -155,10 +155,13 @@ fn explain_certificate(error: &CertificateError, host: &str) -> String {
             "the certificate of {host} is not trusted: its signature does not verify ({GIVE_CA})"
         ),
         C::NotValidForName => format!("the certificate of {host} is for another name"),
-        C::NotValidForNameContext { presented, .. } => format!(
-            "the certificate of {host} is for another name: it names {}",
-            presented.join(", ")
-        ),
+        C::NotValidForNameContext { presented, .. } => {
+            let names: Vec<&str> = presented.iter().map(|n| plain_name(n)).collect();
+            format!(
+                "the certificate of {host} is for another name: it names {}",
+                names.join(", ")
+            )
+        }
         C::Expired | C::ExpiredContext { .. } => {
             format!("the certificate of {host} has expired")
         }
@@ -168,6 +171,14 @@ fn explain_certificate(error: &CertificateError, host: &str) -> String {
         C::Revoked => format!("the certificate of {host} has been revoked"),
         other => format!("the certificate of {host} is not accepted: {other:?}"),
     }
+}
+
+/// A name as rustls presents it (`DnsName("example.org")`), as people write it.
+fn plain_name(presented: &str) -> &str {
+    presented
+        .split_once("(\"")
+        .and_then(|(_, rest)| rest.strip_suffix("\")"))
+        .unwrap_or(presented)
 }
 
 #[cfg(test)]
@@ -199,6 +210,8 @@ mod tests {
         assert!(says(CertificateError::UnknownIssuer).contains("--ca-cert"));
         assert!(says(CertificateError::Expired).contains("expired"));
         assert!(says(CertificateError::NotValidForName).contains("another name"));
+        assert_eq!(plain_name("DnsName(\"example.org\")"), "example.org");
+        assert_eq!(plain_name("example.org"), "example.org");
         let plain = explain(
             &rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType),
             host,
