@@ -150,3 +150,26 @@ fn what_is_not_a_message_is_refused_as_before() {
         .unwrap_err()
         .starts_with("unknown variant `nope`"));
 }
+
+/// An error that quotes a long request sends back only the start of it.
+#[test]
+fn an_error_message_on_the_wire_is_cut_short() {
+    use grundy_protocol::wire::MAX_ERROR_MESSAGE_CHARS;
+    let echoed = "x".repeat(60_000);
+    let msg = ServerMsg::error(
+        None,
+        ErrorCode::BadRequest,
+        format!("unknown game {echoed:?}"),
+    );
+    let text = serde_json::to_string(&msg).expect("prints");
+    let back: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let message = back["message"].as_str().expect("message");
+    assert_eq!(message.chars().count(), MAX_ERROR_MESSAGE_CHARS);
+    assert!(message.starts_with("unknown game \"xxx"), "{message}");
+    assert!(message.ends_with('…'), "{message}");
+    assert!(text.len() < 1_000, "{} bytes", text.len());
+    // A message within the bound is sent whole.
+    let short = ServerMsg::error(None, ErrorCode::BadRequest, "no room \"abc\"");
+    let text = serde_json::to_string(&short).expect("prints");
+    assert!(text.contains(r#""message":"no room \"abc\"""#), "{text}");
+}

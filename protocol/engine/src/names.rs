@@ -92,7 +92,7 @@ fn json_prefix(value: &Value, max_bytes: usize) -> String {
 }
 
 /// `text` cut to at most `max_chars` characters, the last one `…` if cut.
-fn cut(text: &str, max_chars: usize) -> String {
+pub fn cut(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         return text.to_string();
     }

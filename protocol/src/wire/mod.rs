@@ -801,6 +801,9 @@ pub enum ServerBody {
     },
     Error {
         code: ErrorCode,
+        /// What is wrong, in words: at most 600 characters (a longer one is
+        /// cut, ending in `…`), so that echoing what was sent stays short.
+        #[serde(serialize_with = "short_message")]
         message: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
@@ -903,6 +906,19 @@ impl ServerMsg {
             },
         )
     }
+}
+
+/// The most characters of an error's `message` on the wire.
+pub const MAX_ERROR_MESSAGE_CHARS: usize = 600;
+
+/// An error's message, cut to [`MAX_ERROR_MESSAGE_CHARS`]: a refusal that
+/// quotes what was sent never sends much of it back.
+fn short_message<S: serde::Serializer>(message: &str, s: S) -> Result<S::Ok, S::Error> {
+    // Bytes bound characters: most messages need no count.
+    if message.len() <= MAX_ERROR_MESSAGE_CHARS {
+        return s.serialize_str(message);
+    }
+    s.serialize_str(&crate::names::cut(message, MAX_ERROR_MESSAGE_CHARS))
 }
 
 impl ServerBody {
