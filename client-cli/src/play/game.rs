@@ -10,7 +10,7 @@ use grundy_protocol::wire::{ServerBody, ServerMsg, Snapshot};
 
 use super::board::{first_move, intro, prompt_line, show, tell};
 use super::reconnect::reconnect;
-use super::typed::typed_line;
+use super::typed::{typed_line, Step, Watch};
 use super::{Finish, Seat, Where, NO_SHOW_MS};
 use crate::console::{Console, Typed};
 use crate::follow::{clock_text, Follow};
@@ -157,32 +157,6 @@ fn left(seat: &Seat, console: &Console, here: &Where) {
         )),
         None => console.say("You left."),
     }
-}
-
-pub(super) enum Step {
-    Quit,
-    Over,
-}
-
-/// What the prompt keeps between lines: warnings already given, a resign
-/// waiting for its confirmation.
-#[derive(Default)]
-pub(super) struct Watch {
-    /// (ply, milliseconds left) warnings given.
-    pub(super) warned: Vec<(usize, u64)>,
-    pub(super) resign_asked: bool,
-    /// A script's line (or its end) read before its turn, acted on once
-    /// the turn comes: piped lines arrive faster than an opponent moves (or
-    /// than a house bot sits down), and a move may name a heap the reply
-    /// makes. No line is read while one waits.
-    pub(super) held: Option<Typed>,
-    /// A held line being acted on, with the match's plies then: kept if the
-    /// connection drops meanwhile, and held again after the reconnection
-    /// if the match has not moved on (the line did not reach the server).
-    pub(super) acting: Option<(String, usize)>,
-    /// The ply at which a move of ours was accepted, until its event moves
-    /// the match on: it is not our turn any more, whatever the state says.
-    pub(super) moved_at: Option<usize>,
 }
 
 /// Follows the room, the clock and the person's input on one connection.

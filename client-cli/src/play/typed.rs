@@ -7,14 +7,40 @@ use grundy_protocol::wire::{ClientBody, ClientMsg, ErrorCode, Play, RequestId};
 use grundy_protocol::{Analysis, Outcome};
 
 use super::board::{prompt, show};
-use super::game::{Step, Watch};
 use super::Seat;
-use crate::console::Console;
+use crate::console::{Console, Typed};
 use crate::describe::{describe_move, nim_table};
 use crate::follow::Follow;
 use crate::input::{self, Input};
 use crate::net;
 use crate::render::Paint;
+
+/// How a match's session ends: the person quits, or the match is over.
+pub(super) enum Step {
+    Quit,
+    Over,
+}
+
+/// What the prompt keeps between lines: warnings already given, a resign
+/// waiting for its confirmation.
+#[derive(Default)]
+pub(super) struct Watch {
+    /// (ply, milliseconds left) warnings given.
+    pub(super) warned: Vec<(usize, u64)>,
+    pub(super) resign_asked: bool,
+    /// A script's line (or its end) read before its turn, acted on once
+    /// the turn comes: piped lines arrive faster than an opponent moves (or
+    /// than a house bot sits down), and a move may name a heap the reply
+    /// makes. No line is read while one waits.
+    pub(super) held: Option<Typed>,
+    /// A held line being acted on, with the match's plies then: kept if the
+    /// connection drops meanwhile, and held again after the reconnection
+    /// if the match has not moved on (the line did not reach the server).
+    pub(super) acting: Option<(String, usize)>,
+    /// The ply at which a move of ours was accepted, until its event moves
+    /// the match on: it is not our turn any more, whatever the state says.
+    pub(super) moved_at: Option<usize>,
+}
 
 /// Acts on one typed line. Transport errors go up (to reconnect).
 pub(super) async fn typed_line(

@@ -33,6 +33,7 @@
 
 pub mod analysis;
 pub mod count;
+pub mod draw;
 pub mod error;
 pub mod game;
 pub mod games;

@@ -43,7 +43,7 @@ macro_rules! families {
 
             /// A random start spec of the game `id`, one of this family's,
             /// of size bound `s` (already checked against the game's limits).
-            pub(crate) fn random(self, id: &str, s: u64, rng: &mut $crate::random::SplitMix64) -> Result<serde_json::Value, $crate::error::SpecError> {
+            pub(crate) fn random(self, id: &str, s: u64, rng: &mut $crate::draw::SplitMix64) -> Result<serde_json::Value, $crate::error::SpecError> {
                 match self { $(Family::$variant => <$module::$pos as $crate::games::Entry>::random(id, s, rng)),* }
             }
         }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::draw::{distinct, SplitMix64};
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::search::Table;
@@ -28,7 +29,6 @@ use crate::games::misere::Method;
 use crate::games::{Entry, GameId};
 use crate::json::{array_at, fail, index, kind, u64_at, Fail, Obj};
 use crate::limits::{MAX_EDGES, MAX_MISERE_SEARCH_POSITIONS, MAX_TOKENS, MAX_VERTICES};
-use crate::random::{distinct, SplitMix64};
 
 use super::nim::malformed;
 

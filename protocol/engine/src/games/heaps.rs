@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use super::nim::malformed;
 use super::rule::{parse_set, HeapStep, Rule, RuleKind};
+use crate::draw::{heap_sizes, sizes_for, small_set, SplitMix64, SMALL_TAKE};
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::heaps::Solver;
@@ -23,7 +24,6 @@ use crate::games::misere::Method;
 use crate::games::{Entry, GameId};
 use crate::json::{array_at, fail, index, join, u64_array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
-use crate::random::{heap_sizes, sizes_for, small_set, SplitMix64, SMALL_TAKE};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the
@@ -47,11 +47,7 @@ const fn heap_game(id: &'static str, name: &'static str) -> GameId {
         .misere()
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Heap {
-    pub size: u64,
-    pub rule: Arc<Rule>,
-}
+pub use super::rule::Heap;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Heaps {

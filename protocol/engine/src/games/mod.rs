@@ -23,9 +23,9 @@ pub mod sequence;
 
 use serde_json::Value;
 
+use crate::draw::SplitMix64;
 use crate::error::SpecError;
 use crate::json::{Fail, Obj};
-use crate::random::SplitMix64;
 
 // Every game family: its module, its variant of `Family`, `Position` and
 // `Move` (its position and move types), and its id. A new family is its
@@ -169,6 +169,43 @@ pub fn game(id: &str) -> Option<&'static GameId> {
 /// [`GameId::builds_tables`]); an unknown or missing id is counted in.
 pub fn builds_tables(id: Option<&str>) -> bool {
     id.and_then(game).is_none_or(|g| g.builds_tables)
+}
+
+/// A random start spec of `game` (any game id of docs/protocol.md's spec table,
+/// including the presets `bash`, `subtraction`, `kayles`, `dawson`, `lasker`),
+/// deterministic in `seed`; `size` bounds the position's size per game (see the
+/// [`crate::random`] module doc), None = a small default for people.
+///
+/// Refused (the error names the field): an unknown `game`; a `size` of 0 or
+/// above the game's limit.
+pub fn random_spec(game: &str, seed: u64, size: Option<u64>) -> Result<Value, SpecError> {
+    let Some((
+        &GameId {
+            id,
+            default_size: default,
+            max_size: limit,
+            ..
+        },
+        family,
+    )) = self::game(game).zip(Family::of_game(game))
+    else {
+        let ids: Vec<&str> = catalogue().map(|g| g.id).collect();
+        return Err(SpecError::new(
+            "game",
+            format!("unknown game {game:?} (known: {})", ids.join(", ")),
+        ));
+    };
+    let s = size.unwrap_or(default);
+    if s == 0 {
+        return Err(SpecError::new("size", "must be at least 1, got 0"));
+    }
+    if s > limit {
+        return Err(SpecError::new(
+            "size",
+            format!("must be at most {limit} for {id}, got {s}"),
+        ));
+    }
+    family.random(id, s, &mut SplitMix64::new(seed))
 }
 
 #[cfg(test)]

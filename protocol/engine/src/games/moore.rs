@@ -20,13 +20,13 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
+use crate::draw::{SplitMix64, SMALL_TAKE};
 use crate::error::{MoveError, SpecError};
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::games::{Entry, GameId};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
-use crate::random::{SplitMix64, SMALL_TAKE};
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).

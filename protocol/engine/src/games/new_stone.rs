@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
+use crate::draw::{heap_sizes, SplitMix64};
 use crate::error::{MoveError, SpecError};
 use crate::game::{search_or_construct, Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::moore::{check_pairs, parse_pairs, ENUMERATE_MOVES};
@@ -27,7 +28,6 @@ use crate::games::nim::malformed;
 use crate::games::{Entry, GameId};
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAP_SIZE, MAX_SMALL_HEAPS};
-use crate::random::{heap_sizes, SplitMix64};
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).

@@ -3,12 +3,12 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::draw::{heap_sizes, SplitMix64};
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::{Entry, GameId};
 use crate::json::{Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_HEAP_SIZE};
-use crate::random::{heap_sizes, SplitMix64};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the

@@ -614,3 +614,11 @@ fn lasker_inverse(g: u64) -> Option<u64> {
         _ => g,
     })
 }
+
+/// A heap of the `heaps` game: its size and the rule it is played by (here,
+/// beside the rules, so that normal play and misère play both read it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Heap {
+    pub size: u64,
+    pub rule: Arc<Rule>,
+}

@@ -12,12 +12,12 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::draw::{distinct, SplitMix64};
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::{Entry, GameId};
 use crate::json::{fail, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_CELL, MAX_SMALL_HEAPS};
-use crate::random::{distinct, SplitMix64};
 
 use super::nim::malformed;
 

@@ -25,19 +25,19 @@ use super::heaps::{patient_step, Heap, HeapMove};
 use super::nim::{malformed, TakeMove};
 use super::rule::{HeapStep, Rule};
 use super::wythoff::{values_up_to, WythoffValues};
+use crate::draw::SplitMix64;
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
 use crate::games::misere::heaps::Solver;
 use crate::games::misere::Method;
 use crate::games::position::{Move, Position};
-use crate::games::{catalogue, Entry, GameId};
+use crate::games::{catalogue, random_spec, Entry, GameId};
 use crate::json::{array_at, fail, index, join, Fail, Obj};
 use crate::limits::{
     MAX_HEAP_SIZE, MAX_SUM_ITEMS, MAX_SUM_PARTS, MAX_SUM_SEARCH_MOVES, MAX_SUM_SEARCH_POSITIONS,
     MAX_WYTHOFF_PART,
 };
 use crate::oracle::mex;
-use crate::random::{random_spec, SplitMix64};
 use crate::sums::nim_sum;
 
 /// The game ids of this family (with its presets, if any), for the

@@ -22,13 +22,13 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::draw::SplitMix64;
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::games::{Entry, GameId};
 use crate::json::{fail, kind, Fail, Obj};
 use crate::limits::MAX_STRIP;
-use crate::random::SplitMix64;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).

@@ -12,12 +12,12 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
+use crate::draw::SplitMix64;
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::{Entry, GameId};
 use crate::json::{array_at, index, u64_at, Fail, Obj};
 use crate::limits::{MAX_HEAPS, MAX_TWIST_STONES};
-use crate::random::SplitMix64;
 use crate::sums::nim_sum;
 
 use super::nim::{malformed, patient_move, take_moves, TakeMove};

@@ -14,13 +14,13 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::count::count;
+use crate::draw::SplitMix64;
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy};
 use crate::games::nim::malformed;
 use crate::games::{Entry, GameId};
 use crate::json::{array_at, u64_at, Fail, Obj};
 use crate::limits::{MAX_WYTHOFF, MAX_WYTHOFF_PART};
-use crate::random::SplitMix64;
 
 /// The game ids of this family (with its presets, if any), for the
 /// catalogue ([`crate::games::catalogue`]).

@@ -8,7 +8,7 @@ use super::genus::{self, Tally};
 use super::quotient::{Quotient, Refused};
 use super::search::Table;
 use super::{shared_quotient, Method};
-use crate::games::heaps::Heap;
+use crate::games::rule::Heap;
 use crate::games::rule::{HeapStep, Rule, RuleKind};
 use crate::json::Fail;
 use crate::limits::{MAX_MISERE_QUOTIENT_HEAP, MAX_MISERE_SEARCH_POSITIONS};
