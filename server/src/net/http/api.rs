@@ -25,12 +25,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
+use super::error::ApiError;
 use crate::accounts::Session;
 use crate::connection;
 use crate::metrics::{self, Gauges};
 use crate::node::Node;
 use crate::store::{now_ms, WriteOp};
-use crate::work::Refused;
 
 use super::review::{self, Review, ReviewCache};
 
@@ -144,70 +144,6 @@ async fn account(State(api): State<Api>, session: Option<axum::Extension<Session
     };
     let tokens = accounts.tokens(&session).ok();
     Ok(axum::Json(json!({"account": account, "token": token, "tokens": tokens})).into_response())
-}
-
-/// A refusal: its status and the JSON body that names what is wrong.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    code: String,
-    message: String,
-    retry_after_ms: Option<u64>,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            code: code.into(),
-            message: message.into(),
-            retry_after_ms: None,
-        }
-    }
-
-    fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
-    }
-
-    fn refused(refused: Refused) -> ApiError {
-        match refused {
-            Refused::Busy { pool } => ApiError {
-                retry_after_ms: Some(1000),
-                ..ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "busy",
-                    format!("the server has as much of this work queued as it takes ({pool}); retry in a second"),
-                )
-            },
-            Refused::Failed => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "the server failed at it",
-            ),
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut body = json!({"code": self.code, "message": self.message});
-        if let Some(ms) = self.retry_after_ms {
-            body["retry_after_ms"] = ms.into();
-        }
-        let mut response = (self.status, axum::Json(body)).into_response();
-        if let Some(ms) = self.retry_after_ms {
-            let seconds = ms.div_ceil(1000).to_string();
-            if let Ok(value) = HeaderValue::from_str(&seconds) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
-        }
-        response
-    }
-}
-
-/// A JSON error answer outside a handler (a refused WebSocket handshake).
-pub fn error_response(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    ApiError::new(status, code, message).into_response()
 }
 
 type Answer = Result<Response, ApiError>;
@@ -679,10 +615,9 @@ async fn ask(api: &Api, msg: ClientMsg) -> Result<Value, ApiError> {
         "internal" => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     };
-    Err(ApiError {
-        retry_after_ms: answer["retry_after_ms"].as_u64(),
-        ..ApiError::new(status, code, answer["message"].as_str().unwrap_or(""))
-    })
+    let mut error = ApiError::new(status, code, answer["message"].as_str().unwrap_or(""));
+    error.retry_after_ms = answer["retry_after_ms"].as_u64();
+    Err(error)
 }
 
 /// The answer without the WebSocket envelope (`type`, `id`).

@@ -10,6 +10,7 @@
 //! after `idle_timeout_ms` (browsers open a new one when they need it).
 
 pub mod api;
+mod error;
 pub mod page;
 mod refuse;
 pub mod review;
@@ -120,7 +121,7 @@ pub async fn serve<S: Accepted>(
                             Some(hyper::upgrade::on(&mut request));
                         switching_protocols(&accept)
                     }
-                    Err(why) => api::error_response(StatusCode::BAD_REQUEST, "bad_request", why),
+                    Err(why) => error::error_response(StatusCode::BAD_REQUEST, "bad_request", why),
                 })
             }
         })

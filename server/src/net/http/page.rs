@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use super::api::error_response;
+use super::error::error_response;
 
 #[derive(rust_embed::Embed)]
 #[folder = "web/"]

@@ -9,7 +9,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 
-use super::api::error_response;
+use super::error::error_response;
 use crate::net::caps::TurnedAway;
 use crate::stream::Accepted;
 use crate::tcp::drain;
