@@ -37,11 +37,12 @@ start_echo() {
 # the benchmarks lift it. They lift max_connections (8,000) too: up to 10,000
 # are held at once, and those of the previous run may still be closing. The
 # clients are on loopback, which connections_per_ip does not count.
+# SERVER_ARGS (an array), if set, are added (scripts/tls-cost.sh: TLS).
 start_server() {
     rm -f "$TMP"/grundy.db*
     RUST_LOG=warn "$BIN/grundy-server" --listen "$SERVER_ADDR" --db "$TMP/grundy.db" \
         --messages-per-second 1000000 --burst 1000000 --max-connections 1000000 \
-        >"$TMP/server.log" 2>&1 &
+        ${SERVER_ARGS[@]+"${SERVER_ARGS[@]}"} >"$TMP/server.log" 2>&1 &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
     wait_port "$SERVER_ADDR"
