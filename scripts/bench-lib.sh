@@ -56,5 +56,11 @@ stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 # The median of the numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
+# The median of the numbers given, and their range: 0.978 (0.912-1.034).
+spread() {
+    printf '%.3f (%s)' "$(median "$@")" \
+        "$(printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | xargs printf '%.3f\n' | paste -sd- -)"
+}
+
 # x / y, or 0 when y is 0.
 ratio() { awk -v x="$1" -v y="$2" 'BEGIN {printf "%.4f", (y > 0) ? x / y : 0}'; }

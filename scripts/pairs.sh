@@ -76,11 +76,6 @@ for round in $(seq "$ROUNDS"); do
         "$(ratio "$bu" "$ru")" "$(ratio "$au" "$ru")"
     moves+=("$(ratio "$am" "$bm")") cpu+=("$(ratio "$au" "$bu")")
 done
-# The median of the numbers given, and their range: 0.978 (0.912-1.034).
-spread() {
-    printf '%.3f (%s)' "$(median "$@")" \
-        "$(printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | xargs printf '%.3f\n' | paste -sd- -)"
-}
 echo "after / before, median of $ROUNDS rounds (range): moves/s $(spread "${moves[@]}"), server CPU per move $(spread "${cpu[@]}")"
 if [ "$errors" -gt 0 ]; then
     echo "$errors errors: NOT A RESULT" >&2

@@ -76,10 +76,6 @@ for round in $(seq "$ROUNDS"); do
         "$(field p99_ms "$p")" "$(field p99_ms "$t")"
     moves+=("$(ratio "$tm" "$pm")") cpu+=("$(ratio "$tu" "$pu")")
 done
-spread() {
-    printf '%.3f (%s)' "$(median "$@")" \
-        "$(printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | xargs printf '%.3f\n' | paste -sd- -)"
-}
 echo "wss / ws, median of $ROUNDS rounds (range): moves/s $(spread "${moves[@]}"), server CPU per move $(spread "${cpu[@]}")"
 if [ "$errors" -gt 0 ]; then
     echo "$errors errors: NOT A RESULT" >&2
