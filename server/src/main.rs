@@ -117,20 +117,18 @@ fn init_logging(format: LogFormat, log_frames: bool) {
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::EnvFilter;
 
-    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        "info,refinery_core=warn,postgres=warn,tokio_postgres=warn".into()
-    });
+    let mut filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,refinery_core=warn,postgres=warn,tokio_postgres=warn".into());
     if log_frames {
         let frames = format!("{}=debug", grundy_server::frame_log::TARGET);
         if let Ok(directive) = frames.parse() {
             filter = filter.add_directive(directive);
         }
     }
-    let caps = CAPPED_TARGETS
-        .iter()
-        .fold(Targets::new().with_default(LevelFilter::TRACE), |t, &(target, level)| {
-            t.with_target(target, level)
-        });
+    let caps = CAPPED_TARGETS.iter().fold(
+        Targets::new().with_default(LevelFilter::TRACE),
+        |t, &(target, level)| t.with_target(target, level),
+    );
     let registry = tracing_subscriber::registry().with(filter).with(caps);
     let stderr = std::io::stderr;
     match format {
@@ -145,6 +143,7 @@ fn init_logging(format: LogFormat, log_frames: bool) {
             .with(
                 tracing_subscriber::fmt::layer()
                     .json()
+                    .with_ansi(false)
                     .with_writer(stderr),
             )
             .init(),

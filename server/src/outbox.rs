@@ -80,7 +80,9 @@ impl Frames {
     fn log(&self, conn: ConnId) {
         match self {
             Frames::One(a) => crate::frame_log::outbound(conn, a),
-            Frames::Many(many) => many.iter().for_each(|f| crate::frame_log::outbound(conn, f)),
+            Frames::Many(many) => many
+                .iter()
+                .for_each(|f| crate::frame_log::outbound(conn, f)),
         }
     }
 

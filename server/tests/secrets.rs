@@ -96,14 +96,16 @@ async fn no_secret_is_logged_at_trace() {
     // The filter let the verbose levels through.
     assert!(log.contains(" DEBUG "), "no debug lines:\n{log}");
     assert_none_in(&log, &secrets);
-    assert!(!log.contains("frame in"), "frames logged without --log-frames");
+    assert!(
+        !log.contains("frame in"),
+        "frames logged without --log-frames"
+    );
 }
 
 #[tokio::test]
 async fn log_frames_logs_frames_with_their_secrets_masked() {
     let dir = tempfile::tempdir().unwrap();
-    let server =
-        Process::start_logging(dir.path().join("g.db"), &["--log-frames"], "trace").await;
+    let server = Process::start_logging(dir.path().join("g.db"), &["--log-frames"], "trace").await;
     let secrets = a_session_with_secrets(&server.url).await;
     let log = log_of(server).await;
     assert_none_in(&log, &secrets);
@@ -133,8 +135,8 @@ async fn log_format_json_writes_one_json_object_a_line() {
     let log = log_of(server).await;
     let mut lines = 0;
     for line in log.lines() {
-        let v: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
         assert!(
             v["fields"]["message"].is_string() || v["message"].is_string(),
             "no message: {line}"
