@@ -245,8 +245,12 @@ impl Client {
             match self.ws.next().await {
                 Some(Ok(Message::Text(text))) => match serde_json::from_str::<ServerMsg>(&text) {
                     Ok(m) => return Ok(m),
+                    // Not the text: it may hold a seat's or an account's
+                    // token (this client runs inside the server too, as
+                    // its house bots).
                     Err(e) => tracing::warn!(
-                        "ignoring a message this bot does not understand ({e}): {text}"
+                        "ignoring a message of {} bytes this bot does not understand ({e})",
+                        text.len()
                     ),
                 },
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {

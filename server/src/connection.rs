@@ -28,6 +28,7 @@ use crate::accounts::{Accounts, Session};
 use crate::cluster::bus::{self, Bus};
 use crate::config::Config;
 use crate::flag::{Alarm, Flag};
+use crate::frame_log;
 use crate::house::HouseSeat;
 use crate::lobby::{Lobby, RoomSetup};
 use crate::names;
@@ -267,6 +268,9 @@ pub async fn serve(
                 match msg {
                     Some(Ok(Message::Text(text))) => {
                         conn.received = last_seen;
+                        if frame_log::on() {
+                            frame_log::inbound(id, &text);
+                        }
                         match conn.on_text(&text) {
                             Ok(None) => {}
                             // Boxed: the commands that wait (for the lobby,
@@ -277,7 +281,10 @@ pub async fn serve(
                             Err(c) => break Some(c),
                         }
                     }
-                    Some(Ok(Message::Binary(_))) => {
+                    Some(Ok(Message::Binary(bytes))) => {
+                        if frame_log::on() {
+                            frame_log::inbound_binary(id, bytes.len());
+                        }
                         // Counted against the rate limit like any message.
                         match conn.admit(&None) {
                             Ok(true) => conn.reply(ServerMsg::error(None, ErrorCode::BadRequest,

@@ -19,6 +19,7 @@
 //! - [`stream`]: a connection's stream, plain TCP or TLS;
 //! - [`tls`]: TLS on the server's port: certificates from files, reloaded;
 //! - [`outbox`]: the bounded per-connection outbound queue;
+//! - [`frame_log`]: `--log-frames`, frames logged with their secrets masked;
 //! - [`player`]: who holds a seat: a name, a kind, an account;
 //! - [`accounts`]: accounts, passwords, API tokens and their abuse limits;
 //! - [`store`]: persistence (SQLite, group commit) behind a trait;
@@ -35,6 +36,7 @@ pub mod config;
 pub mod connection;
 pub mod directory;
 pub mod flag;
+pub mod frame_log;
 pub mod house;
 pub mod lobby;
 pub mod metrics;

@@ -77,6 +77,78 @@ struct Args {
     /// `--listen` address) with a redirect to https://.
     #[arg(long, value_name = "PORT", requires = "tls_cert")]
     http_redirect_port: Option<u16>,
+    /// How log lines are written to stderr: `text` (for a person) or `json`
+    /// (one JSON object a line, for a log collector).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Log every WebSocket text frame read and sent (target
+    /// `grundy_server::frames`), the values of keys naming a password or a
+    /// token masked as "***". Without it no frame's content is logged at any
+    /// level, `RUST_LOG=trace` included.
+    #[arg(long)]
+    log_frames: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Targets whose most verbose levels print what a client sent or was sent
+/// (passwords, tokens) whole: the WebSocket library prints every frame at
+/// `trace`, the NATS client every bus message (forwarded commands) at
+/// `trace`, the PostgreSQL client every statement's parameters (hashes of
+/// passwords and tokens) at `debug`. Held at these levels whatever
+/// `RUST_LOG` asks; `--log-frames` logs frames itself, masked.
+const CAPPED_TARGETS: &[(&str, tracing::Level)] = &[
+    ("tungstenite", tracing::Level::DEBUG),
+    ("tokio_tungstenite", tracing::Level::DEBUG),
+    ("async_nats", tracing::Level::DEBUG),
+    ("tokio_postgres", tracing::Level::INFO),
+];
+
+/// Logs go to stderr; stdout carries only the `listening on` line. Colours
+/// only on a terminal: a log file gets plain text. `RUST_LOG` chooses what is
+/// logged (default `info`), within [`CAPPED_TARGETS`].
+fn init_logging(format: LogFormat, log_frames: bool) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::EnvFilter;
+
+    let mut filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,refinery_core=warn,postgres=warn,tokio_postgres=warn".into());
+    if log_frames {
+        let frames = format!("{}=debug", grundy_server::frame_log::TARGET);
+        if let Ok(directive) = frames.parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
+    let caps = CAPPED_TARGETS.iter().fold(
+        Targets::new().with_default(LevelFilter::TRACE),
+        |t, &(target, level)| t.with_target(target, level),
+    );
+    let registry = tracing_subscriber::registry().with(filter).with(caps);
+    let stderr = std::io::stderr;
+    match format {
+        LogFormat::Text => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(stderr)
+                    .with_ansi(std::io::stderr().is_terminal()),
+            )
+            .init(),
+        LogFormat::Json => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_ansi(false)
+                    .with_writer(stderr),
+            )
+            .init(),
+    }
+    grundy_server::frame_log::set(log_frames);
 }
 
 /// How often the certificate files are looked at for a change.
@@ -94,18 +166,9 @@ fn main() -> anyhow::Result<ExitCode> {
 }
 
 async fn run() -> anyhow::Result<ExitCode> {
-    // Logs go to stderr; stdout carries only the `listening on` line. Colours
-    // only on a terminal: a log file gets plain text.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                "info,refinery_core=warn,postgres=warn,tokio_postgres=warn".into()
-            }),
-        )
-        .init();
+    // The flags first: a bad one is said before anything is logged.
     let args = Args::parse();
+    init_logging(args.log_format, args.log_frames);
     // The address first: a port in use must not leave a new database behind.
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,

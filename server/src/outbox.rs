@@ -75,6 +75,17 @@ impl Frames {
         }
     }
 
+    /// Logs them (`--log-frames`), secrets masked.
+    #[cold]
+    fn log(&self, conn: ConnId) {
+        match self {
+            Frames::One(a) => crate::frame_log::outbound(conn, a),
+            Frames::Many(many) => many
+                .iter()
+                .for_each(|f| crate::frame_log::outbound(conn, f)),
+        }
+    }
+
     /// The bytes of text they hold.
     pub fn bytes(&self) -> usize {
         match self {
@@ -467,6 +478,9 @@ impl Outbox {
     /// flight (a direct write's spill is not counted against `max_bytes`:
     /// at most one write's frames more).
     fn push(&self, frames: Frames, direct: bool) -> bool {
+        if crate::frame_log::on() {
+            frames.log(self.conn);
+        }
         let size = frames.bytes();
         let refused = {
             let mut state = self.queue.state();

@@ -48,6 +48,16 @@ impl Process {
 
     /// [`Process::start`] with more arguments.
     pub async fn start_with(db: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Process {
+        let log = std::env::var("GRUNDY_TEST_LOG").unwrap_or_else(|_| "info".into());
+        Process::start_logging(db, args, &log).await
+    }
+
+    /// [`Process::start_with`] under `RUST_LOG=log`.
+    pub async fn start_logging(
+        db: impl AsRef<std::ffi::OsStr>,
+        args: &[&str],
+        log: &str,
+    ) -> Process {
         let db_arg = db.as_ref().to_string_lossy().into_owned();
         let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
             .arg("--listen")
@@ -55,10 +65,7 @@ impl Process {
             .arg("--db")
             .arg(db)
             .args(args)
-            .env(
-                "RUST_LOG",
-                std::env::var("GRUNDY_TEST_LOG").unwrap_or_else(|_| "info".into()),
-            )
+            .env("RUST_LOG", log)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -136,6 +143,11 @@ impl Process {
     pub async fn signal(&self, name: &str) {
         let pid = self.child.id().expect("running");
         signal_pid(pid, name).await;
+    }
+
+    /// Everything it logged so far.
+    pub fn log(&self) -> String {
+        self.stderr.lock().unwrap().clone()
     }
 
     /// How many times its log has `line` so far.

@@ -1,9 +1,11 @@
 //! The embedded store: one SQLite file (WAL, `synchronous=FULL`), one
 //! writer thread doing group commit (`writer.rs`), one connection for reads.
-//! Its schema is numbered migrations (`migrate.rs`), run on open.
+//! Its schema is numbered migrations (`migrate.rs`), run on open. Its files
+//! are the owner's alone (`files.rs`).
 
 use super::*;
 
+mod files;
 mod migrate;
 use migrate::migrate;
 #[cfg(test)]
@@ -26,8 +28,16 @@ impl SqliteStore {
     /// Refuses a file of a newer schema version, and a file another store
     /// holds open ([`StoreError::InUse`]; see `lock.rs`).
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let file_error = |e: std::io::Error| StoreError::Open {
+            path: path.to_owned(),
+            message: e.to_string(),
+        };
+        files::make_dir(path).map_err(file_error)?;
         // Before SQLite touches the file: a refused opener changes nothing.
         let lock = db_lock::DbLock::acquire(path)?;
+        // The file is made 0600 before SQLite makes it with the umask's mode
+        // (its -wal and -shm take the file's).
+        files::prepare(path).map_err(file_error)?;
         let open_error = |e: rusqlite::Error| StoreError::Open {
             path: path.to_owned(),
             message: e.to_string(),
