@@ -62,6 +62,9 @@ echo "C = $MATCHES, $ROUNDS rounds of ${DURATION} s; build: $BIN"
 printf '%5s %9s %9s %8s %8s %7s %7s\n' round ws/s wss/s ws_us wss_us p99_ws p99_wss
 moves=() cpu=() errors=0
 for round in $(seq "$ROUNDS"); do
+    # The relay first, as in scripts/pairs.sh: without it, a round's first run
+    # on an idle machine here showed a 40 ms p99 and a third of the rate.
+    load "ws://$ECHO_ADDR" --relay --server-pid "$ECHO_PID" >/dev/null
     if [ $((round % 2)) -eq 1 ]; then
         p=$(nim)
         t=$(nim tls)
