@@ -117,7 +117,7 @@ fn capped(total: usize, per_ip: usize) -> Config {
 
 #[tokio::test]
 async fn connections_past_the_per_address_cap_are_closed_with_1008() {
-    let mut config = capped(100, 2);
+    let config = capped(100, 2);
     // Every test client is on loopback, counted like any address (nothing
     // is unlimited by default).
     let server = TestServer::start_with(config).await;
@@ -154,7 +154,7 @@ async fn connections_past_the_total_cap_are_closed_with_1013() {
 
 #[tokio::test]
 async fn a_closed_connection_gives_its_place_back() {
-    let mut config = capped(2, 1);
+    let config = capped(2, 1);
     let server = TestServer::start_with(config).await;
     let (a, _) = welcomed(server.addr, "127.0.0.7").await;
     let _b = welcomed(server.addr, "127.0.0.8").await;

@@ -20,11 +20,16 @@
 //!   refused, since nothing says which one the proxy wrote (the other is
 //!   whatever the client sent). Configure the proxy to set one and clear the
 //!   other (docs/deploy.md).
-//! - A header that cannot be read (an entry that is not an address, a
-//!   `Forwarded` element that is not `key=value` pairs, an unclosed quote,
-//!   a repeated `for`, bytes that are not visible ASCII) is refused with what
-//!   is wrong ([`BadForwarded`]): a trusted proxy sent it, so it is a
-//!   misconfiguration worth hearing about, not something to guess around.
+//! - A header that cannot be read where it is believed (an entry that is not
+//!   an address at or right of the client, a `Forwarded` element that is not
+//!   `key=value` pairs, an unclosed quote, a repeated `for`, bytes that are
+//!   not visible ASCII) is refused with what is wrong ([`BadForwarded`]): a
+//!   trusted proxy sent it, so it is a misconfiguration worth hearing about,
+//!   not something to guess around. Entries left of the client are never
+//!   believed and so never looked into: a client that sends
+//!   `X-Forwarded-For: nonsense` through a proxy that appends to it is still
+//!   its own address. (A `Forwarded` header's syntax is read whole: an
+//!   unclosed quote may swallow what the proxy appended.)
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -92,23 +97,29 @@ pub fn client_address(
             ))
         }
         (Some(value), None) => parse_forwarded(&value)?,
-        (None, Some(value)) => parse_x_forwarded_for(&value)?,
+        (None, Some(value)) => parse_x_forwarded_for(&value),
     };
-    Ok(pick(peer, &hops, trusted))
+    pick(peer, hops, trusted)
 }
 
-/// The client among `hops` (left-most first) that reached trusted `peer`.
-fn pick(peer: IpAddr, hops: &[Hop], trusted: &[IpNet]) -> IpAddr {
+/// The client among `hops` (left-most first; each read, or what is wrong
+/// with it) that reached trusted `peer`. Only the hops from the right up to
+/// the client are looked at.
+fn pick(
+    peer: IpAddr,
+    hops: Vec<Result<Hop, BadForwarded>>,
+    trusted: &[IpNet],
+) -> Result<IpAddr, BadForwarded> {
     // The address that handed on the hop being looked at.
     let mut reporter = peer;
-    for hop in hops.iter().rev() {
-        match *hop {
-            Hop::Hidden => return reporter,
+    for hop in hops.into_iter().rev() {
+        match hop? {
+            Hop::Hidden => return Ok(reporter),
             Hop::Known(ip) if is_inside(trusted, ip) => reporter = ip,
-            Hop::Known(ip) => return ip,
+            Hop::Known(ip) => return Ok(ip),
         }
     }
-    reporter
+    Ok(reporter)
 }
 
 /// Every value of header `name`, joined by commas in the order received (a
@@ -151,7 +162,7 @@ fn quote(s: &str) -> String {
 /// `X-Forwarded-For: 203.0.113.7, 2001:db8::1, 198.51.100.2`: addresses
 /// separated by commas; `[v6]`, `[v6]:port` and `v4:port` are read too, and
 /// `unknown` or `_name` as a hidden hop.
-fn parse_x_forwarded_for(value: &str) -> Result<Vec<Hop>, BadForwarded> {
+fn parse_x_forwarded_for(value: &str) -> Vec<Result<Hop, BadForwarded>> {
     value
         .split(',')
         .enumerate()
@@ -211,14 +222,14 @@ fn is_obfuscated(s: &str) -> bool {
 /// `Forwarded: for=192.0.2.60;proto=http;by=203.0.113.43, for="[2001:db8::1]:4711"`:
 /// elements separated by commas, each `key=value` pairs separated by
 /// semicolons, a value a token or a quoted string. One hop per element: its
-/// `for`, or a hidden hop if it has none.
-fn parse_forwarded(value: &str) -> Result<Vec<Hop>, BadForwarded> {
+/// `for` (or what is wrong with it), or a hidden hop if it has none.
+fn parse_forwarded(value: &str) -> Result<Vec<Result<Hop, BadForwarded>>, BadForwarded> {
     let bad = |what: String| BadForwarded(format!("Forwarded: {what}"));
     let mut hops = Vec::new();
     let mut rest = value;
     let mut element = 1;
     loop {
-        let mut hop: Option<Hop> = None;
+        let mut hop: Option<Result<Hop, BadForwarded>> = None;
         // The pairs of one element.
         loop {
             rest = rest.trim_start_matches([' ', '\t']);
@@ -273,7 +284,7 @@ fn parse_forwarded(value: &str) -> Result<Vec<Hop>, BadForwarded> {
                          `unknown` or an obfuscated `_name`",
                         quote(&value)
                     ))
-                })?);
+                }));
             }
             rest = after.trim_start_matches([' ', '\t']);
             match rest.as_bytes().first() {
@@ -287,7 +298,7 @@ fn parse_forwarded(value: &str) -> Result<Vec<Hop>, BadForwarded> {
                 }
             }
         }
-        hops.push(hop.unwrap_or(Hop::Hidden));
+        hops.push(hop.unwrap_or(Ok(Hop::Hidden)));
         match rest.strip_prefix(',') {
             Some(next) => {
                 rest = next;
@@ -491,7 +502,7 @@ mod tests {
             e.contains("X-Forwarded-For") && e.contains("entry 2") && e.contains("not-an-ip"),
             "{e}"
         );
-        let e = refusal(&[(X_FORWARDED_FOR, "198.51.100.7,,10.0.0.2")]);
+        let e = refusal(&[(X_FORWARDED_FOR, "10.0.0.2,,10.0.0.2")]);
         assert!(e.contains("entry 2 is empty"), "{e}");
         assert!(refusal(&[(X_FORWARDED_FOR, "")]).contains("entry 1 is empty"));
         assert!(refusal(&[(X_FORWARDED_FOR, "[2001:db8::1")]).contains("not an IP address"));
@@ -506,6 +517,9 @@ mod tests {
         assert!(e.contains("has no `=value`"), "{e}");
         let e = refusal(&[(FORWARDED, "for=hostname.example")]);
         assert!(e.contains("is not an IP address"), "{e}");
+        // Between the client and the peer, a bad entry is refused too.
+        let e = refusal(&[(X_FORWARDED_FOR, "198.51.100.7, 10.0.0.2:x, 10.0.0.3")]);
+        assert!(e.contains("entry 2"), "{e}");
         let e = refusal(&[(FORWARDED, "for=198.51.100.7,")]);
         assert!(
             e.contains("element 2") && e.contains("without a name"),
@@ -529,6 +543,19 @@ mod tests {
         // A long entry is quoted cut short.
         let long = "x".repeat(10_000);
         assert!(refusal(&[(X_FORWARDED_FOR, &long)]).len() < 200);
+    }
+
+    #[test]
+    fn what_is_left_of_the_client_is_not_looked_into() {
+        // What a client sent before the proxy appended its address.
+        assert_eq!(
+            via_proxy(&[(X_FORWARDED_FOR, "nonsense, ,198.51.100.7")]),
+            Ok(ip("198.51.100.7"))
+        );
+        assert_eq!(
+            via_proxy(&[(FORWARDED, "for=nonsense, for=198.51.100.7")]),
+            Ok(ip("198.51.100.7"))
+        );
     }
 
     #[test]
