@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use grundy_protocol::{Position, Rules, Strategy};
-use grundy_server::Config;
 use grundy_tests::{cluster_node, TestServer};
 use serde_json::{json, Value};
 

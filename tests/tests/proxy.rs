@@ -22,8 +22,10 @@ use tokio_tungstenite::Connector;
 /// A server that believes 127.0.0.1 (where nginx connects from) and lets
 /// one connection in per client address.
 fn behind_nginx(per_ip: usize) -> Config {
-    let mut config = Config::default();
-    config.trusted_proxies = vec!["127.0.0.1/32".parse().expect("range")];
+    let mut config = Config {
+        trusted_proxies: vec!["127.0.0.1/32".parse().expect("range")],
+        ..Config::default()
+    };
     config.limits.connections_per_ip = per_ip;
     config
 }

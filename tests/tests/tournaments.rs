@@ -277,7 +277,7 @@ async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
     use std::sync::Arc;
 
     use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
-    use grundy_server::{Config, Server};
+    use grundy_server::Server;
 
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("g.db");

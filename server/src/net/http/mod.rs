@@ -90,7 +90,11 @@ pub async fn accept<S: Accepted>(
     let peer = place.peer();
     let who: WhoIs = {
         let forwarding = place.forwarding();
-        Arc::new(move |headers: &HeaderMap| forwarding.client(headers))
+        Arc::new(move |headers: &HeaderMap| {
+            forwarding.client(headers).inspect_err(|bad| {
+                tracing::warn!(%peer, "refused a request from a trusted proxy: {bad}");
+            })
+        })
     };
     let limits = &shared.config.limits;
     let timing = Timing {
@@ -141,7 +145,6 @@ pub async fn serve<S: Accepted>(
                 let client = match client {
                     Ok(client) => client,
                     Err(bad) => {
-                        tracing::warn!("refused a request from a trusted proxy: {bad}");
                         let response =
                             api::error_response(StatusCode::BAD_REQUEST, "bad_forwarded", bad.0);
                         count(response.status());
