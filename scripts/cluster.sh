@@ -81,7 +81,7 @@ echo "NATS:       $BUS"
 for i in $(seq 0 $((NODES - 1))); do
     port=$((FIRST_PORT + i))
     "$SERVER" --listen "127.0.0.1:$port" --db "$DB" --cluster --bus "$BUS" \
-        --lease-ms "$LEASE_MS" ${NODE_ARGS:-} >"$DIR/node$port.out" 2>"$DIR/node$port.log" &
+        --lease-ms "$LEASE_MS" --unlimited-from 127.0.0.0/8 ${NODE_ARGS:-} >"$DIR/node$port.out" 2>"$DIR/node$port.log" &
     pids+=($!)
     started=""
     for _ in $(seq 100); do

@@ -26,14 +26,18 @@ fi
 if [ -z "${NATS_SERVER:-}" ] && [ ! -x /usr/sbin/nats-server ] && [ ! -x /usr/bin/nats-server ]; then
     missing+=(nats-server)
 fi
+# testkit/src/nginx.rs looks there (or at $NGINX): the proxy tests.
+if [ -z "${NGINX:-}" ] && [ ! -x /usr/sbin/nginx ] && [ ! -x /usr/bin/nginx ]; then
+    missing+=(nginx)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "installing ${missing[*]} for the browser, terminal, PostgreSQL and cluster tests" >&2
+        echo "installing ${missing[*]} for the browser, terminal, PostgreSQL, cluster and proxy tests" >&2
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -qq "${missing[@]}" >/dev/null ||
             { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }
     else
-        echo "the browser, terminal, PostgreSQL and cluster tests need: ${missing[*]}" >&2
+        echo "the browser, terminal, PostgreSQL, cluster and proxy tests need: ${missing[*]}" >&2
         echo "  sudo apt-get install -y ${missing[*]}" >&2
         echo "(or set CHROMIUM and CHROMEDRIVER to where Chromium and its driver are)" >&2
         exit 1

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use grundy_protocol::wire::Limits;
+use ipnet::IpNet;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -61,13 +62,21 @@ pub struct Config {
     /// `hello` or HTTP request with a token, a `login`), at once and queued.
     pub account_reads: usize,
     pub account_reads_queued: usize,
-    /// Connections from this host (loopback, or from the very address they
-    /// came in on) do not count against `connections_per_ip`: house bots
-    /// connect so, one per room that asks for one, and so do the benchmark's
-    /// load generators and a TLS proxy in front of the server (which then
-    /// must cap per client address itself). They still count against
-    /// `max_connections`. Tests turn it off to try the cap over loopback.
-    pub exempt_this_host: bool,
+    /// Peers whose `Forwarded` / `X-Forwarded-For` headers are believed
+    /// (`--trusted-proxy`): for a connection from one of these, the client
+    /// is the right-most address the header gives that is not itself in
+    /// these ranges (`net/forwarded.rs`), and every per-address limit, log
+    /// line and metric counts that address. Empty: nothing forwarded is
+    /// believed.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Client addresses not counted against the per-address limits
+    /// (`connections_per_ip`, `logins_per_ip_per_minute`,
+    /// `accounts_per_ip_per_hour`; `--unlimited-from`): e.g. the benchmark's
+    /// load generators on loopback. They still count against
+    /// `max_connections`. Empty by default: every address is limited. (The
+    /// house bots need no entry: they come in on a listener of their own,
+    /// `server.rs`.)
+    pub unlimited_from: Vec<IpNet>,
     /// Refusals (handshake, close frame, linger: a few seconds each) under
     /// way at once; past this a connection over a cap is dropped without a
     /// handshake, so that a flood of them costs no more than this many sockets.
@@ -143,7 +152,8 @@ impl Default for Config {
             password_checks_queued: 32,
             account_reads: 2,
             account_reads_queued: 256,
-            exempt_this_host: true,
+            trusted_proxies: Vec::new(),
+            unlimited_from: Vec::new(),
             // 1,024 sockets at most, for up to about four seconds each.
             refusals_in_flight: 1_024,
         }

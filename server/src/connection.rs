@@ -158,7 +158,7 @@ struct Conn {
     /// What the token given in `hello` proved.
     session: Option<Box<Session>>,
     /// The client's address as the per-address limits count it; None for
-    /// an address exempt from them (this host, like `connections_per_ip`).
+    /// an address exempt from them (`unlimited_from`, the house bots).
     address: Option<std::net::IpAddr>,
     hello: bool,
     bucket: Bucket,

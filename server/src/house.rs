@@ -2,8 +2,9 @@
 //! and cancellable: for a new room that asks for a bot and for the house seats
 //! of restored rooms alike, a bot (re)serves a seat the same way: the room
 //! reserves the seat for the house (recorded so in the store), and the bot,
-//! a protocol client over loopback like any other, comes with `resume` and the
-//! seat token — again by itself after a dropped connection. Shutdown cancels
+//! a protocol client over loopback like any other (on a plain port of the
+//! house's own, `server.rs`, not counted per address), comes with `resume`
+//! and the seat token — again by itself after a dropped connection. Shutdown cancels
 //! the bots and waits for them, so none outlives its server, and none is left
 //! to sit beside the bots a server restarted on the same address puts back.
 //!

@@ -61,9 +61,31 @@ struct Args {
     #[arg(long)]
     max_connections: Option<usize>,
     /// Override the `connections_per_ip` limit (connections held at once from
-    /// one client address; connections from this host are not counted).
+    /// one client address; addresses in `--unlimited-from` are not counted).
     #[arg(long)]
     connections_per_ip: Option<usize>,
+    /// Override the `logins_per_ip_per_minute` limit (logins from one client
+    /// address in a minute).
+    #[arg(long)]
+    logins_per_ip_per_minute: Option<u32>,
+    /// Override the `accounts_per_ip_per_hour` limit (accounts opened from
+    /// one client address in an hour).
+    #[arg(long)]
+    accounts_per_ip_per_hour: Option<u32>,
+    /// A proxy (an address or CIDR range, e.g. `10.0.0.0/8`; repeatable)
+    /// whose `Forwarded` / `X-Forwarded-For` headers are believed: the
+    /// client of a connection from it is the right-most address they give
+    /// that is not itself a trusted proxy, and every per-address limit and
+    /// log line counts that address. Without it nothing forwarded is
+    /// believed (docs/deploy.md).
+    #[arg(long, value_name = "CIDR", value_parser = parse_range)]
+    trusted_proxy: Vec<ipnet::IpNet>,
+    /// Client addresses (an address or CIDR range; repeatable) not counted
+    /// against the per-address limits, e.g. `127.0.0.1` for load
+    /// generators on this host. Default: none (the house bots have a port
+    /// of their own and need none).
+    #[arg(long, value_name = "CIDR", value_parser = parse_range)]
+    unlimited_from: Vec<ipnet::IpNet>,
     /// Serve TLS on `--listen` (https:// and wss://: the web app, the API
     /// and the WebSocket) with this certificate chain, PEM, the server's
     /// own certificate first. Read again when the file changes (looked at
@@ -151,6 +173,18 @@ fn init_logging(format: LogFormat, log_frames: bool) {
     grundy_server::frame_log::set(log_frames);
 }
 
+/// A CIDR range, or one address (as its /32 or /128).
+fn parse_range(s: &str) -> Result<ipnet::IpNet, String> {
+    if let Ok(net) = s.parse::<ipnet::IpNet>() {
+        return Ok(net.trunc());
+    }
+    s.parse::<std::net::IpAddr>()
+        .map(ipnet::IpNet::from)
+        .map_err(|_| {
+            format!("{s:?} is not an address or a CIDR range (like 10.0.0.0/8 or ::1/128)")
+        })
+}
+
 /// How often the certificate files are looked at for a change.
 const CERTIFICATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -233,6 +267,14 @@ async fn run() -> anyhow::Result<ExitCode> {
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
     }
+    if let Some(logins) = args.logins_per_ip_per_minute {
+        config.limits.logins_per_ip_per_minute = logins;
+    }
+    if let Some(accounts) = args.accounts_per_ip_per_hour {
+        config.limits.accounts_per_ip_per_hour = accounts;
+    }
+    config.trusted_proxies = args.trusted_proxy;
+    config.unlimited_from = args.unlimited_from;
     let store: Arc<dyn MatchStore> = Arc::from(store);
     if let Some(cluster) = store.cluster() {
         // What maps this process to `room_owners` (also in /metrics and

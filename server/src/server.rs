@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::flag::Flag;
 use crate::house::{self, House, HouseBots};
 use crate::lobby::Lobby;
-use crate::net::caps::Caps;
+use crate::net::caps::{Caps, Door};
 use crate::net::http;
 use crate::net::tls::{self, Tls};
 use crate::node::Node;
@@ -102,26 +102,21 @@ impl Server {
     ) -> anyhow::Result<Server> {
         let Listener { tcp: listener, tls } = listener.into();
         let addr = listener.local_addr()?;
-        // The house bots connect as any client does, but over TLS they would
-        // have to trust this server's own certificate: they get a plain
-        // port of their own on loopback instead.
-        let house_listener = match tls {
-            Some(_) => {
-                // Loopback whatever `--listen` says: this port is plain.
-                let loopback = match addr {
-                    SocketAddr::V4(_) => SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0)),
-                    SocketAddr::V6(_) => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 0)),
-                };
-                Some(TcpListener::bind(loopback).await.map_err(|e| {
-                    anyhow::anyhow!("cannot listen on {loopback} for the house bots: {e}")
-                })?)
-            }
-            None => None,
+        // The house bots connect as any client does, but on a plain port of
+        // their own on loopback: over TLS they would have to trust this
+        // server's own certificate, and on `--listen` they would count
+        // against `connections_per_ip` (one connection per room that asks
+        // for a bot, all from one address). Connections on this port are
+        // not counted per address (`Door::House`); they still count against
+        // `max_connections`.
+        let loopback = match addr {
+            SocketAddr::V4(_) => SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0)),
+            SocketAddr::V6(_) => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 0)),
         };
-        let house_addr = match &house_listener {
-            Some(l) => l.local_addr()?,
-            None => addr,
-        };
+        let house_listener = TcpListener::bind(loopback)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {loopback} for the house bots: {e}"))?;
+        let house_addr = house_listener.local_addr()?;
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let ratings = Arc::new(Ratings::new(store.load_ratings()?));
@@ -219,10 +214,13 @@ impl Server {
             stopping: stopping.clone(),
             connections: connections.clone(),
         };
-        if let Some(house_listener) = house_listener {
-            tokio::spawn(accept_loop(house_listener, None, accepting.clone()));
-        }
-        tokio::spawn(accept_loop(listener, tls, accepting));
+        tokio::spawn(accept_loop(
+            house_listener,
+            None,
+            Door::House,
+            accepting.clone(),
+        ));
+        tokio::spawn(accept_loop(listener, tls, Door::Public, accepting));
         // Once the server accepts: the bots connect like any client.
         for seat in house_seats {
             house.spawn(seat);
@@ -346,7 +344,7 @@ struct Accepting {
     connections: TaskTracker,
 }
 
-async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, on: Accepting) {
+async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, door: Door, on: Accepting) {
     // Over TLS every HTTP answer tells browsers to keep to https://.
     let router = match tls {
         Some(_) => on.router.clone().layer(
@@ -373,7 +371,7 @@ async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, on: Accepting
                     backoff = Duration::from_millis(10);
                     // Counted before anything is spent on it; the loop
                     // never waits on a connection, refused or not.
-                    let admitted = caps.admit(peer.ip(), || stream.local_addr().ok().map(|a| a.ip()));
+                    let admitted = caps.admit(peer.ip(), door);
                     match (admitted, &tls) {
                         // The place goes with the connection's task, given
                         // back when it ends, on any path. (Not in a wrapping
@@ -401,12 +399,12 @@ async fn accept_loop(listener: TcpListener, tls: Option<Arc<Tls>>, on: Accepting
                             });
                         }
                         (Err(refusal), None) => caps.turn_away(&connections, |handshake| {
-                            http::refuse(stream, refusal, handshake)
+                            http::refuse(stream, peer.ip(), refusal, handshake)
                         }),
                         (Err(refusal), Some(tls)) => {
                             let tls = tls.clone();
                             caps.turn_away(&connections, move |handshake| {
-                                refuse_tls(tls, stream, refusal, handshake)
+                                refuse_tls(tls, stream, peer.ip(), refusal, handshake)
                             })
                         }
                     }
@@ -431,10 +429,11 @@ fn hello_timeout(shared: &Node) -> Duration {
 async fn refuse_tls(
     tls: Arc<Tls>,
     stream: TcpStream,
+    peer: std::net::IpAddr,
     refusal: crate::net::caps::TurnedAway,
     handshake: Duration,
 ) {
     if let Some(stream) = tls.handshake(stream, handshake).await {
-        http::refuse(stream, refusal, handshake).await;
+        http::refuse(stream, peer, refusal, handshake).await;
     }
 }

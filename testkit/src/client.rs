@@ -50,7 +50,9 @@ impl Client {
         Client::over(ws)
     }
 
-    fn over(ws: Ws) -> Client {
+    /// A client over a WebSocket opened already (e.g. from a chosen source
+    /// address, or with headers of the test's own).
+    pub fn over(ws: Ws) -> Client {
         Client {
             ws,
             next_id: 1,

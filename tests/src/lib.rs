@@ -25,9 +25,23 @@ pub struct TestServer {
     _dir: tempfile::TempDir,
 }
 
+/// The server's defaults, but with loopback not counted against the
+/// per-address limits (`unlimited_from`): every test client connects from
+/// 127.0.0.1, and most tests open more connections, logins and accounts than
+/// one address may. Tests of those limits start from `Config::default()`.
+pub fn config() -> Config {
+    Config {
+        unlimited_from: vec![
+            "127.0.0.0/8".parse().expect("range"),
+            "::1/128".parse().expect("range"),
+        ],
+        ..Config::default()
+    }
+}
+
 impl TestServer {
     pub async fn start() -> TestServer {
-        Self::start_with(Config::default()).await
+        Self::start_with(config()).await
     }
 
     pub async fn start_with(config: Config) -> TestServer {

@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Message};
 
 /// Short timeouts, so that the timeout cases take well under a second.
 fn quick() -> Config {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.hello_timeout_ms = 300;
     config.limits.ping_interval_ms = 100;
     config.limits.idle_timeout_ms = 400;
@@ -552,7 +552,7 @@ async fn a_flood_is_rate_limited_while_other_matches_play_on() {
 async fn a_reader_too_far_behind_is_dropped_while_other_matches_play_on() {
     let server = TestServer::start_with(Config {
         outbox_bytes: 256 * 1024,
-        ..Config::default()
+        ..grundy_tests::config()
     })
     .await;
     let url = server.url();

@@ -160,7 +160,7 @@ async fn until_ended(c: &mut Client) -> Value {
 
 #[tokio::test]
 async fn a_match_ends_at_the_move_limit_with_the_theorys_winner() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.max_moves = 4;
     let server = TestServer::start_with(config).await;
     // Nim 2 6; four moves take heap 1 down to 2: a P-position with seat 0 to
@@ -185,7 +185,7 @@ async fn a_match_ends_at_the_move_limit_with_the_theorys_winner() {
 
 #[tokio::test]
 async fn a_match_ends_when_its_moves_reach_the_record_bound() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     // Each move here is `{"heap":1,"take":1}`: 19 bytes.
     config.limits.max_record_bytes = 38;
     let server = TestServer::start_with(config).await;
@@ -204,7 +204,7 @@ async fn a_match_ends_when_its_moves_reach_the_record_bound() {
 async fn a_catch_up_older_than_the_room_keeps_is_a_snapshot() {
     let config = Config {
         events_in_memory: 3,
-        ..Config::default()
+        ..grundy_tests::config()
     };
     let server = TestServer::start_with(config).await;
     let (room, _, t0, t1, mut a, mut b) =
@@ -268,7 +268,7 @@ async fn a_watcher_who_resumes_a_seat_hears_its_presence_once() {
 
 #[tokio::test]
 async fn a_catch_up_too_large_for_one_message_is_a_snapshot() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.max_message_bytes = 8 * 1024;
     let server = TestServer::start_with(config).await;
     // Each `moved` event carries the position: 400 heaps, about 0.9 KB; ten
@@ -354,7 +354,7 @@ async fn a_full_room_queue_never_stops_a_connection() {
         store: SqliteStore::open(&dir.path().join("g.db")).unwrap(),
         hook: move |store: &SqliteStore, op: WriteOp| hooked.write(store, op),
     });
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.messages_per_second = 100_000;
     config.limits.burst = 100_000;
     let server = Server::start("127.0.0.1:0".parse().unwrap(), store.clone(), config)
@@ -412,7 +412,7 @@ async fn a_full_room_queue_never_stops_a_connection() {
 /// refusals cannot be used to get past `seats_per_connection`.
 #[tokio::test]
 async fn a_refused_watch_keeps_the_connection_counted_in_its_room() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.seats_per_connection = 1;
     let server = TestServer::start_with(config).await;
     let mut a = Client::connect(&server.url(), "alice").await;
@@ -477,9 +477,13 @@ async fn a_resume_the_store_refuses_leaves_the_seat_disconnected() {
             store.write(op)
         },
     });
-    let server = Server::start("127.0.0.1:0".parse().unwrap(), store, Config::default())
-        .await
-        .unwrap();
+    let server = Server::start(
+        "127.0.0.1:0".parse().unwrap(),
+        store,
+        grundy_tests::config(),
+    )
+    .await
+    .unwrap();
     let url = format!("ws://{}", server.local_addr());
     let (room, _, t0, _, a, mut b) =
         two_players(&url, json!({"game": "nim", "heaps": [3, 4]}), None).await;

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use grundy_protocol::{Position, Rules, Strategy};
-use grundy_server::Config;
 use grundy_tests::{cluster_node, TestServer};
 use serde_json::{json, Value};
 
@@ -893,8 +892,8 @@ async fn a_game_goes_on_in_the_page_when_its_node_shuts_down() {
         return;
     };
     let db = postgres.fresh_database();
-    let first = cluster_node(&db, &nats.url(), Config::default()).await;
-    let second = cluster_node(&db, &nats.url(), Config::default()).await;
+    let first = cluster_node(&db, &nats.url(), grundy_tests::config()).await;
+    let second = cluster_node(&db, &nats.url(), grundy_tests::config()).await;
     let backend = Arc::new(Mutex::new(first.local_addr()));
     let base = format!("http://{}", balancer(backend.clone()).await);
     let driver = Driver::start().await;

@@ -1,8 +1,9 @@
 //! Connection caps over real sockets: a connection past `connections_per_ip`
 //! or `max_connections` completes its handshake and is closed at once with a
 //! close code and a reason naming the limit, before any message of its is
-//! read; a closed connection gives its place back; connections from this host
-//! are exempt from the per-address cap (but not from the total).
+//! read; a closed connection gives its place back; the house bots and
+//! addresses in `unlimited_from` are exempt from the per-address cap (but
+//! not from the total), and nothing else is, loopback included.
 //!
 //! Clients bind to addresses of 127.0.0.0/8 other than 127.0.0.1 to be
 //! different client addresses (Linux routes the whole block over loopback).
@@ -116,9 +117,9 @@ fn capped(total: usize, per_ip: usize) -> Config {
 
 #[tokio::test]
 async fn connections_past_the_per_address_cap_are_closed_with_1008() {
-    let mut config = capped(100, 2);
-    // Every test client is on loopback: count it like any address.
-    config.exempt_this_host = false;
+    let config = capped(100, 2);
+    // Every test client is on loopback, counted like any address (nothing
+    // is unlimited by default).
     let server = TestServer::start_with(config).await;
     let (_a, limits) = welcomed(server.addr, "127.0.0.2").await;
     assert_eq!(limits["connections_per_ip"], 2, "{limits}");
@@ -153,8 +154,7 @@ async fn connections_past_the_total_cap_are_closed_with_1013() {
 
 #[tokio::test]
 async fn a_closed_connection_gives_its_place_back() {
-    let mut config = capped(2, 1);
-    config.exempt_this_host = false;
+    let config = capped(2, 1);
     let server = TestServer::start_with(config).await;
     let (a, _) = welcomed(server.addr, "127.0.0.7").await;
     let _b = welcomed(server.addr, "127.0.0.8").await;
@@ -187,11 +187,15 @@ async fn a_closed_connection_gives_its_place_back() {
 }
 
 #[tokio::test]
-async fn this_host_is_exempt_from_the_per_address_cap_but_not_the_total() {
-    // One connection per address, three in all.
-    let server = TestServer::start_with(capped(3, 1)).await;
+async fn house_bots_and_unlimited_addresses_are_exempt_from_the_per_address_cap_but_not_the_total()
+{
+    // One connection per address, four in all; 127.0.0.10 is unlimited.
+    let mut config = capped(4, 1);
+    config.unlimited_from = vec!["127.0.0.10/32".parse().expect("range")];
+    let server = TestServer::start_with(config).await;
     // A person on loopback asks for a house bot, which connects over
-    // loopback too: both are let in, and the bot takes its seat.
+    // loopback too (on its own port): both are let in, and the bot takes
+    // its seat.
     let mut person = Client::connect(&server.url(), "dana").await;
     let seated = person
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [3, 4, 5]}, "bot": "perfect"}))
@@ -203,9 +207,12 @@ async fn this_host_is_exempt_from_the_per_address_cap_but_not_the_total() {
             break;
         }
     }
-    // A third from this host is welcome; a fourth would be past the total.
+    // The person's address holds its share.
+    assert_eq!(refused(server.addr, "127.0.0.1").await.0, 1008);
+    // Two from the unlimited address are welcome; a fifth is past the total.
     let _third = welcomed(server.addr, "127.0.0.10").await;
-    let (code, reason) = refused(server.addr, "127.0.0.1").await;
+    let _fourth = welcomed(server.addr, "127.0.0.10").await;
+    let (code, reason) = refused(server.addr, "127.0.0.10").await;
     assert_eq!(code, 1013, "{reason}");
 }
 

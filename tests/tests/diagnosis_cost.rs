@@ -158,7 +158,7 @@ async fn batch(server: &ServerThread, ws: &mut Ws, text: &str, expect: &str) -> 
 
 #[tokio::test]
 async fn a_malformed_message_costs_the_server_about_what_a_good_one_does() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     // Every message admitted, and the connection kept without a hello: the
     // good message is refused cheaply ("say hello first") after it was read,
     // so both kinds cost their reading and a short answer, nothing more.

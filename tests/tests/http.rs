@@ -575,7 +575,7 @@ async fn health_and_metrics_tell_what_the_server_does() {
 
 #[tokio::test]
 async fn http_connections_are_bounded_in_time() {
-    let mut config = grundy_server::Config::default();
+    let mut config = grundy_tests::config();
     config.limits.hello_timeout_ms = 300;
     config.limits.idle_timeout_ms = 600;
     let server = TestServer::start_with(config).await;
@@ -654,7 +654,7 @@ async fn health_is_503_while_the_store_does_not_commit() {
     let server = grundy_server::Server::start(
         "127.0.0.1:0".parse().expect("addr"),
         std::sync::Arc::new(store),
-        grundy_server::Config::default(),
+        grundy_tests::config(),
     )
     .await
     .expect("server");

@@ -12,7 +12,7 @@ use grundy_tests::TestServer;
 /// The server's per-connection rate limit would refuse a load's moves; a load
 /// test lifts it, as scripts/bench.sh does.
 fn unlimited() -> Config {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.messages_per_second = 1_000_000;
     config.limits.burst = 1_000_000;
     config

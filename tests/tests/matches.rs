@@ -346,12 +346,12 @@ async fn lobby_lists_open_rooms_and_refuses_a_full_one() {
         .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [0]}}))
         .await;
     assert_eq!(over["code"], "bad_spec", "{over}");
-    let _ = Config::default();
+    let _ = grundy_tests::config();
 }
 
 #[tokio::test]
 async fn the_room_limit_counts_unfinished_matches_only() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.seats_per_connection = 2;
     let server = TestServer::start_with(config).await;
     let mut a = Client::connect(&server.url(), "alice").await;
@@ -396,7 +396,7 @@ async fn room_ids_sort_in_creation_order() {
 /// `finished_rooms_in_memory` the oldest leave, and their records remain.
 #[tokio::test]
 async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.open_rooms = 2;
     config.finished_rooms_in_memory = 2;
     let mut server = TestServer::start_with(config).await;
@@ -459,7 +459,7 @@ async fn finished_rooms_neither_block_new_rooms_nor_pile_up() {
 async fn commands_to_a_room_gone_from_memory_are_refused() {
     let config = Config {
         finished_rooms_in_memory: 1,
-        ..Config::default()
+        ..grundy_tests::config()
     };
     let server = TestServer::start_with(config).await;
     let mut a = Client::connect(&server.url(), "alice").await;
@@ -531,7 +531,7 @@ async fn the_lobby_list_is_cut_at_its_limit() {
 /// restart finishes the record, and the room counts as finished.
 #[tokio::test]
 async fn a_restart_finishes_a_record_whose_result_was_lost() {
-    let mut config = Config::default();
+    let mut config = grundy_tests::config();
     config.limits.open_rooms = 1;
     let mut server = TestServer::start_with(config).await;
     let (room, _, t0, _, mut alice, _bob) =

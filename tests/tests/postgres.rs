@@ -20,7 +20,7 @@ async fn start(url: &str) -> Server {
     Server::start(
         "127.0.0.1:0".parse().unwrap(),
         Arc::new(store),
-        Config::default(),
+        grundy_tests::config(),
     )
     .await
     .expect("the server starts")
@@ -102,7 +102,7 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
         return;
     };
     let db = pg.fresh_database();
-    let one = cluster_node(&db, &nats.url(), Config::default()).await;
+    let one = cluster_node(&db, &nats.url(), grundy_tests::config()).await;
     let one_url = format!("ws://{}", one.local_addr());
     let mut ada = Client::connect(&one_url, "guest").await;
     let made = ada
@@ -118,7 +118,7 @@ async fn a_token_of_another_node_is_not_refused_as_unknown_for_the_load() {
     let one_read = Config {
         account_reads: 1,
         account_reads_queued: 0,
-        ..Config::default()
+        ..grundy_tests::config()
     };
     let two = cluster_node(&db, &nats.url(), one_read).await;
     let two_url = format!("ws://{}", two.local_addr());

@@ -277,7 +277,7 @@ async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
     use std::sync::Arc;
 
     use grundy_server::store::{HookedWrites, MatchStore, SqliteStore, StoreError, WriteOp};
-    use grundy_server::{Config, Server};
+    use grundy_server::Server;
 
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("g.db");
@@ -302,7 +302,7 @@ async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
     let server = Server::start(
         "127.0.0.1:0".parse().expect("addr"),
         store,
-        Config::default(),
+        grundy_tests::config(),
     )
     .await
     .expect("server");
@@ -352,7 +352,7 @@ async fn a_rated_round_is_rated_once_across_a_failed_write_and_a_restart() {
     let server = Server::start(
         addr,
         Arc::new(SqliteStore::open(&path).expect("reopen")),
-        Config::default(),
+        grundy_tests::config(),
     )
     .await
     .expect("restart");
@@ -822,7 +822,7 @@ async fn leaving_mid_way_resigns_the_game_and_forfeits_the_rest() {
 async fn a_tournament_nobody_follows_before_its_start_ends() {
     let server = TestServer::start_with(grundy_server::Config {
         abandon: std::time::Duration::from_millis(500),
-        ..grundy_server::Config::default()
+        ..grundy_tests::config()
     })
     .await;
     let url = server.url();
@@ -859,7 +859,7 @@ async fn a_tournament_nobody_follows_before_its_start_ends() {
 async fn a_running_tournament_is_not_abandoned_after_a_restart() {
     let mut server = TestServer::start_with(grundy_server::Config {
         abandon: std::time::Duration::from_millis(300),
-        ..grundy_server::Config::default()
+        ..grundy_tests::config()
     })
     .await;
     let url = server.url();
@@ -888,7 +888,7 @@ async fn a_running_tournament_is_not_abandoned_after_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_registration_does_not_use_up_the_connection_limit() {
-    let mut config = grundy_server::Config::default();
+    let mut config = grundy_tests::config();
     config.limits.seats_per_connection = 1;
     let server = TestServer::start_with(config).await;
     let url = server.url();
@@ -936,7 +936,7 @@ async fn a_refused_registration_does_not_use_up_the_connection_limit() {
 async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
     let mut server = TestServer::start_with(grundy_server::Config {
         linger: std::time::Duration::from_millis(100),
-        ..grundy_server::Config::default()
+        ..grundy_tests::config()
     })
     .await;
     let url = server.url();
@@ -995,7 +995,7 @@ async fn a_finished_tournament_gone_from_memory_is_read_from_the_store() {
 async fn a_finished_tournament_does_not_count_against_the_limit() {
     let mut config = grundy_server::Config {
         abandon: std::time::Duration::from_millis(300),
-        ..grundy_server::Config::default()
+        ..grundy_tests::config()
     };
     config.limits.open_tournaments = 1;
     let server = TestServer::start_with(config).await;
@@ -1034,7 +1034,7 @@ async fn finished_tournaments_past_the_cap_leave_memory() {
     let server = TestServer::start_with(grundy_server::Config {
         abandon: std::time::Duration::from_millis(100),
         finished_tournaments_in_memory: 1,
-        ..grundy_server::Config::default()
+        ..grundy_tests::config()
     })
     .await;
     let url = server.url();

@@ -6,6 +6,7 @@
 //! TLS one ([`redirect`]).
 
 pub mod caps;
+pub mod forwarded;
 pub mod http;
 pub mod redirect;
 pub mod tls;

@@ -64,6 +64,8 @@ impl Process {
             .arg("127.0.0.1:0")
             .arg("--db")
             .arg(db)
+            // Every test client is on loopback: not counted per address.
+            .args(["--unlimited-from", "127.0.0.0/8"])
             .args(args)
             .env("RUST_LOG", log)
             .stdin(Stdio::null())

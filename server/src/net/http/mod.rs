@@ -8,6 +8,13 @@
 //! Plain HTTP connections are bounded like WebSocket ones: the request head
 //! must come within `hello_timeout_ms`, and a keep-alive connection is closed
 //! after `idle_timeout_ms` (browsers open a new one when they need it).
+//!
+//! Each request's client is known before it is served: the peer, or behind
+//! a trusted proxy whom its forwarding header names (`net/forwarded.rs`,
+//! read once per request, and so once per WebSocket at its upgrade; a header
+//! that cannot be read is answered 400, named, and logged). An API request
+//! carries it as a [`Client`] extension; a WebSocket's place under the caps
+//! is claimed for it ([`Place::claim`]).
 
 pub mod api;
 mod error;
@@ -18,6 +25,7 @@ pub mod review;
 pub use refuse::refuse;
 
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -38,6 +46,7 @@ use crate::connection;
 use crate::flag::Flag;
 use crate::metrics::METRICS;
 use crate::net::caps::Place;
+use crate::net::forwarded::BadForwarded;
 use crate::node::Node;
 use crate::stream::{Accepted, Stream};
 
@@ -47,6 +56,14 @@ use crate::stream::{Accepted, Stream};
 /// limit and the read buffer's are set: the buffer alone may take in a read
 /// that runs past it.
 const MAX_HEAD_BYTES: usize = 256 * 1024;
+
+/// The client of an HTTP request (a request extension): the peer, or whom a
+/// trusted proxy forwarded it for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Client(pub IpAddr);
+
+/// Finds the client of each request on a connection.
+pub type WhoIs = Arc<dyn Fn(&HeaderMap) -> Result<IpAddr, BadForwarded> + Send + Sync>;
 
 /// How a connection's HTTP phase is bounded.
 #[derive(Clone, Copy)]
@@ -67,10 +84,19 @@ pub async fn accept<S: Accepted>(
     shared: Arc<Node>,
     shutdown: CancellationToken,
     stopping: Flag,
-    place: Place,
+    mut place: Place,
     router: Router,
 ) {
     let _ = stream.tcp().set_nodelay(true);
+    let peer = place.peer();
+    let who: WhoIs = {
+        let forwarding = place.forwarding();
+        Arc::new(move |headers: &HeaderMap| {
+            forwarding.client(headers).inspect_err(|bad| {
+                tracing::warn!(%peer, "refused a request from a trusted proxy: {bad}");
+            })
+        })
+    };
     let limits = &shared.config.limits;
     let timing = Timing {
         head: Duration::from_millis(limits.hello_timeout_ms),
@@ -79,24 +105,34 @@ pub async fn accept<S: Accepted>(
     let ws_config = connection::ws_config(&shared.config);
     // Boxed: once the connection is a WebSocket, its task no longer holds
     // the HTTP phase's state.
-    let Some(ws) = Box::pin(serve(stream, router, timing, ws_config, &shutdown)).await else {
+    let Some((ws, client)) =
+        Box::pin(serve(stream, router, timing, ws_config, &shutdown, who)).await
+    else {
         return;
     };
+    if let Err(refusal) = place.claim(client) {
+        tracing::debug!(%client, %peer, "connection refused: {}", refusal.reason());
+        refuse::close(ws, refusal).await;
+        return;
+    }
+    tracing::debug!(%client, %peer, "websocket connection");
     connection::serve(ws, shared, shutdown, stopping, place.address()).await;
     drop(place);
 }
 
 /// Serves `stream`'s HTTP requests with `router` until it closes, or until a
 /// request upgrades it to a WebSocket: then the stream is returned as one,
-/// with `ws_config` (and any bytes the client sent after its handshake).
+/// with `ws_config` (and any bytes the client sent after its handshake),
+/// and its client as `who` found it from the upgrade request.
 pub async fn serve<S: Accepted>(
     stream: S,
     router: Router,
     timing: Timing,
     ws_config: WebSocketConfig,
     shutdown: &CancellationToken,
-) -> Option<WebSocketStream<Stream>> {
-    let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
+    who: WhoIs,
+) -> Option<(WebSocketStream<Stream>, IpAddr)> {
+    let upgrade: Arc<Mutex<Option<(OnUpgrade, IpAddr)>>> = Arc::default();
     let serving = Arc::new(AtomicBool::new(false));
     let service = {
         let upgrade = upgrade.clone();
@@ -105,8 +141,19 @@ pub async fn serve<S: Accepted>(
             let router = router.clone();
             let upgrade = upgrade.clone();
             let busy = Serving::start(&serving);
+            let client = who(request.headers());
             async move {
+                let client = match client {
+                    Ok(client) => client,
+                    Err(bad) => {
+                        let response =
+                            api::error_response(StatusCode::BAD_REQUEST, "bad_forwarded", bad.0);
+                        count(response.status());
+                        return Ok(response);
+                    }
+                };
                 if !wants_websocket(request.headers()) {
+                    request.extensions_mut().insert(Client(client));
                     let response = router.oneshot(request.map(Body::new)).await;
                     return response.map(|response| {
                         count(response.status());
@@ -118,7 +165,7 @@ pub async fn serve<S: Accepted>(
                 Ok::<_, Infallible>(match accept_key(&request) {
                     Ok(accept) => {
                         *upgrade.lock().unwrap_or_else(PoisonError::into_inner) =
-                            Some(hyper::upgrade::on(&mut request));
+                            Some((hyper::upgrade::on(&mut request), client));
                         switching_protocols(&accept)
                     }
                     Err(why) => error::error_response(StatusCode::BAD_REQUEST, "bad_request", why),
@@ -170,7 +217,7 @@ pub async fn serve<S: Accepted>(
             tracing::debug!("http connection: {e}");
         }
     }
-    let upgrade = upgrade
+    let (upgrade, client) = upgrade
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take()?;
@@ -180,15 +227,14 @@ pub async fn serve<S: Accepted>(
     // (a client's first frames) is handed over with it.
     let parts = upgraded.downcast::<TokioIo<S>>().ok()?;
     let stream = parts.io.into_inner().into_stream();
-    Some(
-        WebSocketStream::from_partially_read(
-            stream,
-            parts.read_buf.to_vec(),
-            Role::Server,
-            Some(ws_config),
-        )
-        .await,
+    let ws = WebSocketStream::from_partially_read(
+        stream,
+        parts.read_buf.to_vec(),
+        Role::Server,
+        Some(ws_config),
     )
+    .await;
+    Some((ws, client))
 }
 
 /// Marks a request as being answered, from its head's arrival until its
