@@ -147,7 +147,7 @@ pub async fn serve<S: Accepted>(
                     Ok(client) => client,
                     Err(bad) => {
                         let response =
-                            api::error_response(StatusCode::BAD_REQUEST, "bad_forwarded", bad.0);
+                            error::error_response(StatusCode::BAD_REQUEST, "bad_forwarded", bad.0);
                         count(response.status());
                         return Ok(response);
                     }
