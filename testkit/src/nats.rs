@@ -58,14 +58,11 @@ extern "C" fn stop_at_exit() {
 }
 
 fn binary() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("NATS_SERVER").map(PathBuf::from) {
-        return Ok(path);
-    }
-    ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("nats-server is not installed: {INSTALL}"))
+    process::installed(
+        "NATS_SERVER",
+        &["/usr/sbin/nats-server", "/usr/bin/nats-server"],
+        INSTALL,
+    )
 }
 
 fn start() -> Result<TestNats, String> {

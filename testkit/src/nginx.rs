@@ -137,14 +137,7 @@ impl Drop for TestNginx {
 }
 
 fn binary() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("NGINX").map(PathBuf::from) {
-        return Ok(path);
-    }
-    ["/usr/sbin/nginx", "/usr/bin/nginx"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("nginx is not installed: {INSTALL}"))
+    process::installed("NGINX", &["/usr/sbin/nginx", "/usr/bin/nginx"], INSTALL)
 }
 
 /// The whole configuration: one process in the foreground (no workers to

@@ -2,9 +2,27 @@
 //! process, and stopped by PID.
 
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// A Debian package's program: the path in `$env` if set, else the first of
+/// `paths` that is a file; else why not, with how to install it.
+pub(crate) fn installed(env: &str, paths: &[&str], install: &str) -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(env).map(PathBuf::from) {
+        return Ok(path);
+    }
+    let name = paths
+        .first()
+        .and_then(|p| p.rsplit('/').next())
+        .unwrap_or(env);
+    paths
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("{name} is not installed: {install}"))
+}
 
 /// Runs `start` on a thread that then parks forever, and returns what it
 /// made. PR_SET_PDEATHSIG fires when the *thread* that forked the child
