@@ -134,7 +134,6 @@ const CAPPED_TARGETS: &[(&str, tracing::Level)] = &[
 /// only on a terminal: a log file gets plain text. `RUST_LOG` chooses what is
 /// logged (default `info`), within [`CAPPED_TARGETS`].
 fn init_logging(format: LogFormat, log_frames: bool) {
-    use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::EnvFilter;
@@ -147,10 +146,7 @@ fn init_logging(format: LogFormat, log_frames: bool) {
             filter = filter.add_directive(directive);
         }
     }
-    let caps = CAPPED_TARGETS.iter().fold(
-        Targets::new().with_default(LevelFilter::TRACE),
-        |t, &(target, level)| t.with_target(target, level),
-    );
+    let caps = caps_within(filter.max_level_hint());
     let registry = tracing_subscriber::registry().with(filter).with(caps);
     let stderr = std::io::stderr;
     match format {
@@ -171,6 +167,22 @@ fn init_logging(format: LogFormat, log_frames: bool) {
             .init(),
     }
     grundy_server::frame_log::set(log_frames);
+}
+
+/// [`CAPPED_TARGETS`] as a filter that lets through no more than `most`,
+/// `RUST_LOG`'s most verbose level: the subscriber's level is the most
+/// verbose of its filters', and a disabled `debug!` on the move path costs
+/// a callsite check instead of one comparison if this one says `trace`.
+fn caps_within(
+    most: Option<tracing_subscriber::filter::LevelFilter>,
+) -> tracing_subscriber::filter::Targets {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let most = most.unwrap_or(LevelFilter::TRACE);
+    CAPPED_TARGETS
+        .iter()
+        .fold(Targets::new().with_default(most), |t, &(target, level)| {
+            t.with_target(target, LevelFilter::from_level(level).min(most))
+        })
 }
 
 /// A CIDR range, or one address (as its /32 or /128).
@@ -414,6 +426,47 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     {
         async {
             let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing_subscriber::filter::LevelFilter;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::EnvFilter;
+
+    /// The caps make nothing more verbose: the subscriber's level stays
+    /// `RUST_LOG`'s, so disabled levels stay one comparison away.
+    #[test]
+    fn the_caps_leave_the_subscribers_level_as_rust_log_sets_it() {
+        use tracing::Subscriber;
+        for (rust_log, level) in [
+            ("info", LevelFilter::INFO),
+            ("warn,grundy_server=debug", LevelFilter::DEBUG),
+            ("trace", LevelFilter::TRACE),
+        ] {
+            let filter = EnvFilter::new(rust_log);
+            let caps = caps_within(filter.max_level_hint());
+            let subscriber = tracing_subscriber::registry().with(filter).with(caps);
+            assert_eq!(
+                subscriber.max_level_hint(),
+                Some(level),
+                "RUST_LOG={rust_log}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_caps_hold_the_libraries_that_print_frames_below_trace() {
+        let caps = caps_within(Some(LevelFilter::TRACE));
+        for (target, level) in CAPPED_TARGETS {
+            assert!(caps.would_enable(target, level));
+            assert!(
+                !caps.would_enable(target, &tracing::Level::TRACE),
+                "{target}"
+            );
         }
     }
 }
