@@ -62,10 +62,23 @@ impl Driver {
     }
 
     async fn browser(&self) -> Client {
-        self.browser_with(&["--window-size=1100,900"]).await
+        self.browser_as(&["--window-size=1100,900"], None).await
     }
 
-    async fn browser_with(&self, extra: &[&str]) -> Client {
+    /// A phone's screen, [`PHONE`] CSS pixels wide, in the dark theme. A
+    /// window cannot be made that narrow (Chromium keeps it at 500 px or
+    /// more), so the page is given a phone's screen as DevTools' device
+    /// mode gives it.
+    async fn phone_in_the_dark(&self) -> Client {
+        let (width, height) = PHONE;
+        self.browser_as(
+            DARK,
+            Some(json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0}})),
+        )
+        .await
+    }
+
+    async fn browser_as(&self, extra: &[&str], mobile: Option<Value>) -> Client {
         let chromium = program("CHROMIUM", "/usr/bin/chromium");
         let mut args = vec![
             "--headless=new",
@@ -79,15 +92,16 @@ impl Driver {
             "--disable-dev-shm-usage",
         ];
         args.extend_from_slice(extra);
+        let mut options = json!({
+            "binary": chromium,
+            // No network beyond this machine: nothing in the background.
+            "args": args,
+        });
+        if let Some(mobile) = mobile {
+            options["mobileEmulation"] = mobile;
+        }
         let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                // No network beyond this machine: nothing in the background.
-                "args": args,
-            }),
-        );
+        caps.insert("goog:chromeOptions".into(), options);
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         ClientBuilder::new(connector)
             .capabilities(caps)
@@ -111,9 +125,12 @@ async fn start() -> (TestServer, String, Driver) {
     (server, base, Driver::start().await)
 }
 
-/// Chromium's arguments for a phone-sized screen in the dark theme.
-const PHONE_DARK: &[&str] = &[
-    "--window-size=390,844",
+/// A phone's screen in CSS pixels: 360 px wide, the narrowest phones in
+/// common use.
+const PHONE: (u32, u32) = (360, 800);
+
+/// Chromium's arguments for the dark theme.
+const DARK: &[&str] = &[
     "--force-dark-mode",
     "--blink-settings=preferredColorScheme=0",
 ];
@@ -615,7 +632,7 @@ async fn every_familys_board_renders_and_takes_a_legal_click() {
     let desktop = driver.browser().await;
     click_one_move_per_family(&desktop, &base, "").await;
     desktop.close().await.expect("close");
-    let phone = driver.browser_with(PHONE_DARK).await;
+    let phone = driver.phone_in_the_dark().await;
     click_one_move_per_family(&phone, &base, "-phone-dark").await;
     phone.close().await.expect("close");
 }
@@ -750,10 +767,68 @@ async fn a_person_joins_a_tournament_and_plays_each_game_as_it_comes() {
     b.close().await.expect("close");
 }
 
+/// The page's width and the screen's, as the page now is.
+async fn widths(b: &Client) -> (u64, u64) {
+    let fits = b
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth]",
+            vec![],
+        )
+        .await
+        .expect("script");
+    (
+        fits[0].as_u64().expect("width"),
+        fits[1].as_u64().expect("width"),
+    )
+}
+
 #[tokio::test]
 async fn the_page_fits_a_phone_in_the_dark() {
-    let (_server, base, driver) = start().await;
-    let b = driver.browser_with(PHONE_DARK).await;
+    let (server, base, driver) = start().await;
+    // Something in every list: an open room of a long position, an open
+    // tournament.
+    let mut other = grundy_tests::Client::connect(&server.url(), "someone-with-a-long-name").await;
+    let heaps: Vec<u64> = (1..=24).collect();
+    let seated = other
+        .request(
+            json!({"type": "create_room", "spec": {"game": "nim", "heaps": heaps},
+                        "clock": {"initial_ms": 300000, "increment_ms": 3000}}),
+        )
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let made = other
+        .request(json!({"type": "create_tournament", "format": "round_robin",
+                        "spec": {"game": "kayles", "heaps": [4, 5, 6]},
+                        "name": "the long-named winter round robin"}))
+        .await;
+    assert_eq!(made["type"], "tournament_created", "{made}");
+    let b = driver.phone_in_the_dark().await;
+    for (page, shown) in [
+        ("#/", "table.rooms tbody tr td.code"),
+        ("#/tournaments", "table.rooms tbody tr td.code"),
+        ("#/analyze", "textarea, input"),
+    ] {
+        b.goto(&format!("{base}/{page}")).await.expect("page");
+        wait_count(&b, shown, 1).await;
+        // The list in the screenshot, which shows the screen only.
+        b.execute(
+            "const e = document.querySelector(arguments[0]); (e.closest('table') || e).scrollIntoView({block: 'center'})",
+            vec![json!(shown)],
+        )
+        .await
+        .expect("script");
+        let (scroll, width) = widths(&b).await;
+        assert_eq!(width, u64::from(PHONE.0), "a phone's screen");
+        let name = match page.trim_start_matches("#/") {
+            "" => "lobby",
+            other => other,
+        };
+        screenshot(&b, &format!("phone-dark-{name}")).await;
+        assert!(
+            scroll <= width,
+            "{page} is {scroll} px wide on a {width} px screen"
+        );
+    }
     create_room(
         &b,
         &base,
@@ -767,19 +842,19 @@ async fn the_page_fits_a_phone_in_the_dark() {
     wait_text(&b, "#turn", "Your move").await;
     click(&b, "#hint").await;
     wait_count(&b, "#binary-table", 1).await;
-    let fits = b
-        .execute("return [document.documentElement.scrollWidth, window.innerWidth, matchMedia('(prefers-color-scheme: dark)').matches]", vec![])
-        .await
-        .expect("script");
-    let (scroll, width) = (
-        fits[0].as_u64().expect("width"),
-        fits[1].as_u64().expect("width"),
-    );
+    let (scroll, width) = widths(&b).await;
     assert!(
         scroll <= width,
         "the page is {scroll} px wide on a {width} px screen"
     );
-    assert_eq!(fits[2], true, "the dark theme is asked for");
+    let dark = b
+        .execute(
+            "return matchMedia('(prefers-color-scheme: dark)').matches",
+            vec![],
+        )
+        .await
+        .expect("script");
+    assert_eq!(dark, true, "the dark theme is asked for");
     screenshot(&b, "phone-dark-kayles-hint").await;
     b.close().await.expect("close");
 }
