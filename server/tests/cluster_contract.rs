@@ -265,7 +265,14 @@ async fn a_move_sent_to_a_paused_node_is_answered_in_time_and_never_runs_later()
     let answered = answered_then_closed(&mut bob, mv).await;
     paused.signal("CONT").await;
     let (answer, took, (code, reason)) = answered;
-    assert_eq!(answer["type"], "error", "{answer}");
+    // What each node did, should it have carried the move out after all.
+    assert_eq!(
+        answer["type"],
+        "error",
+        "{answer}\n--- the paused node:\n{}\n--- the other node:\n{}",
+        paused.log(),
+        other.log()
+    );
     assert_eq!(answer["code"], "internal", "{answer}");
     assert!(took < Duration::from_millis(3800), "{took:?}");
     assert_eq!(code, 1012, "{reason}");
