@@ -24,6 +24,7 @@ pub struct TestNginx {
     pid: u32,
     port: u16,
     ca: PathBuf,
+    pin: String,
     dir: tempfile::TempDir,
 }
 
@@ -71,6 +72,9 @@ impl TestNginx {
         let ca = TestCa::new("grundy test proxy CA");
         let ca_file = ca.write(dir.path(), "ca.pem");
         let files = ca.write_server(dir.path(), "proxy");
+        let key = std::fs::read_to_string(&files.key)
+            .map_err(|e| format!("cannot read back the key: {e}"))?;
+        let pin = crate::tls::spki_pin(&key);
         let mut last = String::new();
         // Another process may take the port between our probe and the bind.
         for _ in 0..3 {
@@ -89,6 +93,7 @@ impl TestNginx {
                         pid,
                         port,
                         ca: ca_file,
+                        pin: pin.clone(),
                         dir,
                     })
                 }
@@ -117,6 +122,12 @@ impl TestNginx {
     /// The test CA's certificate, PEM: what a client must trust.
     pub fn ca_file(&self) -> &Path {
         &self.ca
+    }
+
+    /// Its certificate's public-key pin ([`crate::tls::spki_pin`]): how a
+    /// browser is told to trust it.
+    pub fn spki_pin(&self) -> &str {
+        &self.pin
     }
 
     /// What nginx logged (its error log), for a failing test to show.

@@ -64,6 +64,18 @@ impl TestCa {
     }
 }
 
+/// The SHA-256 of the public key (its SubjectPublicKeyInfo) of the PEM
+/// private key `key_pem`, base64: the pin Chromium's
+/// `--ignore-certificate-errors-spki-list` takes, which makes a browser
+/// trust a test certificate without a system trust store.
+pub fn spki_pin(key_pem: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let key = KeyPair::from_pem(key_pem).expect("a PEM key");
+    let digest = sha2::Sha256::digest(rcgen::PublicKeyData::subject_public_key_info(&key));
+    base64::engine::general_purpose::STANDARD.encode(digest)
+}
+
 /// Writes a certificate and key to `dir/{stem}.pem` and `dir/{stem}-key.pem`.
 pub fn write_pair(dir: &Path, stem: &str, cert: &str, key: &str) -> ServerFiles {
     let files = ServerFiles {

@@ -78,6 +78,14 @@ impl Driver {
         .await
     }
 
+    /// A desktop browser that trusts the certificate whose public key has
+    /// `pin` ([`grundy_testkit::tls::spki_pin`]), as if its CA were installed.
+    async fn browser_trusting(&self, pin: &str) -> Client {
+        let trust = format!("--ignore-certificate-errors-spki-list={pin}");
+        self.browser_as(&["--window-size=1100,900", &trust], None)
+            .await
+    }
+
     async fn browser_as(&self, extra: &[&str], mobile: Option<Value>) -> Client {
         let chromium = program("CHROMIUM", "/usr/bin/chromium");
         let mut args = vec![
@@ -387,6 +395,45 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     wait_text(&b, ".player-box[data-seat=\"0\"]", "house-bot (perfect)").await;
+    b.close().await.expect("close");
+}
+
+/// As a deployment serves it: nginx terminates TLS in front of the server
+/// (docs/deploy.md, "Behind a proxy"), the page is https and its WebSocket
+/// wss through the proxy, and a game is played to its end.
+#[tokio::test]
+async fn a_person_plays_through_nginx_over_https() {
+    let server = TestServer::start_with(grundy_server::Config {
+        trusted_proxies: vec!["127.0.0.1/32".parse().expect("range")],
+        ..grundy_tests::config()
+    })
+    .await;
+    let Some(nginx) = grundy_testkit::nginx::TestNginx::start_or_skip(server.addr) else {
+        return;
+    };
+    let driver = Driver::start().await;
+    let b = driver.browser_trusting(nginx.spki_pin()).await;
+    let base = format!("https://localhost:{}", nginx.addr().port());
+    create_room(
+        &b,
+        &base,
+        &json!({"game": "nim", "heaps": [2, 3]}),
+        "perfect",
+        "0",
+        "",
+        false,
+    )
+    .await;
+    let scheme = b
+        .execute("return location.protocol", vec![])
+        .await
+        .expect("script");
+    assert_eq!(scheme, "https:");
+    let result = play_nim(&b, None)
+        .await
+        .unwrap_or_else(|| panic!("the game ends; nginx logged: {}", nginx.error_log()));
+    assert!(result.contains("You win by the rules"), "{result}");
+    screenshot(&b, "through-nginx-won").await;
     b.close().await.expect("close");
 }
 
