@@ -14,24 +14,10 @@ import argparse
 import asyncio
 import json
 import os
-import ssl
 import sys
 
-try:
-    from websockets.asyncio.client import connect
-except ImportError:
-    from websockets import connect
-
-
-def tls_options(server, ca_cert):
-    """What `connect` needs for a wss:// server: the system's roots, and with
-    ca_cert (a PEM file) a private CA's as well. Nothing for ws://."""
-    if not server.startswith("wss://"):
-        return {}
-    context = ssl.create_default_context()
-    if ca_cert:
-        context.load_verify_locations(cafile=ca_cert)
-    return {"ssl": context}
+# The bot's connection, TLS options included: the two scripts connect alike.
+from random_bot import connect, tls_options
 
 
 async def request(ws, msg):
