@@ -70,7 +70,7 @@ pub struct Config {
     /// believed.
     pub trusted_proxies: Vec<IpNet>,
     /// Client addresses not counted against the per-address limits
-    /// (`connections_per_ip`, `logins_per_ip_per_minute`,
+    /// (`connections_per_ip`, `open_rooms_per_ip`, `logins_per_ip_per_minute`,
     /// `accounts_per_ip_per_hour`; `--unlimited-from`): e.g. the benchmark's
     /// load generators on loopback. They still count against
     /// `max_connections`. Empty by default: every address is limited. (The
@@ -94,6 +94,10 @@ impl Default for Config {
                 burst: 300,
                 seats_per_connection: 64,
                 open_rooms: 100_000,
+                // A room for each connection an address may hold
+                // (`connections_per_ip`): it takes 391 addresses to fill
+                // `open_rooms`, not a handful.
+                open_rooms_per_ip: 256,
                 hello_timeout_ms: 10_000,
                 ping_interval_ms: 5_000,
                 idle_timeout_ms: 15_000,

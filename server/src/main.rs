@@ -64,6 +64,11 @@ struct Args {
     /// one client address; addresses in `--unlimited-from` are not counted).
     #[arg(long)]
     connections_per_ip: Option<usize>,
+    /// Override the `open_rooms_per_ip` limit (rooms with unfinished matches
+    /// created from one client address; addresses in `--unlimited-from` are
+    /// not counted).
+    #[arg(long)]
+    open_rooms_per_ip: Option<usize>,
     /// Override the `logins_per_ip_per_minute` limit (logins from one client
     /// address in a minute).
     #[arg(long)]
@@ -278,6 +283,9 @@ async fn run() -> anyhow::Result<ExitCode> {
     }
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
+    }
+    if let Some(rooms) = args.open_rooms_per_ip {
+        config.limits.open_rooms_per_ip = rooms;
     }
     if let Some(logins) = args.logins_per_ip_per_minute {
         config.limits.logins_per_ip_per_minute = logins;

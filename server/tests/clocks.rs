@@ -117,6 +117,7 @@ async fn new_room_in(
         bot: None,
         hints: false,
         tournament: None,
+        slot: None,
     };
     lobby.create(setup).await.unwrap().1
 }
@@ -532,6 +533,7 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
                 let _ = reported.send((room.to_string(), result));
             }),
         )),
+        slot: None,
     };
     let (room, tokens) = lobby
         .create_seated(setup, [Player::guest("ann"), Player::guest("ben")])
