@@ -21,6 +21,11 @@ pub struct Config {
     /// A room with nobody connected is called off (aborted) after this, unless
     /// a running clock will end it anyway.
     pub abandon: Duration,
+    /// A room no clock will end (open, or untimed) with no move (before the
+    /// start: no second player) for this long is called off (aborted),
+    /// whoever is connected: its creator's `open_rooms` and
+    /// `open_rooms_per_ip` places come back.
+    pub idle_room: Duration,
     /// How long a finished room stays in memory for watchers and late resumes.
     pub linger: Duration,
     /// Finished rooms kept in memory at most: past this, the ones that finished
@@ -139,6 +144,10 @@ impl Default for Config {
             outbox_bytes: 8 * 1024 * 1024,
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
+            // An hour: longer than anyone waits in the lobby for an opponent or
+            // thinks over one untimed move, short enough that places held by
+            // rooms nobody plays in come back the same hour.
+            idle_room: Duration::from_secs(3_600),
             linger: Duration::from_secs(300),
             finished_rooms_in_memory: 10_000,
             finished_tournaments_in_memory: 1_000,
