@@ -377,9 +377,15 @@ async fn a_room_nobody_is_in_is_called_off() {
 #[tokio::test(start_paused = true)]
 async fn an_open_room_nobody_joins_is_called_off_with_its_creator_connected() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::default();
-    config.idle_room = Duration::from_secs(120);
-    config.limits.open_rooms = 1;
+    let defaults = Config::default();
+    let config = Config {
+        idle_room: Duration::from_secs(120),
+        limits: grundy_protocol::wire::Limits {
+            open_rooms: 1,
+            ..defaults.limits.clone()
+        },
+        ..defaults
+    };
     let lobby = Lobby::new(
         at_once(&dir),
         Arc::new(config),
