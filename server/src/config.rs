@@ -21,6 +21,11 @@ pub struct Config {
     /// A room with nobody connected is called off (aborted) after this, unless
     /// a running clock will end it anyway.
     pub abandon: Duration,
+    /// A room no clock will end (open, or untimed) with no move (before the
+    /// start: no second player) for this long is called off (aborted),
+    /// whoever is connected: its creator's `open_rooms` and
+    /// `open_rooms_per_ip` places come back.
+    pub idle_room: Duration,
     /// How long a finished room stays in memory for watchers and late resumes.
     pub linger: Duration,
     /// Finished rooms kept in memory at most: past this, the ones that finished
@@ -70,7 +75,7 @@ pub struct Config {
     /// believed.
     pub trusted_proxies: Vec<IpNet>,
     /// Client addresses not counted against the per-address limits
-    /// (`connections_per_ip`, `logins_per_ip_per_minute`,
+    /// (`connections_per_ip`, `open_rooms_per_ip`, `logins_per_ip_per_minute`,
     /// `accounts_per_ip_per_hour`; `--unlimited-from`): e.g. the benchmark's
     /// load generators on loopback. They still count against
     /// `max_connections`. Empty by default: every address is limited. (The
@@ -94,6 +99,10 @@ impl Default for Config {
                 burst: 300,
                 seats_per_connection: 64,
                 open_rooms: 100_000,
+                // A room for each connection an address may hold
+                // (`connections_per_ip`): it takes 391 addresses to fill
+                // `open_rooms`, not a handful.
+                open_rooms_per_ip: 256,
                 hello_timeout_ms: 10_000,
                 ping_interval_ms: 5_000,
                 idle_timeout_ms: 15_000,
@@ -135,6 +144,10 @@ impl Default for Config {
             outbox_bytes: 8 * 1024 * 1024,
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
+            // An hour: longer than anyone waits in the lobby for an opponent or
+            // thinks over one untimed move, short enough that places held by
+            // rooms nobody plays in come back the same hour.
+            idle_room: Duration::from_secs(3_600),
             linger: Duration::from_secs(300),
             finished_rooms_in_memory: 10_000,
             finished_tournaments_in_memory: 1_000,

@@ -751,6 +751,24 @@ impl Conn {
         if place::over_limit::<place::Room>(&self.shared, &self.outbox, &id) {
             return;
         }
+        // Taken before the spec is built: a refused address costs no build.
+        let slot = match self.shared.lobby.open_slot(self.address) {
+            Ok(slot) => slot,
+            Err(limit) => {
+                return self.reply(ServerMsg::answer(
+                    id,
+                    ServerBody::Error {
+                        code: ErrorCode::LimitReached,
+                        message: format!(
+                            "your address holds {limit} rooms with unfinished matches, \
+                             its limit (open_rooms_per_ip)"
+                        ),
+                        retry_after_ms: None,
+                        limit: Some("open_rooms_per_ip".into()),
+                    },
+                ))
+            }
+        };
         // Drawing a random start and building a position can build a table
         // (up to a couple of seconds for the largest specs): off the reactor,
         // in the spec builds' pool.
@@ -808,6 +826,7 @@ impl Conn {
             bot,
             hints,
             tournament: None,
+            slot,
         };
         match self.shared.lobby.create(setup).await {
             Ok((room_id, tx)) => {

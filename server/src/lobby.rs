@@ -5,7 +5,8 @@
 // Keys are room ids the server made: a fast hash needs no defence against
 // keys chosen to collide.
 use foldhash::HashMap;
-use std::sync::{Arc, Mutex};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use grundy_protocol::wire::{Clock, ErrorCode, Event, RoomState, RoomSummary};
@@ -58,6 +59,11 @@ pub type OtherNodes =
 
 pub struct Lobby {
     rooms: Mutex<Rooms>,
+    /// Unfinished rooms each client address created (`open_rooms_per_ip`).
+    /// Only addresses holding one have an entry: the map cannot grow with
+    /// the number of addresses ever seen. Apart from `rooms`: a slot given
+    /// back never waits on, or nests in, the directory's lock.
+    open_by_address: Mutex<std::collections::HashMap<IpAddr, usize>>,
     listing: Listing,
     /// In a cluster with a bus: the other nodes' rooms join the list.
     others: std::sync::OnceLock<OtherNodes>,
@@ -81,6 +87,34 @@ pub struct RoomSetup {
     pub hints: bool,
     /// The tournament whose game this is, and how to tell it the result.
     pub tournament: Option<(String, EndHook)>,
+    /// The creator's share of `open_rooms_per_ip` ([`Lobby::open_slot`]),
+    /// held until the match ends or the room leaves memory; None for rooms
+    /// no client address is counted for (tournaments' games, addresses in
+    /// `unlimited_from`).
+    pub slot: Option<OpenSlot>,
+}
+
+/// One unfinished room counted against its creator's address
+/// (`open_rooms_per_ip`); dropping it gives the place back, however the
+/// room ends (finished, let go, its task gone).
+pub struct OpenSlot {
+    lobby: Weak<Lobby>,
+    address: IpAddr,
+}
+
+impl Drop for OpenSlot {
+    fn drop(&mut self) {
+        if let Some(lobby) = self.lobby.upgrade() {
+            let mut open = lobby.open_by_address();
+            if let std::collections::hash_map::Entry::Occupied(mut count) = open.entry(self.address)
+            {
+                *count.get_mut() -= 1;
+                if *count.get() == 0 {
+                    count.remove();
+                }
+            }
+        }
+    }
 }
 
 impl Registry for Lobby {
@@ -104,6 +138,7 @@ impl Lobby {
     ) -> Arc<Lobby> {
         Arc::new(Lobby {
             rooms: Mutex::new(Rooms::default()),
+            open_by_address: Mutex::default(),
             listing: Listing::default(),
             others: std::sync::OnceLock::new(),
             store,
@@ -119,6 +154,38 @@ impl Lobby {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn open_by_address(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<IpAddr, usize>> {
+        // Every update is one count changed: poisoning is ignored.
+        self.open_by_address
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A place for one more unfinished room created from client `address`
+    /// (as the per-address limits count it; None: not counted), or the
+    /// limit it would pass (`open_rooms_per_ip`, with its value).
+    pub fn open_slot(self: &Arc<Self>, address: Option<IpAddr>) -> Result<Option<OpenSlot>, usize> {
+        let Some(address) = address else {
+            return Ok(None);
+        };
+        let limit = self.config.limits.open_rooms_per_ip;
+        let mut open = self.open_by_address();
+        let count = open.entry(address).or_insert(0);
+        if *count >= limit {
+            if *count == 0 {
+                open.remove(&address);
+            }
+            return Err(limit);
+        }
+        *count += 1;
+        Ok(Some(OpenSlot {
+            lobby: Arc::downgrade(self),
+            address,
+        }))
+    }
+
     /// Opens a room for `start` and returns its id and command queue.
     pub async fn create(self: &Arc<Self>, setup: RoomSetup) -> Result<(String, RoomTx), Refusal> {
         let RoomSetup {
@@ -129,6 +196,7 @@ impl Lobby {
             bot,
             hints,
             tournament,
+            slot,
         } = setup;
         let (tournament, on_end) = tournament.unzip();
         if start.status() != Status::Ongoing {
@@ -193,7 +261,7 @@ impl Lobby {
             self.store.clone(),
             self.config.clone(),
         );
-        let tx = self.spawn(room);
+        let tx = self.spawn(room, slot);
         Ok((id, tx))
     }
 
@@ -257,7 +325,9 @@ impl Lobby {
         Ok((id, code))
     }
 
-    fn spawn(self: &Arc<Self>, room: Room) -> RoomTx {
+    /// Starts `room`'s task; its creator's `slot` is given back when the
+    /// match ends (or the task does).
+    fn spawn(self: &Arc<Self>, room: Room, slot: Option<OpenSlot>) -> RoomTx {
         let (tx, rx) = room_queue(ROOM_QUEUE);
         let (id, code) = (room.id().to_string(), room.code().to_string());
         let generation = {
@@ -292,6 +362,7 @@ impl Lobby {
         };
         let (unlist_finished, unlist_exited) = (unlist(self, id.clone()), unlist(self, id));
         let on_finish = move || {
+            drop(slot);
             unlist_finished();
             finished();
         };
@@ -458,7 +529,7 @@ impl Lobby {
                 }
             }
             house.extend(bots);
-            self.spawn(room);
+            self.spawn(room, None);
             count += 1;
         }
         for (room, done) in completing {

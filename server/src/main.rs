@@ -64,6 +64,16 @@ struct Args {
     /// one client address; addresses in `--unlimited-from` are not counted).
     #[arg(long)]
     connections_per_ip: Option<usize>,
+    /// Override the `open_rooms_per_ip` limit (rooms with unfinished matches
+    /// created from one client address; addresses in `--unlimited-from` are
+    /// not counted).
+    #[arg(long)]
+    open_rooms_per_ip: Option<usize>,
+    /// Seconds a room no clock will end (open, or untimed) may go without a
+    /// move (before the start: without its second player) before it is
+    /// called off, whoever is connected (3,600).
+    #[arg(long, value_name = "SECONDS")]
+    idle_room_secs: Option<u64>,
     /// Override the `logins_per_ip_per_minute` limit (logins from one client
     /// address in a minute).
     #[arg(long)]
@@ -278,6 +288,12 @@ async fn run() -> anyhow::Result<ExitCode> {
     }
     if let Some(per_ip) = args.connections_per_ip {
         config.limits.connections_per_ip = per_ip.max(1);
+    }
+    if let Some(rooms) = args.open_rooms_per_ip {
+        config.limits.open_rooms_per_ip = rooms;
+    }
+    if let Some(secs) = args.idle_room_secs {
+        config.idle_room = std::time::Duration::from_secs(secs.max(1));
     }
     if let Some(logins) = args.logins_per_ip_per_minute {
         config.limits.logins_per_ip_per_minute = logins;

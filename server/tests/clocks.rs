@@ -117,6 +117,7 @@ async fn new_room_in(
         bot: None,
         hints: false,
         tournament: None,
+        slot: None,
     };
     lobby.create(setup).await.unwrap().1
 }
@@ -374,6 +375,69 @@ async fn a_room_nobody_is_in_is_called_off() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn an_open_room_nobody_joins_is_called_off_with_its_creator_connected() {
+    let dir = tempfile::tempdir().unwrap();
+    let defaults = Config::default();
+    let config = Config {
+        idle_room: Duration::from_secs(120),
+        limits: grundy_protocol::wire::Limits {
+            open_rooms: 1,
+            ..defaults.limits.clone()
+        },
+        ..defaults
+    };
+    let lobby = Lobby::new(
+        at_once(&dir),
+        Arc::new(config),
+        Arc::new(Ratings::default()),
+        TaskTracker::new(),
+    );
+    let setup = || {
+        let spec = json!({"game": "nim", "heaps": [1, 2]});
+        RoomSetup {
+            start: Position::from_spec(&spec).unwrap(),
+            spec,
+            clock: None,
+            listed: true,
+            bot: None,
+            hints: false,
+            tournament: None,
+            slot: None,
+        }
+    };
+    let (_, tx) = lobby.create(setup()).await.unwrap();
+    let (creator, frames) = Outbox::new(1, 64, usize::MAX);
+    let mut frames = Frames::new(frames);
+    tx.send(RoomCmd::Join {
+        outbox: creator,
+        id: None,
+        player: Player::default(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    let seated: Value = serde_json::from_str(&frames.recv().await.unwrap()).unwrap();
+    assert_eq!(seated["type"], "seated", "{seated}");
+    // The creator stays; the room holds the server's one place.
+    tokio::time::advance(Duration::from_secs(119)).await;
+    let refused = lobby.create(setup()).await.map(|_| ()).unwrap_err();
+    assert!(refused.1.contains("(open_rooms)"), "{refused:?}");
+    tokio::time::advance(Duration::from_secs(1)).await;
+    let ended: Value = serde_json::from_str(&frames.recv().await.unwrap()).unwrap();
+    assert_eq!(ended["event"]["kind"], "ended", "{ended}");
+    assert_eq!(
+        ended["event"]["result"],
+        json!({"winner": null, "reason": "abort"}),
+        "{ended}"
+    );
+    // Its place is free again.
+    lobby
+        .create(setup())
+        .await
+        .expect("a new room in its place");
+}
+
+#[tokio::test(start_paused = true)]
 async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
     let (tx, _dir) = new_room(&[1, 2], None, Config::default()).await;
     let mut frames = Vec::new();
@@ -532,6 +596,7 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
                 let _ = reported.send((room.to_string(), result));
             }),
         )),
+        slot: None,
     };
     let (room, tokens) = lobby
         .create_seated(setup, [Player::guest("ann"), Player::guest("ben")])

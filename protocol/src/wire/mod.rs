@@ -686,6 +686,9 @@ pub struct Limits {
     pub seats_per_connection: usize,
     /// Rooms the server holds in memory at once.
     pub open_rooms: usize,
+    /// Rooms with an unfinished match that connections from one client
+    /// address (IPv6: one /64) created and the server holds at once.
+    pub open_rooms_per_ip: usize,
     /// Time to complete the WebSocket handshake, and then to send `hello`.
     pub hello_timeout_ms: u64,
     /// How often the server sends a WebSocket ping.

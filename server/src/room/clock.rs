@@ -1,5 +1,5 @@
 //! When a match ends by itself: a flag, a first move that does not come
-//! (no-show), or a room nobody is in. Pure functions of the match and an
+//! (no-show), a room nobody is in, or one where nothing happens (idle). Pure functions of the match and an
 //! instant; the room's task sleeps until the earliest.
 
 use std::time::{Duration, Instant};
@@ -14,6 +14,9 @@ pub struct Timing {
     pub no_show: Duration,
     /// For a room nobody is in (see `Core::abandoned`).
     pub abandon: Duration,
+    /// For a move (or, before the start, for the second player) in a room
+    /// no clock will end: past it the room is called off, whoever is there.
+    pub idle: Duration,
 }
 
 /// The flag (or no-show) deadline of a timed match in progress.
@@ -35,23 +38,34 @@ pub fn clock_deadline(game: &MatchState, timing: &Timing) -> Option<(Instant, En
     Some((flag, EndReason::Flag))
 }
 
-/// The earliest end that comes by itself: the clock's, or calling off a room
-/// abandoned since `abandoned_since` (which only a timed match in progress
-/// does not need: its clock will end it).
+/// The earliest end that comes by itself: the clock's, calling off a room
+/// abandoned since `abandoned_since`, or one idle since its last move (its
+/// start; before the start, `opened_at`, when its first seat was taken).
+/// A timed match in progress needs neither: its clock will end it.
 pub fn deadline(
     game: &MatchState,
     abandoned_since: Option<Instant>,
+    opened_at: Option<Instant>,
     timing: &Timing,
 ) -> Option<(Instant, EndReason)> {
     if game.result.is_some() {
         return None;
     }
+    let no_running_clock = game.clock.is_none() || !game.started;
     let abandoned = abandoned_since
-        .filter(|_| game.clock.is_none() || !game.started)
+        .filter(|_| no_running_clock)
         .map(|since| (since + timing.abandon, EndReason::Abort));
+    let idle_since = if game.started {
+        game.turn_started
+    } else {
+        opened_at
+    };
+    let idle = idle_since
+        .filter(|_| no_running_clock)
+        .map(|since| (since + timing.idle, EndReason::Abort));
     let timed = clock_deadline(game, timing);
-    match (abandoned, timed) {
-        (Some(a), Some(t)) => Some(if a.0 < t.0 { a } else { t }),
-        (a, t) => a.or(t),
-    }
+    [abandoned, idle, timed]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(at, _)| *at)
 }

@@ -203,6 +203,7 @@ impl MatchRules {
             timing: Timing {
                 no_show: config.no_show,
                 abandon: config.abandon,
+                idle: config.idle_room,
             },
         }
     }
@@ -214,6 +215,10 @@ pub struct Core {
     tokens: [Option<String>; 2],
     /// The accounts that took the seats, if any.
     accounts: [Option<AccountId>; 2],
+    /// When the first seat was taken (after a restart: the restore, like
+    /// every instant `apply` is given): an open room's idle wait counts
+    /// from it.
+    opened_at: Option<Instant>,
     pub rules: MatchRules,
 }
 
@@ -228,6 +233,7 @@ impl Core {
             game: MatchState::new(spec, start, clock),
             tokens: [None, None],
             accounts: [None, None],
+            opened_at: None,
             rules,
         }
     }
@@ -243,6 +249,7 @@ impl Core {
                 ..
             } => {
                 let s = *seat as usize;
+                self.opened_at.get_or_insert(at);
                 if let Some(t) = self.tokens.get_mut(s) {
                     *t = Some(token.clone());
                     self.accounts[s] = player.account;
@@ -318,7 +325,12 @@ impl Core {
 
     /// When the match ends by itself unless something happens first.
     pub fn deadline(&self, abandoned_since: Option<Instant>) -> Option<(Instant, EndReason)> {
-        clock::deadline(&self.game, abandoned_since, &self.rules.timing)
+        clock::deadline(
+            &self.game,
+            abandoned_since,
+            self.opened_at,
+            &self.rules.timing,
+        )
     }
 
     /// Whether the room counts as abandoned with these seats held: before the
@@ -658,6 +670,7 @@ mod tests {
 
     const NO_SHOW: Duration = Duration::from_secs(30);
     const ABANDON: Duration = Duration::from_secs(600);
+    const IDLE: Duration = Duration::from_secs(3_600);
 
     fn rules(tournament: bool) -> MatchRules {
         MatchRules {
@@ -668,6 +681,7 @@ mod tests {
             timing: Timing {
                 no_show: NO_SHOW,
                 abandon: ABANDON,
+                idle: IDLE,
             },
         }
     }
@@ -1201,8 +1215,67 @@ mod tests {
         let c = started(c, t0);
         assert!(c.abandoned([false, true]), "seat 0 is to move");
         assert!(!c.abandoned([true, false]));
-        assert_eq!(c.deadline(None), None);
+        // With both here, only idleness ends it.
+        assert_eq!(c.deadline(None), Some((t0 + IDLE, EndReason::Abort)));
         assert_eq!(c.deadline(Some(t0)), Some((t0 + ABANDON, EndReason::Abort)));
+    }
+
+    #[test]
+    fn a_room_without_a_move_or_a_second_player_for_the_idle_wait_is_called_off() {
+        let t0 = Instant::now();
+        let early = Intent::Deadline {
+            abandoned_since: None,
+        };
+        // Open: from the creator's seat on, whoever stays connected.
+        let mut c = nim(&[3, 4], None);
+        assert_eq!(c.deadline(None), None, "no seat taken: nothing to wait for");
+        join(&mut c, "a", t0);
+        assert_eq!(c.deadline(None), Some((t0 + IDLE, EndReason::Abort)));
+        let before = t0 + IDLE - Duration::from_millis(1);
+        assert!(c.decide(early.clone(), before).unwrap().records.is_empty());
+        let d = act(&mut c, early.clone(), t0 + IDLE).unwrap();
+        assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
+        assert_eq!(c.deadline(None), None, "over: no more deadlines");
+
+        // Untimed, in progress: from the last move.
+        let m = json!({"heap": 0, "take": 1});
+        let mut c = started(nim(&[3, 4], None), t0);
+        let t1 = t0 + Duration::from_secs(1_000);
+        act(&mut c, mv("token-a", &m, t1), t1).unwrap();
+        assert_eq!(c.deadline(None), Some((t1 + IDLE, EndReason::Abort)));
+        assert!(c
+            .decide(early.clone(), t0 + IDLE)
+            .unwrap()
+            .records
+            .is_empty());
+        let d = act(&mut c, early.clone(), t1 + IDLE).unwrap();
+        assert_eq!(bodies(&d), [ended(None, EndReason::Abort)]);
+
+        // Timed, waiting for its second player: the same; once started, the
+        // clock ends it and idleness does not, even with a longer bank.
+        let mut c = nim(&[3, 4], clock(2 * IDLE.as_millis() as u64, 0));
+        join(&mut c, "a", t0);
+        assert_eq!(c.deadline(None), Some((t0 + IDLE, EndReason::Abort)));
+        let t2 = t0 + Duration::from_secs(10);
+        join(&mut c, "b", t2);
+        assert_eq!(c.deadline(None), Some((t2 + NO_SHOW, EndReason::NoShow)));
+        act(&mut c, mv("token-a", &m, t2), t2).unwrap();
+        act(&mut c, mv("token-b", &m, t2), t2).unwrap();
+        let (_, reason) = c.deadline(None).unwrap();
+        assert_eq!(reason, EndReason::Flag);
+
+        // A restore replays the seats at the restart: the wait starts again.
+        let mut first = nim(&[3, 4], None);
+        let d = join(&mut first, "a", t0);
+        let restart = t0 + IDLE;
+        let mut restored = nim(&[3, 4], None);
+        for r in &d.records {
+            restored.apply(r, restart).unwrap();
+        }
+        assert_eq!(
+            restored.deadline(None),
+            Some((restart + IDLE, EndReason::Abort))
+        );
     }
 
     #[test]

@@ -831,6 +831,7 @@ impl Tournament {
             bot: None,
             hints: false,
             tournament: Some((self.core.id.clone(), end_hook(self.results.clone()))),
+            slot: None,
         };
         let (room, tokens) = self.services.lobby.create_seated(setup, entrants).await?;
         self.record(TournamentEventBody::GameStarted {

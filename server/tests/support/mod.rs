@@ -59,13 +59,19 @@ impl Process {
         log: &str,
     ) -> Process {
         let db_arg = db.as_ref().to_string_lossy().into_owned();
+        // Every test client is on loopback: not counted per address, unless
+        // the test says which addresses are not.
+        let unlimited: &[&str] = if args.contains(&"--unlimited-from") {
+            &[]
+        } else {
+            &["--unlimited-from", "127.0.0.0/8"]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
             .arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--db")
             .arg(db)
-            // Every test client is on loopback: not counted per address.
-            .args(["--unlimited-from", "127.0.0.0/8"])
+            .args(unlimited)
             .args(args)
             .env("RUST_LOG", log)
             .stdin(Stdio::null())
