@@ -15,6 +15,10 @@ pub struct Config {
     /// reader (one larger write, a message or the few frames of one
     /// decision, passes when nothing else is queued).
     pub outbox_bytes: usize,
+    /// Bytes of text queued for all connections together; past it, the
+    /// connections with the most queued are dropped first (1013,
+    /// `outbox::BUDGET`).
+    pub max_queued_bytes: usize,
     /// A player's first move must come within this (timed matches), or the match
     /// is aborted as a no-show.
     pub no_show: Duration,
@@ -142,6 +146,10 @@ impl Default for Config {
             },
             outbox_capacity: 1024,
             outbox_bytes: 8 * 1024 * 1024,
+            // Thirty-two readers at their own full bound: far more than
+            // honest slow readers hold at once, and a flood of them never
+            // takes more than this of the machine's memory.
+            max_queued_bytes: 256 * 1024 * 1024,
             no_show: Duration::from_secs(30),
             abandon: Duration::from_secs(600),
             // An hour: longer than anyone waits in the lobby for an opponent or

@@ -332,6 +332,7 @@ pub async fn serve(
 fn kick_closing(why: Kick) -> Closing {
     let code = match why {
         Kick::SlowReader => CloseCode::Policy,
+        Kick::Overloaded => CloseCode::Again,
         Kick::RoomMoved | Kick::NodeLost | Kick::BusLost | Kick::TournamentMoved => {
             CloseCode::Restart
         }

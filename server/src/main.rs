@@ -74,6 +74,11 @@ struct Args {
     /// called off, whoever is connected (3,600).
     #[arg(long, value_name = "SECONDS")]
     idle_room_secs: Option<u64>,
+    /// Bytes of outbound text queued for all connections together; past it
+    /// the connections with the most queued are closed first (1013)
+    /// (268,435,456).
+    #[arg(long, value_name = "BYTES")]
+    max_queued_bytes: Option<usize>,
     /// Override the `logins_per_ip_per_minute` limit (logins from one client
     /// address in a minute).
     #[arg(long)]
@@ -294,6 +299,9 @@ async fn run() -> anyhow::Result<ExitCode> {
     }
     if let Some(secs) = args.idle_room_secs {
         config.idle_room = std::time::Duration::from_secs(secs.max(1));
+    }
+    if let Some(bytes) = args.max_queued_bytes {
+        config.max_queued_bytes = bytes;
     }
     if let Some(logins) = args.logins_per_ip_per_minute {
         config.limits.logins_per_ip_per_minute = logins;

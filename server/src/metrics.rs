@@ -43,12 +43,17 @@ pub struct Metrics {
     pub connections: Gauge,
     /// Rooms in memory by state (kept by each room's [`RoomGauge`]).
     pub rooms: Family<StateLabel, Gauge>,
+    /// Connections dropped because all outbound queues together passed
+    /// `max_queued_bytes`.
+    pub overload_disconnects: Counter,
 }
 
 /// Read from the server when asked for.
 #[derive(Default)]
 pub struct Gauges {
     pub tournaments: Gauge,
+    /// Bytes queued in every connection's outbox (`outbox::BUDGET`).
+    pub queued_bytes: Gauge,
     pub house_bots: Gauge,
     /// A cluster's node: its id (its rooms' owner in `room_owners`), and
     /// whether it holds its lease.
@@ -66,6 +71,7 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         http_requests: Family::default(),
         connections: Gauge::default(),
         rooms: Family::default(),
+        overload_disconnects: Counter::default(),
     };
     // Every state is shown, at 0 too.
     for state in ROOM_STATES {
@@ -176,6 +182,16 @@ pub fn render(gauges: Gauges) -> String {
             },
         );
     }
+    registry.register(
+        "queued_bytes",
+        "Bytes of outbound text queued for all connections (max_queued_bytes bounds it)",
+        gauges.queued_bytes,
+    );
+    registry.register(
+        "overload_disconnects",
+        "Connections closed (1013) because the outbound queues together passed max_queued_bytes",
+        m.overload_disconnects.clone(),
+    );
     registry.register("moves", "Moves accepted", m.moves.clone());
     registry.register(
         "move_to_ack_seconds",

@@ -3,11 +3,14 @@
 //! socket (`connection/socket.rs`). The
 //! queue is bounded in frames and in bytes: a reader too slow to keep up is
 //! disconnected (it may come back and resume) rather than allowed to stall a
-//! match or grow memory.
+//! match or grow memory. Every queue's bytes are also counted together
+//! against one server-wide budget ([`BUDGET`], `max_queued_bytes`): many
+//! connections each under their own bound cannot together take the
+//! machine's memory.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::task::{Context, Poll};
 
 use grundy_protocol::wire::{ErrorCode, RequestId, ServerBody, ServerMsg};
@@ -124,6 +127,9 @@ pub enum Kick {
     BusLost = 4,
     /// A tournament it follows moved to another node of the cluster.
     TournamentMoved = 5,
+    /// The server's queues together passed `max_queued_bytes`, and its queue
+    /// was among the largest.
+    Overloaded = 6,
 }
 
 impl Kick {
@@ -133,6 +139,7 @@ impl Kick {
             3 => Kick::NodeLost,
             4 => Kick::BusLost,
             5 => Kick::TournamentMoved,
+            6 => Kick::Overloaded,
             _ => Kick::SlowReader,
         }
     }
@@ -150,6 +157,10 @@ impl Kick {
             Kick::BusLost => "messages between the cluster's nodes were lost (resume to continue)",
             Kick::TournamentMoved => {
                 "the tournament moved to another node of the cluster (rejoin to continue)"
+            }
+            Kick::Overloaded => {
+                "the server's outbound queues are full and yours was among the largest \
+                 (max_queued_bytes): read faster (resume to continue)"
             }
         }
     }
@@ -211,6 +222,7 @@ impl std::ops::Deref for Outbox {
 
 impl Drop for Sender {
     fn drop(&mut self) {
+        BUDGET.forget(&self.queue);
         // The last outbox is gone: a waiting receiver learns the queue has ended.
         self.queue.open.store(false, Ordering::Release);
         self.queue.waker.wake();
@@ -366,7 +378,9 @@ impl Queue {
         let frames = state.items.pop_front()?;
         state.idle = false;
         state.frames -= frames.count();
-        state.bytes -= frames.bytes();
+        let size = frames.bytes();
+        state.bytes -= size;
+        BUDGET.queued.fetch_sub(size, Ordering::Relaxed);
         if state.items.is_empty() && state.items.capacity() > IDLE_CAPACITY {
             // A burst is over: an idle connection keeps a small deque.
             state.items.shrink_to(IDLE_CAPACITY);
@@ -404,12 +418,134 @@ impl Drop for Queue {
         state.closed = true;
         state.items = VecDeque::new();
         state.frames = 0;
+        BUDGET.queued.fetch_sub(state.bytes, Ordering::Relaxed);
         state.bytes = 0;
+    }
+}
+
+/// Bytes of text queued in every connection's outbox together, and the most
+/// they may be (`max_queued_bytes`). One per process, like the metrics: a
+/// process runs one server. Its count is the one shared atomic a queued
+/// frame touches (a relaxed add, and a subtract when it is taken); finding
+/// the largest queues when the budget is passed walks every outbox, which
+/// is rare and off the move path.
+pub struct Budget {
+    queued: AtomicUsize,
+    limit: AtomicUsize,
+    /// Every open outbox, by the address of its queue.
+    outboxes: Mutex<HashMap<usize, Weak<Sender>>>,
+}
+
+pub static BUDGET: LazyLock<Budget> = LazyLock::new(|| Budget {
+    queued: AtomicUsize::new(0),
+    limit: AtomicUsize::new(usize::MAX),
+    outboxes: Mutex::default(),
+});
+
+impl Budget {
+    /// The most bytes all queues may hold together (the server sets it at
+    /// its start, from `max_queued_bytes`).
+    pub fn set_limit(&self, bytes: usize) {
+        self.limit.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes queued in all now.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Counts `bytes` more; true when that passes the limit.
+    fn add(&self, bytes: usize) -> bool {
+        let total = self
+            .queued
+            .fetch_add(bytes, Ordering::Relaxed)
+            .wrapping_add(bytes);
+        total > self.limit.load(Ordering::Relaxed)
+    }
+
+    fn outboxes(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Weak<Sender>>> {
+        // Every update is one insert or remove: poisoning is ignored.
+        self.outboxes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn remember(&self, queue: &Arc<Shared>, sender: &Arc<Sender>) {
+        self.outboxes()
+            .insert(Arc::as_ptr(queue) as usize, Arc::downgrade(sender));
+    }
+
+    fn forget(&self, queue: &Arc<Shared>) {
+        self.outboxes().remove(&(Arc::as_ptr(queue) as usize));
+    }
+
+    /// Drops the connections with the most queued, the largest first, until
+    /// the total is within the limit again.
+    #[cold]
+    fn shed(&self) {
+        let limit = self.limit.load(Ordering::Relaxed);
+        // Collected first: no queue's lock is taken under the registry's, and
+        // a sender dropped here may forget itself.
+        let outboxes: Vec<Weak<Sender>> = self.outboxes().values().cloned().collect();
+        let mut largest: Vec<(usize, Arc<Sender>)> = outboxes
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|sender| {
+                let bytes = sender.queue.state().bytes;
+                (bytes, sender)
+            })
+            .filter(|(bytes, _)| *bytes > 0)
+            .collect();
+        largest.sort_unstable_by_key(|(bytes, _)| std::cmp::Reverse(*bytes));
+        for (_, sender) in largest {
+            if self.queued() <= limit {
+                break;
+            }
+            sender.shed();
+        }
     }
 }
 
 /// Slots an emptied queue keeps.
 const IDLE_CAPACITY: usize = 4;
+
+impl Sender {
+    /// Drops the connection to keep the server-wide budget: what it has
+    /// queued goes at once (its task may take a while to close a socket
+    /// nobody reads), and nothing more is taken.
+    fn shed(&self) {
+        let mut state = self.queue.state();
+        if state.closed {
+            return;
+        }
+        state.closed = true;
+        state.wire = None;
+        state.items = VecDeque::new();
+        state.frames = 0;
+        let bytes = std::mem::take(&mut state.bytes);
+        drop(state);
+        BUDGET.queued.fetch_sub(bytes, Ordering::Relaxed);
+        METRICS.overload_disconnects.inc();
+        tracing::info!(
+            conn = self.conn,
+            bytes,
+            "outbound queues over max_queued_bytes: dropping one of the largest"
+        );
+        self.drop_for(Kick::Overloaded);
+    }
+
+    /// Drops the connection for `why` (the first reason given is the one
+    /// its client is told).
+    pub fn drop_for(&self, why: Kick) {
+        let _ = self
+            .why
+            .compare_exchange(0, why as u8, Ordering::AcqRel, Ordering::Acquire);
+        self.kick.raise();
+    }
+
+    /// Why the connection was dropped (once its kick is raised).
+    pub fn dropped_for(&self) -> Kick {
+        Kick::from_u8(self.why.load(Ordering::Acquire))
+    }
+}
 
 impl Outbox {
     /// A queue of at most `capacity` frames and `max_bytes` bytes of text
@@ -445,7 +581,9 @@ impl Outbox {
             tournaments: Memberships::default(),
             handover,
         };
-        (Outbox(Arc::new(sender)), Queue(queue))
+        let sender = Arc::new(sender);
+        BUDGET.remember(&queue, &sender);
+        (Outbox(sender), Queue(queue))
     }
 
     /// Queues a frame; false (and the connection is dropped) if the queue is full
@@ -513,6 +651,10 @@ impl Outbox {
                 state.bytes += size;
                 drop(state);
                 self.queue.waker.wake();
+                if BUDGET.add(size) {
+                    BUDGET.shed();
+                    return !self.queue.state().closed;
+                }
                 return true;
             }
         };
@@ -522,20 +664,6 @@ impl Outbox {
         );
         self.drop_for(Kick::SlowReader);
         false
-    }
-
-    /// Drops the connection for `why` (the first reason given is the one
-    /// its client is told).
-    pub fn drop_for(&self, why: Kick) {
-        let _ = self
-            .why
-            .compare_exchange(0, why as u8, Ordering::AcqRel, Ordering::Acquire);
-        self.kick.raise();
-    }
-
-    /// Why the connection was dropped (once its kick is raised).
-    pub fn dropped_for(&self) -> Kick {
-        Kick::from_u8(self.why.load(Ordering::Acquire))
     }
 
     /// Queues a message; one larger than `max_message` is replaced by a
@@ -706,6 +834,7 @@ mod tests {
             state.items.push_back(Frames::One(frame(2)));
             state.frames += 1;
             state.bytes += 2;
+            BUDGET.queued.fetch_add(2, Ordering::Relaxed);
         }
         assert!(outbox.send_frame(frame(3)));
         // The task takes them; until it has written them and settled, the

@@ -117,6 +117,8 @@ impl Server {
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {loopback} for the house bots: {e}"))?;
         let house_addr = house_listener.local_addr()?;
+        // One budget per process: a process runs one server.
+        crate::outbox::BUDGET.set_limit(config.max_queued_bytes);
         let config = Arc::new(config);
         let rooms = TaskTracker::new();
         let ratings = Arc::new(Ratings::new(store.load_ratings()?));

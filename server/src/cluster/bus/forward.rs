@@ -87,6 +87,7 @@ pub(super) fn answered_room(frame: &str) -> Option<String> {
 pub(super) fn unanswered(id: Option<RequestId>, why: Kick, node: &str) -> ServerMsg {
     let what = match why {
         Kick::BusLost => "messages between the cluster's nodes were lost before it was answered".to_owned(),
+        Kick::Overloaded => "the server's outbound queues were full (max_queued_bytes) and this connection was closed before it was answered".to_owned(),
         Kick::RoomMoved | Kick::TournamentMoved => format!(
             "the node that held its room ({node}) stopped before answering, and the room is moving to another node"
         ),

@@ -244,6 +244,10 @@ async fn metrics(State(api): State<Api>) -> Response {
         .tournaments
         .set(shared.tournaments.list().len() as i64);
     gauges.house_bots.set(shared.house.bots().running() as i64);
+    let queued = crate::outbox::BUDGET.queued();
+    gauges
+        .queued_bytes
+        .set(i64::try_from(queued).unwrap_or(i64::MAX));
     let gauges = Gauges {
         node: shared
             .store
