@@ -3,7 +3,7 @@
 # (tests/tests/browser.rs) drive Debian's Chromium through chromedriver, the
 # line editor's test (client-cli/tests/editor.rs) runs `grundy` in tmux, and
 # the PostgreSQL store's and the cluster's tests start Debian's PostgreSQL and
-# NATS servers, the proxy tests nginx, the ACME tests pebble (testkit/);
+# NATS servers, the proxy tests nginx and Caddy, the ACME tests pebble (testkit/);
 # they are installed here when missing (as root, with apt-get), else named.
 #
 #   scripts/test.sh                     # everything
@@ -34,6 +34,10 @@ fi
 # ACME tests (pebble, Debian's ACME test server, and its DNS server).
 if [ -z "${PEBBLE:-}" ] && [ ! -x /usr/bin/pebble ] && [ ! -x /usr/sbin/pebble ]; then
     missing+=(pebble)
+fi
+# testkit/src/caddy.rs looks there (or at $CADDY): the proxy tests.
+if [ -z "${CADDY:-}" ] && [ ! -x /usr/bin/caddy ] && [ ! -x /usr/sbin/caddy ]; then
+    missing+=(caddy)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
