@@ -3,7 +3,7 @@
 # (tests/tests/browser.rs) drive Debian's Chromium through chromedriver, the
 # line editor's test (client-cli/tests/editor.rs) runs `grundy` in tmux, and
 # the PostgreSQL store's and the cluster's tests start Debian's PostgreSQL and
-# NATS servers (testkit/);
+# NATS servers, the proxy tests nginx and Caddy, the ACME tests pebble (testkit/);
 # they are installed here when missing (as root, with apt-get), else named.
 #
 #   scripts/test.sh                     # everything
@@ -30,14 +30,23 @@ fi
 if [ -z "${NGINX:-}" ] && [ ! -x /usr/sbin/nginx ] && [ ! -x /usr/bin/nginx ]; then
     missing+=(nginx)
 fi
+# testkit/src/pebble.rs looks there (or at $PEBBLE, $PEBBLE_CHALLTESTSRV): the
+# ACME tests (pebble, Debian's ACME test server, and its DNS server).
+if [ -z "${PEBBLE:-}" ] && [ ! -x /usr/bin/pebble ] && [ ! -x /usr/sbin/pebble ]; then
+    missing+=(pebble)
+fi
+# testkit/src/caddy.rs looks there (or at $CADDY): the proxy tests.
+if [ -z "${CADDY:-}" ] && [ ! -x /usr/bin/caddy ] && [ ! -x /usr/sbin/caddy ]; then
+    missing+=(caddy)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "installing ${missing[*]} for the browser, terminal, PostgreSQL, cluster and proxy tests" >&2
+        echo "installing ${missing[*]} for the browser, terminal, PostgreSQL, cluster, proxy and ACME tests" >&2
         export DEBIAN_FRONTEND=noninteractive
         apt-get install -y -qq "${missing[@]}" >/dev/null ||
             { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }
     else
-        echo "the browser, terminal, PostgreSQL, cluster and proxy tests need: ${missing[*]}" >&2
+        echo "the browser, terminal, PostgreSQL, cluster, proxy and ACME tests need: ${missing[*]}" >&2
         echo "  sudo apt-get install -y ${missing[*]}" >&2
         echo "(or set CHROMIUM and CHROMEDRIVER to where Chromium and its driver are)" >&2
         exit 1

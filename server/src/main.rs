@@ -10,6 +10,7 @@ use anyhow::Context;
 use clap::Parser;
 use grundy_server::cluster::bus::Bus;
 use grundy_server::net::redirect;
+use grundy_server::net::tls::acme::{self, Acme, AcmeSettings};
 use grundy_server::net::tls::{CertificateFiles, Tls};
 use grundy_server::server::Listener;
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
@@ -26,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// brings unfinished matches back after a restart.
 #[derive(Parser)]
 #[command(name = "grundy-server", version)]
+#[command(group = clap::ArgGroup::new("tls").args(["tls_cert", "acme_domain"]).multiple(false))]
 struct Args {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:7878")]
@@ -110,9 +112,40 @@ struct Args {
     /// The private key of `--tls-cert`, PEM (PKCS#8, RSA or EC).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
-    /// With `--tls-cert`: also answer plain HTTP on this port (on the
-    /// `--listen` address) with a redirect to https://.
-    #[arg(long, value_name = "PORT", requires = "tls_cert")]
+    /// Serve TLS on `--listen` with a certificate obtained and renewed over
+    /// ACME (Let's Encrypt unless `--acme-directory` says otherwise) for this
+    /// name (repeatable: one certificate for every name). The directory
+    /// validates a name by TLS-ALPN-01, connecting to port 443 of the name:
+    /// that must reach `--listen`. Not with `--tls-cert`.
+    #[arg(long, value_name = "NAME", value_parser = parse_domain)]
+    acme_domain: Vec<String>,
+    /// With `--acme-domain`: the account's contact (repeatable), a
+    /// `mailto:` URL; the directory writes there about expiring
+    /// certificates and changes of terms.
+    #[arg(long, value_name = "mailto:ADDRESS", requires = "acme_domain",
+          value_parser = parse_contact)]
+    acme_contact: Vec<String>,
+    /// With `--acme-domain`: the ACME directory's URL.
+    #[arg(long, value_name = "URL", requires = "acme_domain", default_value = acme::LETS_ENCRYPT)]
+    acme_directory: String,
+    /// With `--acme-domain`: a CA certificate (PEM) the directory's own
+    /// https:// certificate may chain to, besides the public roots: for a
+    /// test directory such as pebble.
+    #[arg(long, value_name = "FILE", requires = "acme_domain")]
+    acme_directory_ca: Option<PathBuf>,
+    /// With `--acme-domain`: where the ACME account key and the certificate
+    /// are kept (made if missing, readable by its owner only). A restart
+    /// serves the cached certificate and orders nothing.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "acme_domain",
+        default_value = "./grundy-acme"
+    )]
+    acme_cache: PathBuf,
+    /// With `--tls-cert` or `--acme-domain`: also answer plain HTTP on this
+    /// port (on the `--listen` address) with a redirect to https://.
+    #[arg(long, value_name = "PORT", requires = "tls")]
     http_redirect_port: Option<u16>,
     /// How log lines are written to stderr: `text` (for a person) or `json`
     /// (one JSON object a line, for a log collector).
@@ -212,6 +245,28 @@ fn parse_range(s: &str) -> Result<ipnet::IpNet, String> {
         })
 }
 
+/// A name a certificate can be ordered for: a DNS name, not an address.
+fn parse_domain(s: &str) -> Result<String, String> {
+    use rustls::pki_types::ServerName;
+    match ServerName::try_from(s) {
+        Ok(ServerName::DnsName(name)) => Ok(name.as_ref().to_ascii_lowercase()),
+        Ok(_) => Err(format!(
+            "{s:?} is an address; a certificate over ACME is for a DNS name"
+        )),
+        Err(_) => Err(format!("{s:?} is not a DNS name")),
+    }
+}
+
+/// An ACME account's contact: a `mailto:` URL.
+fn parse_contact(s: &str) -> Result<String, String> {
+    match s.strip_prefix("mailto:") {
+        Some(address) if address.contains('@') => Ok(s.to_string()),
+        _ => Err(format!(
+            "{s:?} is not a contact: write mailto:you@example.org"
+        )),
+    }
+}
+
 /// How often the certificate files are looked at for a change.
 const CERTIFICATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -249,6 +304,20 @@ async fn run() -> anyhow::Result<ExitCode> {
             }
         },
         _ => None,
+    };
+    let acme = match acme_settings(&args) {
+        Ok(Some(settings)) => match Acme::new(settings) {
+            Ok(acme) => Some(acme),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+        Ok(None) => None,
+        Err(e) => {
+            eprintln!("error: {e} (--acme-directory-ca)");
+            return Ok(ExitCode::FAILURE);
+        }
     };
     let redirect_listener = match args.http_redirect_port {
         Some(port) => {
@@ -330,8 +399,14 @@ async fn run() -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let listener = match &certificates {
-        Some(files) => Listener::with_tls(listener, Tls::new(files.current())),
+    let tls = match (&certificates, &acme) {
+        (Some(files), _) => Some(Tls::new(files.current())),
+        (None, Some(acme)) => Some(Tls::with_acme(acme.resolver())),
+        (None, None) => None,
+    };
+    let serves_tls = tls.is_some();
+    let listener = match tls {
+        Some(tls) => Listener::with_tls(listener, tls),
         None => Listener::from(listener),
     };
     let server = Server::start_node(listener, store, config, bus).await?;
@@ -339,6 +414,9 @@ async fn run() -> anyhow::Result<ExitCode> {
         let stop = server.shutdown_token();
         tokio::spawn(files.clone().watch(CERTIFICATE_CHECK_EVERY, stop.clone()));
         tokio::spawn(reload_on_hangup(files.clone(), stop));
+    }
+    if let Some(acme) = acme {
+        tokio::spawn(acme.run(server.shutdown_token()));
     }
     if let Some(listener) = redirect_listener {
         let https_port = server.local_addr().port();
@@ -355,9 +433,9 @@ async fn run() -> anyhow::Result<ExitCode> {
     // line on stdout, exactly this, for scripts and tests that start the
     // server on port 0 (stdout is line-buffered: it is out once printed).
     let addr = server.local_addr();
-    let (web, ws) = match certificates {
-        Some(_) => ("https", "wss"),
-        None => ("http", "ws"),
+    let (web, ws) = match serves_tls {
+        true => ("https", "wss"),
+        false => ("http", "ws"),
     };
     tracing::info!("the web app: {web}://{addr}/");
     println!("listening on {ws}://{addr}");
@@ -369,6 +447,26 @@ async fn run() -> anyhow::Result<ExitCode> {
     });
     server.run_until_shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--acme-*` ask for; None without `--acme-domain`. Err: the
+/// `--acme-directory-ca` file cannot be used.
+fn acme_settings(args: &Args) -> Result<Option<AcmeSettings>, grundy_client::tls::TrustError> {
+    use grundy_client::tls::Trust;
+    if args.acme_domain.is_empty() {
+        return Ok(None);
+    }
+    let trust = match &args.acme_directory_ca {
+        Some(file) => Trust::with_ca_file(file)?,
+        None => Trust::public(),
+    };
+    Ok(Some(AcmeSettings {
+        domains: args.acme_domain.clone(),
+        contact: args.acme_contact.clone(),
+        directory: args.acme_directory.clone(),
+        cache: args.acme_cache.clone(),
+        directory_trust: trust.config(),
+    }))
 }
 
 /// A `postgres://` (or `postgresql://`) URL opens PostgreSQL, as a

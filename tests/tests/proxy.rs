@@ -1,15 +1,17 @@
-//! Behind a proxy: a real nginx (testkit/src/nginx.rs, the recipe of
-//! docs/deploy.md) terminates TLS and proxies to a server that trusts it
-//! (`--trusted-proxy 127.0.0.1/32`, nginx's own address towards the server).
-//! Clients bind sources of 127.0.0.0/8 other than 127.0.0.1 to be different
-//! addresses (Linux routes the whole block over loopback): nginx appends each
-//! one's address to `X-Forwarded-For`, and the server counts each by it.
-//! Skipped, with the reason, where nginx is not installed.
+//! Behind a proxy: a real nginx or Caddy (testkit/src/nginx.rs,
+//! testkit/src/caddy.rs, the recipes of docs/deploy.md) terminates TLS and
+//! proxies to a server that trusts it (`--trusted-proxy 127.0.0.1/32`, the
+//! proxy's own address towards the server). Clients bind sources of
+//! 127.0.0.0/8 other than 127.0.0.1 to be different addresses (Linux routes
+//! the whole block over loopback): the proxy puts each one's address in
+//! `X-Forwarded-For`, and the server counts each by it. Skipped, with the
+//! reason, where the proxy is not installed.
 
 use std::net::{IpAddr, SocketAddr};
 
 use grundy_client::tls::Trust;
 use grundy_server::Config;
+use grundy_testkit::caddy::TestCaddy;
 use grundy_testkit::nginx::TestNginx;
 use grundy_tests::{http_with, Client, TestServer, PATIENCE};
 use serde_json::{json, Value};
@@ -19,9 +21,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::Connector;
 
-/// A server that believes 127.0.0.1 (where nginx connects from) and lets
-/// one connection in per client address.
-fn behind_nginx(per_ip: usize) -> Config {
+/// A server that believes 127.0.0.1 (where the proxy connects from) and lets
+/// `per_ip` connections in per client address.
+fn behind_proxy(per_ip: usize) -> Config {
     let mut config = Config {
         trusted_proxies: vec!["127.0.0.1/32".parse().expect("range")],
         ..Config::default()
@@ -85,7 +87,7 @@ fn trusting(nginx: &TestNginx) -> Trust {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_is_played_over_wss_through_nginx() {
-    let server = TestServer::start_with(behind_nginx(256)).await;
+    let server = TestServer::start_with(behind_proxy(256)).await;
     let Some(nginx) = TestNginx::start_or_skip(server.addr) else {
         return;
     };
@@ -112,7 +114,7 @@ async fn a_match_is_played_over_wss_through_nginx() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_behind_nginx_are_counted_by_their_own_addresses() {
-    let server = TestServer::start_with(behind_nginx(1)).await;
+    let server = TestServer::start_with(behind_proxy(1)).await;
     let Some(nginx) = TestNginx::start_or_skip(server.addr) else {
         return;
     };
@@ -142,7 +144,7 @@ async fn clients_behind_nginx_are_counted_by_their_own_addresses() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_outside_the_trusted_range_is_counted_by_its_socket_address() {
-    let server = TestServer::start_with(behind_nginx(1)).await;
+    let server = TestServer::start_with(behind_proxy(1)).await;
     let url = server.url();
     let public = Trust::public();
     // Straight to the server from 127.0.0.5, not a trusted proxy: its
@@ -180,7 +182,7 @@ async fn a_client_outside_the_trusted_range_is_counted_by_its_socket_address() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trusted_proxys_malformed_header_is_refused_with_what_is_wrong() {
-    let server = TestServer::start_with(behind_nginx(1)).await;
+    let server = TestServer::start_with(behind_proxy(1)).await;
     // From 127.0.0.1, the trusted range: the header is read.
     let answer = http_with(
         server.addr,
@@ -216,4 +218,55 @@ async fn a_trusted_proxys_malformed_header_is_refused_with_what_is_wrong() {
     )
     .await;
     assert_eq!(answer.status, 200, "{answer:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_is_played_over_wss_through_caddy() {
+    let server = TestServer::start_with(behind_proxy(256)).await;
+    let Some(caddy) = TestCaddy::start_or_skip(server.addr) else {
+        return;
+    };
+    let trust = Trust::with_ca_file(&caddy.ca_file()).expect("Caddy's root");
+    let (room, _, t0, t1, mut alice, mut bob) = grundy_testkit::client::two_players_trusting(
+        &caddy.url(),
+        json!({"game": "nim", "heaps": [1, 1]}),
+        None,
+        &trust,
+    )
+    .await;
+    let ack = alice
+        .request(json!({"type": "move", "room": room, "token": t0, "move": {"heap": 0, "take": 1}}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}\n{}", caddy.log());
+    assert_eq!(bob.event().await["kind"], "moved");
+    let ack = bob
+        .request(json!({"type": "move", "room": room, "token": t1, "move": {"heap": 1, "take": 1}}))
+        .await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let ended = alice.until("ended").await;
+    assert_eq!(ended["kind"], "ended", "{ended}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_behind_caddy_are_counted_by_their_own_addresses() {
+    let server = TestServer::start_with(behind_proxy(1)).await;
+    let Some(caddy) = TestCaddy::start_or_skip(server.addr) else {
+        return;
+    };
+    let trust = Trust::with_ca_file(&caddy.ca_file()).expect("Caddy's root");
+    let (to, url) = (caddy.addr(), caddy.url());
+    let _a = hello(open_from(to, &url, "127.0.0.2", None, &trust).await)
+        .await
+        .unwrap_or_else(|e| panic!("127.0.0.2 refused: {e:?}\n{}", caddy.log()));
+    let _b = hello(open_from(to, &url, "127.0.0.3", None, &trust).await)
+        .await
+        .unwrap_or_else(|e| panic!("127.0.0.3 refused: {e:?}"));
+    // A second from 127.0.0.2 is past its share, whatever it says it is:
+    // Caddy writes its real address over what the client sent.
+    for forged in [None, Some("198.51.100.9"), Some("127.0.0.9, 198.51.100.9")] {
+        let refused = hello(open_from(to, &url, "127.0.0.2", forged, &trust).await).await;
+        let (code, reason) = refused.err().expect("a second connection from 127.0.0.2");
+        assert_eq!(code, 1008, "{reason}");
+        assert!(reason.contains("connections_per_ip"), "{reason}");
+    }
 }

@@ -58,6 +58,16 @@ impl Process {
         args: &[&str],
         log: &str,
     ) -> Process {
+        Process::start_listening("127.0.0.1:0", db, args, log).await
+    }
+
+    /// [`Process::start_logging`] on `listen`, a port known beforehand.
+    pub async fn start_listening(
+        listen: &str,
+        db: impl AsRef<std::ffi::OsStr>,
+        args: &[&str],
+        log: &str,
+    ) -> Process {
         let db_arg = db.as_ref().to_string_lossy().into_owned();
         // Every test client is on loopback: not counted per address, unless
         // the test says which addresses are not.
@@ -68,7 +78,7 @@ impl Process {
         };
         let mut child = Command::new(env!("CARGO_BIN_EXE_grundy-server"))
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(listen)
             .arg("--db")
             .arg(db)
             .args(unlimited)

@@ -3,14 +3,14 @@
 //! on a plain port once its handshake is done. The handshake is bounded by
 //! `hello_timeout_ms`, as a request head is.
 //!
-//! The certificate is whatever a [`CurrentCertificate`] holds when a
-//! handshake asks: the files' (`files.rs`) put theirs there, and replace it
-//! when the files change; a source that obtains certificates itself (ACME)
-//! would do the same.
+//! The certificate comes from the files of `--tls-cert` (`files.rs`: a
+//! [`CurrentCertificate`], replaced when the files change) or from ACME
+//! (`acme.rs`, `--acme-domain`: obtained and renewed by the server itself).
 //!
 //! A client that speaks plain HTTP to this port is answered in plain HTTP:
 //! a 400 that says to use `https://` or `wss://`.
 
+pub mod acme;
 pub mod current;
 pub mod files;
 
@@ -48,12 +48,27 @@ pub struct Tls {
 impl Tls {
     /// TLS presenting whatever certificate `certificates` resolves.
     pub fn new(certificates: Arc<dyn ResolvesServerCert>) -> Arc<Tls> {
+        Tls::with_alpn(certificates, Vec::new())
+    }
+
+    /// TLS presenting the certificates ACME obtains (`acme.rs`), and
+    /// answering its TLS-ALPN-01 validations: those negotiate
+    /// `acme-tls/1`, clients `http/1.1` (the one HTTP this port speaks).
+    pub fn with_acme(certificates: Arc<dyn ResolvesServerCert>) -> Arc<Tls> {
+        Tls::with_alpn(
+            certificates,
+            vec![b"http/1.1".to_vec(), acme::ACME_TLS_ALPN.to_vec()],
+        )
+    }
+
+    fn with_alpn(certificates: Arc<dyn ResolvesServerCert>, alpn: Vec<Vec<u8>>) -> Arc<Tls> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = ServerConfig::builder_with_provider(provider)
+        let mut config = ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("ring supports the default protocol versions")
             .with_no_client_auth()
             .with_cert_resolver(certificates);
+        config.alpn_protocols = alpn;
         Arc::new(Tls {
             acceptor: TlsAcceptor::from(Arc::new(config)),
         })
@@ -75,6 +90,12 @@ impl Tls {
             return None;
         }
         match timeout_at(deadline, self.acceptor.accept(tcp)).await {
+            Ok(Ok(mut tls)) if tls.get_ref().1.alpn_protocol() == Some(acme::ACME_TLS_ALPN) => {
+                // The handshake was the validation; it asks nothing more.
+                tracing::info!("ACME: answered a TLS-ALPN-01 validation");
+                let _ = tokio::time::timeout(Duration::from_secs(1), tls.shutdown()).await;
+                None
+            }
             Ok(Ok(tls)) => Some(tls),
             Ok(Err(e)) => {
                 tracing::debug!("TLS handshake failed: {e}");
