@@ -220,6 +220,7 @@ const CLIENT_SAMPLES: &str = r#"
 {"type":"list_tokens","id":4}
 {"type":"revoke_token","id":5,"token_id":"k3b9x2"}
 {"type":"revoke_token","id":5}
+{"type":"change_password","id":6,"password":"correct horse battery","new_password":"a new and longer passphrase"}
 {"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1,2]},"clock":{"initial_ms":60000,"increment_ms":2000}}
 {"type":"create_room","id":"r","random":{"family":"kayles","seed":7},"clock":{"initial_ms":60000},"listed":false,"seat":1}
 {"type":"list_rooms","id":2}

@@ -124,6 +124,9 @@ pub enum Kick {
     BusLost = 4,
     /// A tournament it follows moved to another node of the cluster.
     TournamentMoved = 5,
+    /// Its account's password was changed (by another connection): the
+    /// token it said hello with is revoked.
+    PasswordChanged = 6,
 }
 
 impl Kick {
@@ -133,6 +136,7 @@ impl Kick {
             3 => Kick::NodeLost,
             4 => Kick::BusLost,
             5 => Kick::TournamentMoved,
+            6 => Kick::PasswordChanged,
             _ => Kick::SlowReader,
         }
     }
@@ -150,6 +154,9 @@ impl Kick {
             Kick::BusLost => "messages between the cluster's nodes were lost (resume to continue)",
             Kick::TournamentMoved => {
                 "the tournament moved to another node of the cluster (rejoin to continue)"
+            }
+            Kick::PasswordChanged => {
+                "the account's password was changed and its tokens revoked (log in again to continue)"
             }
         }
     }

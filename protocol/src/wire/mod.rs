@@ -154,6 +154,14 @@ pub enum ClientBody {
     },
     /// The account's live tokens (scope `account`).
     ListTokens,
+    /// Change the account's password (scope `account`), given its current
+    /// one: every token of the account is revoked and its other connections
+    /// end; answered with `token`, a new token this connection carries on
+    /// with (the name, scopes and expiry of its own).
+    ChangePassword {
+        password: String,
+        new_password: String,
+    },
     /// Revoke one of the account's tokens (scope `account`), or, with no
     /// `token_id`, the token this connection said hello with (any scope).
     RevokeToken {
@@ -346,6 +354,7 @@ impl ClientMsg {
         "create_token",
         "list_tokens",
         "revoke_token",
+        "change_password",
         "create_room",
         "list_rooms",
         "join",
@@ -748,7 +757,8 @@ pub enum ServerBody {
     AccountCreated {
         account: AccountInfo,
     },
-    /// The answer to `login` and `create_token`: the secret, shown this once.
+    /// The answer to `login`, `create_token` and `change_password`: the
+    /// secret, shown this once.
     Token {
         token: String,
         info: TokenInfo,

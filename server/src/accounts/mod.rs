@@ -28,6 +28,7 @@ use grundy_protocol::wire::{
 };
 
 use crate::names;
+use crate::outbox::{ConnId, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::store::{
     now_ms, AccountRow, AccountWrite, AccountsOf, MatchStore, StoreError, TokenRow, WriteOp,
@@ -231,6 +232,16 @@ pub struct Accounts {
     /// house` processes (its own house bots are off): guests may then say
     /// hello as exactly `grundy-bot (LEVEL)` (`crate::names::reserved`).
     external_house: AtomicBool,
+    /// This node's connections that said hello with a token: a password
+    /// change ends those of its account.
+    signed_in: Mutex<HashMap<ConnId, SignedIn>>,
+}
+
+/// A connection of this node acting as an account.
+struct SignedIn {
+    account: AccountId,
+    token: String,
+    outbox: Outbox,
 }
 
 /// Removes the names of an account being created, however its creation ends.
@@ -348,6 +359,49 @@ impl Accounts {
             reads: Pool::new("account_reads", reads.0, reads.1),
             announcer: AnnouncerCell::new(),
             external_house: AtomicBool::new(false),
+            signed_in: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Notes that the connection of `outbox` acts as `session`'s account
+    /// (None: as nobody, a guest, or it is gone).
+    pub fn signed_in(&self, outbox: &Outbox, session: Option<&Session>) {
+        let mut signed_in = self.signed_in.lock().unwrap_or_else(|p| p.into_inner());
+        match session {
+            Some(s) => {
+                signed_in.insert(
+                    outbox.conn,
+                    SignedIn {
+                        account: s.account,
+                        token: s.token.clone(),
+                        outbox: outbox.clone(),
+                    },
+                );
+            }
+            None => {
+                signed_in.remove(&outbox.conn);
+            }
+        }
+    }
+
+    /// Ends this node's connections of `account` but those that said hello
+    /// with `keep`: its password changed, their tokens are revoked.
+    fn end_sessions(&self, account: AccountId, keep: &str) {
+        let signed_in = self.signed_in.lock().unwrap_or_else(|p| p.into_inner());
+        for s in signed_in.values() {
+            if s.account == account && s.token != keep {
+                s.outbox.drop_for(Kick::PasswordChanged);
+            }
+        }
+    }
+
+    /// Revokes in memory every token of `account` but `keep`, at `at_ms`.
+    fn revoke_all(&self, account: AccountId, keep: &str, at_ms: u64) {
+        let mut state = self.state();
+        for row in state.tokens.values_mut() {
+            if row.account == account && row.id != keep {
+                row.revoked_at_ms.get_or_insert(at_ms);
+            }
         }
     }
 
@@ -514,6 +568,25 @@ impl Accounts {
         new: NewToken,
     ) -> Result<Issued, Refused> {
         let request = check_new_token(new, "login")?;
+        match self.check_password(from, username, password).await? {
+            Some(id) => self.issue(id, request).await,
+            None => Err(Refused::new(
+                ErrorCode::Unauthorized,
+                "wrong username or password",
+            )),
+        }
+    }
+
+    /// Whether `password` is the account `username`'s: its id if so. The
+    /// one check of a password `login` and `change_password` share: the
+    /// per-address count of logins, the account's lock after wrong ones,
+    /// and the bounded pool the hash is checked in.
+    async fn check_password(
+        &self,
+        from: Option<IpAddr>,
+        username: &str,
+        password: String,
+    ) -> Result<Option<AccountId>, Refused> {
         if password.chars().count() > password::MAX_PASSWORD {
             return Err(Refused::new(
                 ErrorCode::BadRequest,
@@ -534,7 +607,7 @@ impl Accounts {
             ));
         }
         // In a cluster, the account may be another node's since this one
-        // started (or have new tokens there).
+        // started (or have new tokens, or a new password, there).
         if let Err(refused) = self.recall(AccountsOf::Name(names::key(username))).await {
             // Not an unknown account for the load: asked again shortly.
             return Err(refused.into());
@@ -572,13 +645,99 @@ impl Accounts {
             .run(move || password::verify(&password, hash.as_deref()))
             .await?;
         checking.settle(right);
-        match account {
-            Some(id) if right => self.issue(id, request).await,
-            _ => Err(Refused::new(
-                ErrorCode::Unauthorized,
-                "wrong username or password",
-            )),
+        Ok(account.filter(|_| right))
+    }
+
+    /// Changes the session's account's password (scope `account`), given
+    /// its current one: every token of the account is revoked and the
+    /// account's other connections ended, on every node the bus reaches;
+    /// the session (its connection's `outbox`) carries on with the new
+    /// token this gives (the name, scopes and expiry of its own).
+    pub async fn change_password(
+        &self,
+        from: Option<IpAddr>,
+        outbox: &Outbox,
+        session: &Session,
+        current: String,
+        new: String,
+    ) -> Result<Issued, Refused> {
+        self.allow(session, Scope::Account, "change_password")?;
+        password::check(&new).map_err(|m| Refused::bad(format!("new_password: {m}")))?;
+        let (username, own) = {
+            let state = self.state();
+            let username = state
+                .accounts
+                .get(&session.account)
+                .map(|a| a.row.username.clone());
+            (username, state.tokens.get(&session.token).cloned())
+        };
+        let (Some(username), Some(own)) = (username, own) else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "this token is gone"));
+        };
+        match self.check_password(from, &username, current).await? {
+            Some(id) if id == session.account => {}
+            _ => {
+                return Err(Refused::new(
+                    ErrorCode::Unauthorized,
+                    "password: not the account's current password",
+                ))
+            }
         }
+        let password_hash = self
+            .checks
+            .run(move || password::hash(&new))
+            .await?
+            .map_err(|e| internal("hash the password", e))?;
+        let minted = token::mint().map_err(|e| internal("make a token", e))?;
+        let at_ms = now_ms();
+        let row = TokenRow {
+            id: minted.id,
+            account: session.account,
+            name: own.name.clone(),
+            scopes: own.scopes.clone(),
+            secret_sha256: minted.secret_sha256,
+            created_at_ms: at_ms,
+            expires_at_ms: own.expires_at_ms,
+            revoked_at_ms: None,
+        };
+        self.write(
+            AccountWrite::Password {
+                account: session.account,
+                password_hash: password_hash.clone(),
+                at_ms,
+                token: row.clone(),
+            },
+            "record the new password",
+        )
+        .await?;
+        let info = {
+            let mut state = self.state();
+            let Some(account) = state.accounts.get_mut(&session.account) else {
+                return Err(Refused::new(ErrorCode::Unauthorized, "no such account"));
+            };
+            account.row.password_hash = password_hash;
+            let info = account.info();
+            state.tokens.insert(row.id.clone(), row.clone());
+            info
+        };
+        self.revoke_all(session.account, &row.id, at_ms);
+        let carries_on = Session {
+            token: row.id.clone(),
+            ..session.clone()
+        };
+        self.signed_in(outbox, Some(&carries_on));
+        self.end_sessions(session.account, &row.id);
+        self.announce(AccountChange::PasswordChanged {
+            account: session.account,
+            keep: row.id.clone(),
+            at_ms,
+        });
+        tracing::info!(account = session.account, "password changed");
+        Ok(Issued {
+            secret: minted.text,
+            info: token_info(&row),
+            account: info,
+        })
     }
 
     /// Mints, records and returns a new token of `account`.
