@@ -95,7 +95,8 @@ pub struct TokenArgs {
     /// What it may do: play, tournaments, account (default: all).
     #[arg(long, value_delimiter = ',', value_parser = parse_scope)]
     scopes: Option<Vec<Scope>>,
-    /// It stops working after this many days (default: never).
+    /// It stops working after this many days (default: the server's
+    /// `token_default_days`, 90, and no later than the token that makes it).
     #[arg(long)]
     days: Option<u32>,
 }

@@ -128,7 +128,7 @@ fn an_account_is_opened_logged_in_kept_privately_and_logged_out() {
     let listing = text(&listed);
     assert_eq!(listing.lines().count(), 2, "{listing}");
     assert!(
-        listing.contains("\"my bot\"  scopes: play  never expires"),
+        listing.contains("\"my bot\"  scopes: play  expires in 90 days"),
         "{listing}"
     );
     assert!(listing.contains("(this one)"), "{listing}");

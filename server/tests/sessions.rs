@@ -180,3 +180,86 @@ async fn wrong_current_passwords_lock_the_account_as_wrong_logins_do() {
     let refused = login(&url, "Lee", PASSWORD).await;
     assert_eq!(code(&refused), "rate_limited", "{refused}");
 }
+
+const DAY_MS: u64 = 86_400_000;
+
+fn expires(answer: &Value) -> u64 {
+    answer["info"]["expires_at_ms"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("an expiry: {answer}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_mints_none_broader_than_itself_and_every_new_token_expires() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path().join("grundy.db")).await;
+    let url = server.url.clone();
+    let welcome = hello_with(&url, &account(&url, "Kim").await).await;
+    assert_eq!(welcome["limits"]["token_default_days"], 90, "{welcome}");
+    assert_eq!(welcome["limits"]["token_max_days"], 365, "{welcome}");
+    // A login's token has every scope and the default life.
+    let now = welcome["token"]["created_at_ms"].as_u64().unwrap();
+    let life = welcome["token"]["expires_at_ms"].as_u64().unwrap() - now;
+    assert_eq!(life, 90 * DAY_MS, "{welcome}");
+
+    let full_token = login(&url, "Kim", PASSWORD).await["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    let mut full = Client::connect_token(&url, &full_token).await;
+    let too_long = full
+        .request(json!({"type": "create_token", "expires_in_days": 366}))
+        .await;
+    assert_eq!(code(&too_long), "bad_request", "{too_long}");
+    assert!(
+        too_long["message"]
+            .as_str()
+            .unwrap()
+            .contains("token_max_days"),
+        "{too_long}"
+    );
+    let narrow = full
+        .request(
+            json!({"type": "create_token", "scopes": ["account", "play"],
+                        "expires_in_days": 10}),
+        )
+        .await;
+    assert_eq!(narrow["type"], "token", "{narrow}");
+    let narrow_ends = expires(&narrow);
+    let mut narrow = Client::connect_token(&url, narrow["token"].as_str().unwrap()).await;
+
+    // No scope the creating token lacks: the refusal names the broader ones.
+    let broader = narrow
+        .request(json!({"type": "create_token", "scopes": ["play", "tournaments"]}))
+        .await;
+    assert_eq!(code(&broader), "forbidden", "{broader}");
+    let said = broader["message"].as_str().unwrap();
+    assert!(said.contains("not [tournaments]"), "{broader}");
+    // No later expiry.
+    let longer = narrow
+        .request(json!({"type": "create_token", "expires_in_days": 11}))
+        .await;
+    assert_eq!(code(&longer), "forbidden", "{longer}");
+    assert!(
+        longer["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("expires_in_days: "),
+        "{longer}"
+    );
+    // Left out, the scopes are the creating token's and the life ends with
+    // it.
+    let defaults = narrow.request(json!({"type": "create_token"})).await;
+    assert_eq!(defaults["type"], "token", "{defaults}");
+    assert_eq!(
+        defaults["info"]["scopes"],
+        json!(["play", "account"]),
+        "{defaults}"
+    );
+    assert_eq!(expires(&defaults), narrow_ends, "{defaults}");
+    let within = narrow
+        .request(json!({"type": "create_token", "scopes": ["play"], "expires_in_days": 9}))
+        .await;
+    assert_eq!(within["type"], "token", "{within}");
+    assert!(expires(&within) < narrow_ends, "{within}");
+}

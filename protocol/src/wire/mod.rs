@@ -733,6 +733,11 @@ pub struct Limits {
     pub accounts_per_ip_per_hour: u32,
     /// Live (unrevoked, unexpired) tokens one account may hold.
     pub tokens_per_account: u32,
+    /// The days a new token lives when `expires_in_days` is not given
+    /// (`create_token`: no longer than the creating token).
+    pub token_default_days: u32,
+    /// The most days a new token may live (`expires_in_days`).
+    pub token_max_days: u32,
 }
 
 /// What the server's message says, by its `type`: an answer (its id is

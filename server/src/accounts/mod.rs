@@ -39,8 +39,6 @@ use throttle::{Lockout, PerAddress};
 
 /// Longest token name, in characters.
 pub const MAX_TOKEN_NAME: usize = 40;
-/// Longest token life, in days.
-pub const MAX_TOKEN_DAYS: u32 = 3650;
 /// Addresses the per-address counts remember at once.
 const ADDRESSES: usize = 100_000;
 
@@ -567,7 +565,8 @@ impl Accounts {
         password: String,
         new: NewToken,
     ) -> Result<Issued, Refused> {
-        let request = check_new_token(new, "login")?;
+        // The password is the account's whole authority: any scopes.
+        let request = check_new_token(new, "login", &self.limits)?;
         match self.check_password(from, username, password).await? {
             Some(id) => self.issue(id, request).await,
             None => Err(Refused::new(
@@ -763,6 +762,7 @@ impl Accounts {
             return Err(Refused::new(ErrorCode::Unauthorized, "no such account"));
         };
         let minted = token::mint().map_err(|e| internal("make a token", e))?;
+        let expires_at_ms = Some(request.expires_at_ms(now));
         let row = TokenRow {
             id: minted.id,
             account,
@@ -770,9 +770,7 @@ impl Accounts {
             scopes: request.scopes,
             secret_sha256: minted.secret_sha256,
             created_at_ms: now,
-            expires_at_ms: request
-                .days
-                .map(|d| now.saturating_add(u64::from(d) * 86_400_000)),
+            expires_at_ms,
             revoked_at_ms: None,
         };
         self.write(AccountWrite::Token(row.clone()), "record the token")
@@ -835,10 +833,50 @@ impl Accounts {
         Ok(())
     }
 
-    /// A new token for the session's account (scope `account`).
+    /// A new token for the session's account (scope `account`), no broader
+    /// than the session's own: no scope it lacks, no later expiry. Without
+    /// scopes, its scopes; without a life, the default one, cut to its
+    /// expiry.
     pub async fn create_token(&self, session: &Session, new: NewToken) -> Result<Issued, Refused> {
         self.allow(session, Scope::Account, "create_token")?;
-        let request = check_new_token(new, "token")?;
+        let Some(own) = self.state().tokens.get(&session.token).cloned() else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "this token is gone"));
+        };
+        let scopes_given = new.scopes.is_some();
+        let days_given = new.expires_in_days.is_some();
+        let mut request = check_new_token(new, "token", &self.limits)?;
+        if !scopes_given {
+            request.scopes = own.scopes.clone();
+        }
+        let broader: Vec<&str> = (request.scopes.iter())
+            .filter(|s| !own.scopes.contains(s))
+            .map(|s| s.as_str())
+            .collect();
+        if !broader.is_empty() {
+            let has: Vec<&str> = own.scopes.iter().map(|s| s.as_str()).collect();
+            return Err(Refused::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "scopes: a token creates none broader than itself: this one has [{}], not [{}]",
+                    has.join(", "),
+                    broader.join(", ")
+                ),
+            ));
+        }
+        if let Some(limit) = own.expires_at_ms {
+            if request.expires_at_ms(now_ms()) > limit {
+                if days_given {
+                    return Err(Refused::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "expires_in_days: a token creates none that outlives itself: this one expires at {limit} ms, {} days from now at most",
+                            limit.saturating_sub(now_ms()) / 86_400_000
+                        ),
+                    ));
+                }
+                request.until = Some(limit);
+            }
+        }
         self.issue(session.account, request).await
     }
 
@@ -911,10 +949,23 @@ fn lock(m: &Mutex<PerAddress>) -> MutexGuard<'_, PerAddress> {
 struct TokenRequest {
     name: String,
     scopes: Vec<Scope>,
-    days: Option<u32>,
+    days: u32,
+    /// An expiry earlier than `days` gives (the creating token's).
+    until: Option<u64>,
 }
 
-fn check_new_token(new: NewToken, default_name: &str) -> Result<TokenRequest, Refused> {
+impl TokenRequest {
+    fn expires_at_ms(&self, now_ms: u64) -> u64 {
+        let end = now_ms.saturating_add(u64::from(self.days) * 86_400_000);
+        self.until.map_or(end, |until| end.min(until))
+    }
+}
+
+fn check_new_token(
+    new: NewToken,
+    default_name: &str,
+    limits: &Limits,
+) -> Result<TokenRequest, Refused> {
     let bad = |m: String| Refused::new(ErrorCode::BadRequest, m);
     let name = new
         .name
@@ -934,16 +985,19 @@ fn check_new_token(new: NewToken, default_name: &str) -> Result<TokenRequest, Re
             "scopes: give at least one (play, tournaments, account)".into(),
         ));
     }
-    if let Some(d) = new.expires_in_days {
-        if !(1..=MAX_TOKEN_DAYS).contains(&d) {
-            return Err(bad(format!(
-                "expires_in_days: must be 1 to {MAX_TOKEN_DAYS}, got {d}"
-            )));
-        }
+    let max = limits.token_max_days;
+    let days = new
+        .expires_in_days
+        .unwrap_or(limits.token_default_days.min(max));
+    if !(1..=max).contains(&days) {
+        return Err(bad(format!(
+            "expires_in_days: must be 1 to {max} (token_max_days), got {days}"
+        )));
     }
     Ok(TokenRequest {
         name,
         scopes,
-        days: new.expires_in_days,
+        days,
+        until: None,
     })
 }
