@@ -1,4 +1,5 @@
-//! `grundy account`: open an account, log in and out, and manage its tokens.
+//! `grundy account`: open an account, log in and out, change its password,
+//! and manage its tokens.
 //!
 //! A login's token is kept per server in the user's config directory
 //! (`~/.config/grundy/tokens.json`, readable by the owner only); `GRUNDY_TOKEN`
@@ -33,6 +34,13 @@ pub enum Command {
         username: String,
         #[command(flatten)]
         token: TokenArgs,
+        #[command(flatten)]
+        server: Server,
+    },
+    /// Change the password (asks for the current one, then the new one):
+    /// every token of the account is revoked and its other connections end;
+    /// the new token is kept for this server.
+    Password {
         #[command(flatten)]
         server: Server,
     },
@@ -87,7 +95,8 @@ pub struct TokenArgs {
     /// What it may do: play, tournaments, account (default: all).
     #[arg(long, value_delimiter = ',', value_parser = parse_scope)]
     scopes: Option<Vec<Scope>>,
-    /// It stops working after this many days (default: never).
+    /// It stops working after this many days (default: the server's
+    /// `token_default_days`, 90, and no later than the token that makes it).
     #[arg(long)]
     days: Option<u32>,
 }
@@ -116,7 +125,7 @@ pub async fn run(command: Command) -> Result<()> {
             bot,
             server,
         } => {
-            let password = new_password()?;
+            let password = new_password("Password (8 to 128 characters): ")?;
             let mut c = guest(&server.server).await?;
             let kind = if bot {
                 AccountKind::Bot
@@ -152,6 +161,24 @@ pub async fn run(command: Command) -> Result<()> {
                 tokens_file()?.display(),
                 scopes(&issued.info)
             );
+            Ok(())
+        }
+        Command::Password { server } => {
+            let mut c = signed_in(&server.server).await?;
+            let current = read_password("Current password: ")?;
+            let new = new_password("New password (8 to 128 characters): ")?;
+            let issued = account::change_password(&mut c, &current, &new)
+                .await
+                .map_err(|e| anyhow::anyhow!(words(&e)))?;
+            keep(&server.server, Some(&issued.token))?;
+            println!(
+                "Password of {} changed: every other token is revoked. The new token is kept in {}.",
+                issued.account.username,
+                tokens_file()?.display(),
+            );
+            if std::env::var("GRUNDY_TOKEN").is_ok_and(|t| !t.trim().is_empty()) {
+                eprintln!("GRUNDY_TOKEN is revoked now: unset it to use the kept token.");
+            }
             Ok(())
         }
         Command::Logout { server } => {
@@ -302,8 +329,9 @@ fn read_password(prompt: &str) -> Result<String> {
     Ok(password)
 }
 
-fn new_password() -> Result<String> {
-    let password = read_password("Password (8 to 128 characters): ")?;
+/// A new password, typed twice at a terminal.
+fn new_password(prompt: &str) -> Result<String> {
+    let password = read_password(prompt)?;
     if std::io::stdin().is_terminal() {
         let again = read_password("The same again: ")?;
         if again != password {

@@ -128,7 +128,7 @@ fn an_account_is_opened_logged_in_kept_privately_and_logged_out() {
     let listing = text(&listed);
     assert_eq!(listing.lines().count(), 2, "{listing}");
     assert!(
-        listing.contains("\"my bot\"  scopes: play  never expires"),
+        listing.contains("\"my bot\"  scopes: play  expires in 90 days"),
         "{listing}"
     );
     assert!(listing.contains("(this one)"), "{listing}");
@@ -160,4 +160,83 @@ fn an_account_is_opened_logged_in_kept_privately_and_logged_out() {
     let who = run(&["account", "whoami"], "");
     assert!(!who.status.success());
     assert!(text(&who).contains("not logged in"), "{}", text(&who));
+}
+
+#[test]
+fn a_new_password_is_kept_as_a_new_token_and_the_old_ones_stop_working() {
+    let server = TestServer::start();
+    let url = server.url();
+    let dir = tempfile::tempdir().expect("dir");
+    let config = dir.path();
+    let run = |args: &[&str], input: &str| {
+        let mut all = args.to_vec();
+        all.extend(["--server", &url]);
+        grundy(config, &all, input)
+    };
+    let file = config.join("grundy").join("tokens.json");
+    let kept = || -> String {
+        let kept: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("kept")).expect("JSON");
+        kept[&url].as_str().expect("a kept token").to_string()
+    };
+
+    let created = run(&["account", "create", "Rowan"], "a long passphrase\n");
+    assert!(created.status.success(), "{}", text(&created));
+    let login = run(&["account", "login", "rowan"], "a long passphrase\n");
+    assert!(login.status.success(), "{}", text(&login));
+    let old = kept();
+    let made = run(&["account", "token", "--name", "script"], "");
+    let script_token = String::from_utf8_lossy(&made.stdout).trim().to_string();
+    assert!(script_token.starts_with("grundy_"), "{}", text(&made));
+
+    // The current password first (wrong: refused, nothing changes), then
+    // the new one.
+    let wrong = run(
+        &["account", "password"],
+        "not it at all\nanother passphrase\n",
+    );
+    assert!(!wrong.status.success());
+    assert!(
+        text(&wrong).contains("not the account's current password"),
+        "{}",
+        text(&wrong)
+    );
+    assert_eq!(kept(), old);
+    let changed = run(
+        &["account", "password"],
+        "a long passphrase\nanother passphrase\n",
+    );
+    assert!(changed.status.success(), "{}", text(&changed));
+    assert!(
+        text(&changed).contains("Password of Rowan changed"),
+        "{}",
+        text(&changed)
+    );
+    let new = kept();
+    assert_ne!(new, old);
+    assert!(!text(&changed).contains(&new), "the secret is not printed");
+
+    // The kept token works; the old ones and the old password do not.
+    let who = run(&["account", "whoami"], "");
+    assert!(text(&who).starts_with("Rowan (a person)"), "{}", text(&who));
+    let listed = run(&["account", "tokens"], "");
+    assert_eq!(text(&listed).lines().count(), 1, "{}", text(&listed));
+    let mut with_old = Command::new(env!("CARGO_BIN_EXE_grundy"));
+    with_old
+        .args(["account", "whoami", "--server", &url])
+        .env("XDG_CONFIG_HOME", config)
+        .env("HOME", config)
+        .env("GRUNDY_TOKEN", &script_token);
+    let refused = with_old.output().expect("grundy ends");
+    assert!(!refused.status.success());
+    assert!(text(&refused).contains("revoked"), "{}", text(&refused));
+    let old_password = run(&["account", "login", "rowan"], "a long passphrase\n");
+    assert!(!old_password.status.success());
+    assert!(
+        text(&old_password).contains("wrong username or password"),
+        "{}",
+        text(&old_password)
+    );
+    let again = run(&["account", "login", "rowan"], "another passphrase\n");
+    assert!(again.status.success(), "{}", text(&again));
 }

@@ -100,6 +100,28 @@ pub async fn create_token(client: &mut Client, token: NewToken) -> Result<Issued
     )
 }
 
+/// Changes the account's password (the connection's token needs scope
+/// `account`): every token of the account is revoked, this connection's
+/// too; the new token it carries on with.
+pub async fn change_password(
+    client: &mut Client,
+    password: &str,
+    new_password: &str,
+) -> Result<Issued, ClientError> {
+    let (password, new_password) = (password.to_string(), new_password.to_string());
+    issued(
+        client
+            .request(|id| ClientMsg {
+                id,
+                body: ClientBody::ChangePassword {
+                    password,
+                    new_password,
+                },
+            })
+            .await?,
+    )
+}
+
 /// The account's live tokens.
 pub async fn list_tokens(client: &mut Client) -> Result<Vec<TokenInfo>, ClientError> {
     match client

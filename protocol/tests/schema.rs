@@ -220,6 +220,7 @@ const CLIENT_SAMPLES: &str = r#"
 {"type":"list_tokens","id":4}
 {"type":"revoke_token","id":5,"token_id":"k3b9x2"}
 {"type":"revoke_token","id":5}
+{"type":"change_password","id":6,"password":"correct horse battery","new_password":"a new and longer passphrase"}
 {"type":"create_room","id":2,"spec":{"game":"nim","heaps":[1,2]},"clock":{"initial_ms":60000,"increment_ms":2000}}
 {"type":"create_room","id":"r","random":{"family":"kayles","seed":7},"clock":{"initial_ms":60000},"listed":false,"seat":1}
 {"type":"list_rooms","id":2}
@@ -267,8 +268,8 @@ const BAD_CLIENT_SAMPLES: &str = r#"
 "#;
 
 const SERVER_SAMPLES: &str = r#"
-{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"open_rooms_per_ip":256,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100},"name":"alice","account":null,"token":null}
-{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"open_rooms_per_ip":256,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100},"name":"Alice","account":{"username":"Alice","kind":"person","created_at_ms":1790000000000},"token":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments"],"created_at_ms":1790000000000,"expires_at_ms":null}}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"open_rooms_per_ip":256,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100,"token_default_days":90,"token_max_days":365},"name":"alice","account":null,"token":null}
+{"type":"welcome","id":1,"version":1,"server":"grundy-server 0.1.0","limits":{"max_frame_bytes":65536,"messages_per_second":50,"burst":100,"seats_per_connection":64,"open_rooms":100000,"open_rooms_per_ip":256,"hello_timeout_ms":10000,"ping_interval_ms":5000,"idle_timeout_ms":15000,"open_tournaments":1000,"tournament_players":1024,"max_message_bytes":1048576,"max_moves":1000,"max_record_bytes":262144,"max_connections":8000,"connections_per_ip":256,"login_failures_before_lockout":5,"login_lockout_max_ms":900000,"logins_per_ip_per_minute":30,"accounts_per_ip_per_hour":20,"tokens_per_account":100,"token_default_days":90,"token_max_days":365},"name":"Alice","account":{"username":"Alice","kind":"person","created_at_ms":1790000000000},"token":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments"],"created_at_ms":1790000000000,"expires_at_ms":null}}
 {"type":"account_created","id":1,"account":{"username":"Alice","kind":"person","created_at_ms":1790000000000}}
 {"type":"token","id":2,"token":"grundy_k3b9x2_1f2e","info":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments","account"],"created_at_ms":1790000000000,"expires_at_ms":1800000000000},"account":{"username":"Alice","kind":"person","created_at_ms":1790000000000}}
 {"type":"tokens","id":3,"tokens":[{"id":"k3b9x2","name":"laptop","scopes":["play"],"created_at_ms":1790000000000,"expires_at_ms":null}]}
@@ -474,6 +475,8 @@ fn what_the_server_writes_validates() {
         logins_per_ip_per_minute: 18,
         accounts_per_ip_per_hour: 19,
         tokens_per_account: 20,
+        token_default_days: 21,
+        token_max_days: 22,
     };
     let mut messages = vec![
         ServerMsg {

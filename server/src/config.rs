@@ -143,6 +143,10 @@ impl Default for Config {
                 logins_per_ip_per_minute: 30,
                 accounts_per_ip_per_hour: 20,
                 tokens_per_account: 100,
+                // A season on one device without logging in again; a bot's
+                // token is renewed at least once a year.
+                token_default_days: 90,
+                token_max_days: 365,
             },
             outbox_capacity: 1024,
             outbox_bytes: 8 * 1024 * 1024,

@@ -327,11 +327,12 @@ pub async fn serve(
 }
 
 /// The close frame for a connection the server dropped: a slow reader's
-/// fault is a policy close (1008); the cluster's own troubles are a service
-/// restart (1012). Either way its client resumes.
+/// fault, and a password changed elsewhere, are a policy close (1008); the
+/// cluster's own troubles are a service restart (1012). Either way its
+/// client resumes (after a password change, with a token of a new login).
 fn kick_closing(why: Kick) -> Closing {
     let code = match why {
-        Kick::SlowReader => CloseCode::Policy,
+        Kick::SlowReader | Kick::PasswordChanged => CloseCode::Policy,
         Kick::Overloaded => CloseCode::Again,
         Kick::RoomMoved | Kick::NodeLost | Kick::BusLost | Kick::TournamentMoved => {
             CloseCode::Restart
@@ -379,6 +380,7 @@ async fn finish(
     linger: bool,
 ) {
     let id = outbox.conn;
+    shared.accounts.signed_in(&outbox, None);
     // Marked as it is read: a room this connection is still following into
     // (`Bus::follow`, on a task of its own) either hears `Gone` below or
     // sees the mark (`Memberships::left`), and so does the bus.
@@ -637,7 +639,8 @@ impl Conn {
             | ClientBody::Login { .. }
             | ClientBody::CreateToken { .. }
             | ClientBody::ListTokens
-            | ClientBody::RevokeToken { .. } => return self.dispatch_account(msg).await,
+            | ClientBody::RevokeToken { .. }
+            | ClientBody::ChangePassword { .. } => return self.dispatch_account(msg).await,
             ClientBody::CreateTournament { .. }
             | ClientBody::ListTournaments
             | ClientBody::GetTournament { .. }

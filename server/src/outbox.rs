@@ -130,6 +130,9 @@ pub enum Kick {
     /// The server's queues together passed `max_queued_bytes`, and its queue
     /// was among the largest.
     Overloaded = 6,
+    /// Its account's password was changed (by another connection): the
+    /// token it said hello with is revoked.
+    PasswordChanged = 7,
 }
 
 impl Kick {
@@ -140,6 +143,7 @@ impl Kick {
             4 => Kick::BusLost,
             5 => Kick::TournamentMoved,
             6 => Kick::Overloaded,
+            7 => Kick::PasswordChanged,
             _ => Kick::SlowReader,
         }
     }
@@ -161,6 +165,9 @@ impl Kick {
             Kick::Overloaded => {
                 "the server's outbound queues are full and yours was among the largest \
                  (max_queued_bytes): read faster (resume to continue)"
+            }
+            Kick::PasswordChanged => {
+                "the account's password was changed and its tokens revoked (log in again to continue)"
             }
         }
     }

@@ -1,5 +1,5 @@
-//! Secrets stay out of what the server writes (issue 43): no password or
-//! token in its log at any level, `RUST_LOG=trace` included; with
+//! Secrets stay out of what the server writes (issue 43): no password (a
+//! new one included) or token in its log at any level, `RUST_LOG=trace` included; with
 //! `--log-frames` the frames are logged, their secrets masked; the database
 //! file is its owner's alone; `--log-format json` writes JSON lines.
 
@@ -62,12 +62,22 @@ async fn a_session_with_secrets(url: &str) -> Vec<String> {
                         "move": {"heap": 0, "take": 1}}))
         .await;
     assert_eq!(moved["type"], "ack", "{moved}");
+    // A new password, and the token the change gives.
+    let new_password = "Correct-h0rse-and-a-new-one";
+    let changed = account
+        .request(json!({"type": "change_password", "password": PASSWORD,
+                        "new_password": new_password}))
+        .await;
+    assert_eq!(changed["type"], "token", "{changed}");
+    let changed_token = changed["token"].as_str().expect("token").to_string();
     vec![
         PASSWORD.to_string(),
         login_token,
         api_token,
         seat_token,
         other_seat,
+        new_password.to_string(),
+        changed_token,
     ]
 }
 

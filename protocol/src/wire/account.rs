@@ -109,11 +109,13 @@ pub struct NewToken {
     /// `create_token`).
     #[serde(default)]
     pub name: Option<String>,
-    /// Default: every scope.
+    /// Default: every scope (`login`), the creating token's
+    /// (`create_token`, which may give no scope that token lacks).
     #[serde(default)]
     pub scopes: Option<Vec<Scope>>,
-    /// The token stops working after this many days (1 to 3650; default:
-    /// never).
+    /// The token stops working after this many days (1 to the limit
+    /// `token_max_days`; default `token_default_days`). A token that
+    /// `create_token` makes expires no later than the creating token.
     #[serde(default)]
     pub expires_in_days: Option<u32>,
 }

@@ -154,6 +154,14 @@ pub enum ClientBody {
     },
     /// The account's live tokens (scope `account`).
     ListTokens,
+    /// Change the account's password (scope `account`), given its current
+    /// one: every token of the account is revoked and its other connections
+    /// end; answered with `token`, a new token this connection carries on
+    /// with (the name, scopes and expiry of its own).
+    ChangePassword {
+        password: String,
+        new_password: String,
+    },
     /// Revoke one of the account's tokens (scope `account`), or, with no
     /// `token_id`, the token this connection said hello with (any scope).
     RevokeToken {
@@ -346,6 +354,7 @@ impl ClientMsg {
         "create_token",
         "list_tokens",
         "revoke_token",
+        "change_password",
         "create_room",
         "list_rooms",
         "join",
@@ -727,6 +736,11 @@ pub struct Limits {
     pub accounts_per_ip_per_hour: u32,
     /// Live (unrevoked, unexpired) tokens one account may hold.
     pub tokens_per_account: u32,
+    /// The days a new token lives when `expires_in_days` is not given
+    /// (`create_token`: no longer than the creating token).
+    pub token_default_days: u32,
+    /// The most days a new token may live (`expires_in_days`).
+    pub token_max_days: u32,
 }
 
 /// What the server's message says, by its `type`: an answer (its id is
@@ -751,7 +765,8 @@ pub enum ServerBody {
     AccountCreated {
         account: AccountInfo,
     },
-    /// The answer to `login` and `create_token`: the secret, shown this once.
+    /// The answer to `login`, `create_token` and `change_password`: the
+    /// secret, shown this once.
     Token {
         token: String,
         info: TokenInfo,

@@ -1,7 +1,7 @@
 //! What a cluster's nodes share of accounts. Each node keeps accounts and
 //! tokens in memory, loaded at its start; the others' changes reach it two
 //! ways: over the bus as they happen ([`AccountChange`]: a new account's
-//! name, a revocation, a wrong or right password for the login lockout;
+//! name, a revocation, a password change, a wrong or right password for the login lockout;
 //! never a password hash or a token's), and by reading
 //! the database again where a stale copy would be wrong (`hello` with a
 //! token reads that token and its account; `login` reads the account).
@@ -29,6 +29,15 @@ pub enum AccountChange {
     LoginFailed { account: AccountId },
     /// The right password: the account's count of wrong ones starts again.
     LoginSucceeded { account: AccountId },
+    /// A new password: every token of the account but `keep` (the changing
+    /// connection's new one) is revoked, and the account's connections
+    /// that said hello with one of them end. The hash is read from the
+    /// store when a `login` here needs it.
+    PasswordChanged {
+        account: AccountId,
+        keep: String,
+        at_ms: u64,
+    },
 }
 
 /// Where a node sends its own changes (the bus).
@@ -62,6 +71,19 @@ impl Accounts {
             AccountChange::Revoked { token, at_ms } => {
                 if let Some(row) = self.state().tokens.get_mut(&token) {
                     row.revoked_at_ms.get_or_insert(at_ms);
+                }
+            }
+            AccountChange::PasswordChanged {
+                account,
+                keep,
+                at_ms,
+            } => {
+                self.revoke_all(account, &keep, at_ms);
+                self.end_sessions(account, &keep);
+                // The new hash and token now, so that a stale copy never
+                // lets the old password in should a later read fail.
+                if let Err(refused) = self.recall(AccountsOf::Token(keep)).await {
+                    tracing::warn!("accounts: a new password not read: {refused:?}");
                 }
             }
             AccountChange::LoginFailed { account } => {

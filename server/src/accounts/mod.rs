@@ -28,6 +28,7 @@ use grundy_protocol::wire::{
 };
 
 use crate::names;
+use crate::outbox::{ConnId, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::store::{
     now_ms, AccountRow, AccountWrite, AccountsOf, MatchStore, StoreError, TokenRow, WriteOp,
@@ -38,8 +39,6 @@ use throttle::{Lockout, PerAddress};
 
 /// Longest token name, in characters.
 pub const MAX_TOKEN_NAME: usize = 40;
-/// Longest token life, in days.
-pub const MAX_TOKEN_DAYS: u32 = 3650;
 /// Addresses the per-address counts remember at once.
 const ADDRESSES: usize = 100_000;
 
@@ -231,6 +230,16 @@ pub struct Accounts {
     /// house` processes (its own house bots are off): guests may then say
     /// hello as exactly `grundy-bot (LEVEL)` (`crate::names::reserved`).
     external_house: AtomicBool,
+    /// This node's connections that said hello with a token: a password
+    /// change ends those of its account.
+    signed_in: Mutex<HashMap<ConnId, SignedIn>>,
+}
+
+/// A connection of this node acting as an account.
+struct SignedIn {
+    account: AccountId,
+    token: String,
+    outbox: Outbox,
 }
 
 /// Removes the names of an account being created, however its creation ends.
@@ -348,6 +357,49 @@ impl Accounts {
             reads: Pool::new("account_reads", reads.0, reads.1),
             announcer: AnnouncerCell::new(),
             external_house: AtomicBool::new(false),
+            signed_in: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Notes that the connection of `outbox` acts as `session`'s account
+    /// (None: as nobody, a guest, or it is gone).
+    pub fn signed_in(&self, outbox: &Outbox, session: Option<&Session>) {
+        let mut signed_in = self.signed_in.lock().unwrap_or_else(|p| p.into_inner());
+        match session {
+            Some(s) => {
+                signed_in.insert(
+                    outbox.conn,
+                    SignedIn {
+                        account: s.account,
+                        token: s.token.clone(),
+                        outbox: outbox.clone(),
+                    },
+                );
+            }
+            None => {
+                signed_in.remove(&outbox.conn);
+            }
+        }
+    }
+
+    /// Ends this node's connections of `account` but those that said hello
+    /// with `keep`: its password changed, their tokens are revoked.
+    fn end_sessions(&self, account: AccountId, keep: &str) {
+        let signed_in = self.signed_in.lock().unwrap_or_else(|p| p.into_inner());
+        for s in signed_in.values() {
+            if s.account == account && s.token != keep {
+                s.outbox.drop_for(Kick::PasswordChanged);
+            }
+        }
+    }
+
+    /// Revokes in memory every token of `account` but `keep`, at `at_ms`.
+    fn revoke_all(&self, account: AccountId, keep: &str, at_ms: u64) {
+        let mut state = self.state();
+        for row in state.tokens.values_mut() {
+            if row.account == account && row.id != keep {
+                row.revoked_at_ms.get_or_insert(at_ms);
+            }
         }
     }
 
@@ -513,7 +565,27 @@ impl Accounts {
         password: String,
         new: NewToken,
     ) -> Result<Issued, Refused> {
-        let request = check_new_token(new, "login")?;
+        // The password is the account's whole authority: any scopes.
+        let request = check_new_token(new, "login", &self.limits)?;
+        match self.check_password(from, username, password).await? {
+            Some(id) => self.issue(id, request).await,
+            None => Err(Refused::new(
+                ErrorCode::Unauthorized,
+                "wrong username or password",
+            )),
+        }
+    }
+
+    /// Whether `password` is the account `username`'s: its id if so. The
+    /// one check of a password `login` and `change_password` share: the
+    /// per-address count of logins, the account's lock after wrong ones,
+    /// and the bounded pool the hash is checked in.
+    async fn check_password(
+        &self,
+        from: Option<IpAddr>,
+        username: &str,
+        password: String,
+    ) -> Result<Option<AccountId>, Refused> {
         if password.chars().count() > password::MAX_PASSWORD {
             return Err(Refused::new(
                 ErrorCode::BadRequest,
@@ -534,7 +606,7 @@ impl Accounts {
             ));
         }
         // In a cluster, the account may be another node's since this one
-        // started (or have new tokens there).
+        // started (or have new tokens, or a new password, there).
         if let Err(refused) = self.recall(AccountsOf::Name(names::key(username))).await {
             // Not an unknown account for the load: asked again shortly.
             return Err(refused.into());
@@ -572,13 +644,99 @@ impl Accounts {
             .run(move || password::verify(&password, hash.as_deref()))
             .await?;
         checking.settle(right);
-        match account {
-            Some(id) if right => self.issue(id, request).await,
-            _ => Err(Refused::new(
-                ErrorCode::Unauthorized,
-                "wrong username or password",
-            )),
+        Ok(account.filter(|_| right))
+    }
+
+    /// Changes the session's account's password (scope `account`), given
+    /// its current one: every token of the account is revoked and the
+    /// account's other connections ended, on every node the bus reaches;
+    /// the session (its connection's `outbox`) carries on with the new
+    /// token this gives (the name, scopes and expiry of its own).
+    pub async fn change_password(
+        &self,
+        from: Option<IpAddr>,
+        outbox: &Outbox,
+        session: &Session,
+        current: String,
+        new: String,
+    ) -> Result<Issued, Refused> {
+        self.allow(session, Scope::Account, "change_password")?;
+        password::check(&new).map_err(|m| Refused::bad(format!("new_password: {m}")))?;
+        let (username, own) = {
+            let state = self.state();
+            let username = state
+                .accounts
+                .get(&session.account)
+                .map(|a| a.row.username.clone());
+            (username, state.tokens.get(&session.token).cloned())
+        };
+        let (Some(username), Some(own)) = (username, own) else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "this token is gone"));
+        };
+        match self.check_password(from, &username, current).await? {
+            Some(id) if id == session.account => {}
+            _ => {
+                return Err(Refused::new(
+                    ErrorCode::Unauthorized,
+                    "password: not the account's current password",
+                ))
+            }
         }
+        let password_hash = self
+            .checks
+            .run(move || password::hash(&new))
+            .await?
+            .map_err(|e| internal("hash the password", e))?;
+        let minted = token::mint().map_err(|e| internal("make a token", e))?;
+        let at_ms = now_ms();
+        let row = TokenRow {
+            id: minted.id,
+            account: session.account,
+            name: own.name.clone(),
+            scopes: own.scopes.clone(),
+            secret_sha256: minted.secret_sha256,
+            created_at_ms: at_ms,
+            expires_at_ms: own.expires_at_ms,
+            revoked_at_ms: None,
+        };
+        self.write(
+            AccountWrite::Password {
+                account: session.account,
+                password_hash: password_hash.clone(),
+                at_ms,
+                token: row.clone(),
+            },
+            "record the new password",
+        )
+        .await?;
+        let info = {
+            let mut state = self.state();
+            let Some(account) = state.accounts.get_mut(&session.account) else {
+                return Err(Refused::new(ErrorCode::Unauthorized, "no such account"));
+            };
+            account.row.password_hash = password_hash;
+            let info = account.info();
+            state.tokens.insert(row.id.clone(), row.clone());
+            info
+        };
+        self.revoke_all(session.account, &row.id, at_ms);
+        let carries_on = Session {
+            token: row.id.clone(),
+            ..session.clone()
+        };
+        self.signed_in(outbox, Some(&carries_on));
+        self.end_sessions(session.account, &row.id);
+        self.announce(AccountChange::PasswordChanged {
+            account: session.account,
+            keep: row.id.clone(),
+            at_ms,
+        });
+        tracing::info!(account = session.account, "password changed");
+        Ok(Issued {
+            secret: minted.text,
+            info: token_info(&row),
+            account: info,
+        })
     }
 
     /// Mints, records and returns a new token of `account`.
@@ -604,6 +762,7 @@ impl Accounts {
             return Err(Refused::new(ErrorCode::Unauthorized, "no such account"));
         };
         let minted = token::mint().map_err(|e| internal("make a token", e))?;
+        let expires_at_ms = Some(request.expires_at_ms(now));
         let row = TokenRow {
             id: minted.id,
             account,
@@ -611,9 +770,7 @@ impl Accounts {
             scopes: request.scopes,
             secret_sha256: minted.secret_sha256,
             created_at_ms: now,
-            expires_at_ms: request
-                .days
-                .map(|d| now.saturating_add(u64::from(d) * 86_400_000)),
+            expires_at_ms,
             revoked_at_ms: None,
         };
         self.write(AccountWrite::Token(row.clone()), "record the token")
@@ -676,10 +833,50 @@ impl Accounts {
         Ok(())
     }
 
-    /// A new token for the session's account (scope `account`).
+    /// A new token for the session's account (scope `account`), no broader
+    /// than the session's own: no scope it lacks, no later expiry. Without
+    /// scopes, its scopes; without a life, the default one, cut to its
+    /// expiry.
     pub async fn create_token(&self, session: &Session, new: NewToken) -> Result<Issued, Refused> {
         self.allow(session, Scope::Account, "create_token")?;
-        let request = check_new_token(new, "token")?;
+        let Some(own) = self.state().tokens.get(&session.token).cloned() else {
+            return Err(Refused::new(ErrorCode::Unauthorized, "this token is gone"));
+        };
+        let scopes_given = new.scopes.is_some();
+        let days_given = new.expires_in_days.is_some();
+        let mut request = check_new_token(new, "token", &self.limits)?;
+        if !scopes_given {
+            request.scopes = own.scopes.clone();
+        }
+        let broader: Vec<&str> = (request.scopes.iter())
+            .filter(|s| !own.scopes.contains(s))
+            .map(|s| s.as_str())
+            .collect();
+        if !broader.is_empty() {
+            let has: Vec<&str> = own.scopes.iter().map(|s| s.as_str()).collect();
+            return Err(Refused::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "scopes: a token creates none broader than itself: this one has [{}], not [{}]",
+                    has.join(", "),
+                    broader.join(", ")
+                ),
+            ));
+        }
+        if let Some(limit) = own.expires_at_ms {
+            if request.expires_at_ms(now_ms()) > limit {
+                if days_given {
+                    return Err(Refused::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "expires_in_days: a token creates none that outlives itself: this one expires at {limit} ms, {} days from now at most",
+                            limit.saturating_sub(now_ms()) / 86_400_000
+                        ),
+                    ));
+                }
+                request.until = Some(limit);
+            }
+        }
         self.issue(session.account, request).await
     }
 
@@ -752,10 +949,23 @@ fn lock(m: &Mutex<PerAddress>) -> MutexGuard<'_, PerAddress> {
 struct TokenRequest {
     name: String,
     scopes: Vec<Scope>,
-    days: Option<u32>,
+    days: u32,
+    /// An expiry earlier than `days` gives (the creating token's).
+    until: Option<u64>,
 }
 
-fn check_new_token(new: NewToken, default_name: &str) -> Result<TokenRequest, Refused> {
+impl TokenRequest {
+    fn expires_at_ms(&self, now_ms: u64) -> u64 {
+        let end = now_ms.saturating_add(u64::from(self.days) * 86_400_000);
+        self.until.map_or(end, |until| end.min(until))
+    }
+}
+
+fn check_new_token(
+    new: NewToken,
+    default_name: &str,
+    limits: &Limits,
+) -> Result<TokenRequest, Refused> {
     let bad = |m: String| Refused::new(ErrorCode::BadRequest, m);
     let name = new
         .name
@@ -775,16 +985,19 @@ fn check_new_token(new: NewToken, default_name: &str) -> Result<TokenRequest, Re
             "scopes: give at least one (play, tournaments, account)".into(),
         ));
     }
-    if let Some(d) = new.expires_in_days {
-        if !(1..=MAX_TOKEN_DAYS).contains(&d) {
-            return Err(bad(format!(
-                "expires_in_days: must be 1 to {MAX_TOKEN_DAYS}, got {d}"
-            )));
-        }
+    let max = limits.token_max_days;
+    let days = new
+        .expires_in_days
+        .unwrap_or(limits.token_default_days.min(max));
+    if !(1..=max).contains(&days) {
+        return Err(bad(format!(
+            "expires_in_days: must be 1 to {max} (token_max_days), got {days}"
+        )));
     }
     Ok(TokenRequest {
         name,
         scopes,
-        days: new.expires_in_days,
+        days,
+        until: None,
     })
 }

@@ -1,6 +1,6 @@
 //! Who a connection is: `hello` (a guest's name, or an account's token), the
 //! scope checks of the commands that act as the account, and the account
-//! messages (`create_account`, `login`, tokens), carried out by
+//! messages (`create_account`, `login`, tokens, `change_password`), carried out by
 //! [`crate::accounts`].
 
 use grundy_protocol::wire::{
@@ -48,6 +48,7 @@ impl Conn {
             *self.player = accounts
                 .player(session.account)
                 .ok_or_else(|| Refused::bad("the token's account is gone"))?;
+            accounts.signed_in(&self.outbox, Some(&session));
             self.session = Some(Box::new(session));
             return Ok(Some((account, info)));
         }
@@ -63,7 +64,9 @@ impl Conn {
             },
         };
         *self.player = Player::guest(name);
-        self.session = None;
+        if self.session.take().is_some() {
+            accounts.signed_in(&self.outbox, None);
+        }
         Ok(None)
     }
 
@@ -122,6 +125,32 @@ impl Conn {
                     .create_token(&session, token)
                     .await
                     .map(token_answer),
+                Err(refused) => Err(refused),
+            },
+            ClientBody::ChangePassword {
+                password,
+                new_password,
+            } => match self.account_session("change_password") {
+                Ok(session) => {
+                    let changed = accounts
+                        .change_password(
+                            self.address,
+                            &self.outbox,
+                            &session,
+                            password,
+                            new_password,
+                        )
+                        .await;
+                    if let Ok(issued) = &changed {
+                        // This connection carries on with the new token.
+                        let session = crate::accounts::Session {
+                            token: issued.info.id.clone(),
+                            ..session
+                        };
+                        self.session = Some(Box::new(session));
+                    }
+                    changed.map(token_answer)
+                }
                 Err(refused) => Err(refused),
             },
             ClientBody::ListTokens => self

@@ -61,6 +61,7 @@ const FIELDS: &[&str] = &[
     "round",
     "username",
     "password",
+    "new_password",
     "kind",
     "scopes",
     "expires_in_days",

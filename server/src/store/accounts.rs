@@ -71,6 +71,15 @@ pub enum AccountWrite {
     Token(TokenRow),
     /// The token stops working (a second revocation keeps the first time).
     Revoke { token: String, at_ms: u64 },
+    /// A new password: every token of the account revoked at `at_ms` and
+    /// `token` (the changing connection's new one) recorded, in one
+    /// transaction, so that no old token outlives the old password.
+    Password {
+        account: u64,
+        password_hash: String,
+        at_ms: u64,
+        token: TokenRow,
+    },
 }
 
 fn kind_text(kind: AccountKind) -> &'static str {
@@ -142,6 +151,27 @@ pub(super) fn write<C: Sql>(conn: &mut C, op: &AccountWrite) -> Result<(), Store
             if written == 0 {
                 return Err(StoreError::AccountIdTaken(a.id));
             }
+        }
+        AccountWrite::Password {
+            account,
+            password_hash,
+            at_ms,
+            token,
+        } => {
+            let id = signed("account id", *account)?;
+            let changed = conn.exec(
+                "UPDATE accounts SET password_hash = ?2 WHERE id = ?1",
+                args![id, password_hash],
+            )?;
+            if changed == 0 {
+                return Err(fail(format!("no account {account}")));
+            }
+            conn.exec(
+                "UPDATE api_tokens SET revoked_at_ms = COALESCE(revoked_at_ms, ?2)
+                 WHERE account = ?1",
+                args![id, signed("revoked_at_ms", *at_ms)?],
+            )?;
+            write(conn, &AccountWrite::Token(token.clone()))?;
         }
         AccountWrite::Token(t) => {
             let scopes = serde_json::to_string(&t.scopes).map_err(|e| fail(e.to_string()))?;

@@ -91,7 +91,7 @@ pub(super) fn unanswered(id: Option<RequestId>, why: Kick, node: &str) -> Server
         Kick::RoomMoved | Kick::TournamentMoved => format!(
             "the node that held its room ({node}) stopped before answering, and the room is moving to another node"
         ),
-        Kick::NodeLost | Kick::SlowReader => format!(
+        Kick::NodeLost | Kick::SlowReader | Kick::PasswordChanged => format!(
             "the node that holds its room ({node}) did not answer within {} s: it may have stopped, and the room may be moving to another node",
             ANSWER_WAIT.as_secs()
         ),
