@@ -1,7 +1,7 @@
 //! `grundy-server`: the match server.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -10,8 +10,9 @@ use clap::Parser;
 use grundy_server::cluster::bus::Bus;
 use grundy_server::net::redirect;
 use grundy_server::net::tls::{CertificateFiles, Tls};
+use grundy_server::secret::url_without_password;
 use grundy_server::server::Listener;
-use grundy_server::settings::flags::ServeArgs;
+use grundy_server::settings::flags::{Flags, ServeArgs};
 use grundy_server::settings::{LogFormat, Settings};
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
 use grundy_server::Server;
@@ -47,6 +48,25 @@ enum Command {
     /// The configuration file and what it makes.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Copy an SQLite database, consistent as of one moment, while a server
+    /// serves it (docs/deploy.md, "Backup and restore").
+    Backup(BackupArgs),
+}
+
+#[derive(clap::Args)]
+struct BackupArgs {
+    /// The configuration file whose `db` is copied.
+    #[arg(long, value_name = "FILE", env = "GRUNDY_CONFIG")]
+    config: Option<PathBuf>,
+    /// The database to copy (an SQLite file), over the file's `db`.
+    #[arg(long, env = "GRUNDY_DB")]
+    db: Option<String>,
+    /// Where the copy goes: a file that is not there yet.
+    #[arg(long, value_name = "FILE")]
+    to: PathBuf,
+    /// Replace `--to` if it is there.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 #[derive(clap::Subcommand)]
@@ -162,6 +182,7 @@ async fn run() -> anyhow::Result<ExitCode> {
     };
     let serve = match cli.command {
         None => cli.serve,
+        Some(Command::Backup(args)) => return Ok(backup(args)),
         Some(Command::Config(ConfigCommand::Check(args))) => {
             return Ok(match load_settings(&args) {
                 Ok(settings) => {
@@ -287,6 +308,49 @@ async fn run() -> anyhow::Result<ExitCode> {
     });
     server.run_until_shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `grundy-server backup`: the SQLite file copied; a PostgreSQL database is
+/// pg_dump's to copy, and the refusal says how.
+fn backup(args: BackupArgs) -> ExitCode {
+    let given = Flags {
+        db: args.db,
+        ..Flags::default()
+    };
+    let settings = match Settings::load(args.config.as_deref(), &given) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if is_postgres(&settings.db) {
+        eprintln!(
+            "error: {} is a PostgreSQL database: back it up with pg_dump, e.g.\n  \
+             pg_dump --format=custom --file=grundy.dump '{}'\n\
+             and restore it with pg_restore (docs/deploy.md, \"Backup and restore\")",
+            url_without_password(&settings.db),
+            url_without_password(&settings.db),
+        );
+        return ExitCode::FAILURE;
+    }
+    let from = Path::new(&settings.db);
+    match grundy_server::store::backup::backup(from, &args.to, args.overwrite) {
+        Ok(copied) => {
+            println!(
+                "backed up {} to {} ({} pages, {} bytes)",
+                from.display(),
+                args.to.display(),
+                copied.pages,
+                copied.bytes
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn is_postgres(db: &str) -> bool {
