@@ -13,7 +13,8 @@
 //! - [`lobby`]: the room registry;
 //! - [`room`]: one task per room, owning its match (its rules: `room::core`);
 //! - [`refusal`]: a refused command's code and message;
-//! - [`secret`]: seat and tournament tokens, made and compared;
+//! - [`secret`]: seat and tournament tokens, made and compared; URLs' passwords masked;
+//! - [`settings`]: the configuration file, environment variables and flags, layered;
 //! - [`house`]: the server's own house bots, tracked tasks;
 //! - [`drain`]: closing a socket so the peer reads the close frame;
 //! - [`stream`]: a connection's stream, plain TCP or TLS;
@@ -51,6 +52,7 @@ pub mod refusal;
 pub mod room;
 pub mod secret;
 pub mod server;
+pub mod settings;
 pub mod store;
 pub mod stream;
 pub mod task;

@@ -1,7 +1,6 @@
 //! `grundy-server`: the match server.
 
 use std::io::IsTerminal;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,11 +9,14 @@ use anyhow::Context;
 use clap::Parser;
 use grundy_server::cluster::bus::Bus;
 use grundy_server::net::redirect;
-use grundy_server::net::tls::acme::{self, Acme, AcmeSettings};
+use grundy_server::net::tls::acme::{Acme, AcmeSettings};
 use grundy_server::net::tls::{CertificateFiles, Tls};
+use grundy_server::secret::url_without_password;
 use grundy_server::server::Listener;
+use grundy_server::settings::flags::{Flags, ServeArgs};
+use grundy_server::settings::{LogFormat, Settings};
 use grundy_server::store::{MatchStore, PgStore, SqliteStore, StoreError};
-use grundy_server::{Config, Server};
+use grundy_server::Server;
 
 /// Every message and event allocates a little; glibc's per-thread arenas grow
 /// and shrink under that churn (a tenth of the workers' time under load went to
@@ -25,144 +27,55 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The Grundy match server: hosts matches of every game in the catalogue over
 /// WebSocket (protocol v1), keeps every match in SQLite (or PostgreSQL), and
 /// brings unfinished matches back after a restart.
+///
+/// Every flag is also a key of the `--config` file and an environment
+/// variable (`GRUNDY_` and the flag's name); flags override variables,
+/// which override the file (docs/deploy.md, "Configuration").
 #[derive(Parser)]
-#[command(name = "grundy-server", version)]
-#[command(group = clap::ArgGroup::new("tls").args(["tls_cert", "acme_domain"]).multiple(false))]
-struct Args {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:7878")]
-    listen: SocketAddr,
-    /// Where matches are kept: an SQLite file (created on first start), or a
-    /// PostgreSQL database, `postgres://user:password@host:port/dbname`
-    /// (its tables are created or migrated at start).
-    #[arg(long, env = "GRUNDY_DB", default_value = "./grundy.db")]
-    db: String,
-    /// Run as one node of a cluster: several servers share the PostgreSQL
-    /// `--db`, each room is owned by one node at a time, and the rooms of a
-    /// node that stops or dies are taken over by the others.
-    #[arg(long)]
-    cluster: bool,
-    /// With `--cluster`: how long (milliseconds) a node that stops renewing
-    /// its lease keeps its rooms before other nodes take them over.
-    #[arg(long, default_value_t = 5000,
-          value_parser = clap::value_parser!(u64).range(200..=600_000))]
-    lease_ms: u64,
-    /// With `--cluster`: the nodes' bus, `nats://host:port` (NATS). Through
-    /// it a client of any node plays in rooms other nodes own; without it a
-    /// room is served by its owner only.
-    #[arg(long, env = "GRUNDY_BUS", requires = "cluster")]
-    bus: Option<String>,
-    /// Override the `messages_per_second` limit (per connection), e.g. for load tests.
-    #[arg(long)]
-    messages_per_second: Option<u32>,
-    /// Override the `burst` limit (messages a connection may send at once).
-    #[arg(long)]
-    burst: Option<u32>,
-    /// Override the `max_connections` limit (WebSocket connections held at
-    /// once); keep it below the open-file limit (`ulimit -n`).
-    #[arg(long)]
-    max_connections: Option<usize>,
-    /// Override the `connections_per_ip` limit (connections held at once from
-    /// one client address; addresses in `--unlimited-from` are not counted).
-    #[arg(long)]
-    connections_per_ip: Option<usize>,
-    /// Override the `open_rooms_per_ip` limit (rooms with unfinished matches
-    /// created from one client address; addresses in `--unlimited-from` are
-    /// not counted).
-    #[arg(long)]
-    open_rooms_per_ip: Option<usize>,
-    /// Seconds a room no clock will end (open, or untimed) may go without a
-    /// move (before the start: without its second player) before it is
-    /// called off, whoever is connected (3,600).
-    #[arg(long, value_name = "SECONDS")]
-    idle_room_secs: Option<u64>,
-    /// Bytes of outbound text queued for all connections together; past it
-    /// the connections with the most queued are closed first (1013)
-    /// (268,435,456).
-    #[arg(long, value_name = "BYTES")]
-    max_queued_bytes: Option<usize>,
-    /// Override the `logins_per_ip_per_minute` limit (logins from one client
-    /// address in a minute).
-    #[arg(long)]
-    logins_per_ip_per_minute: Option<u32>,
-    /// Override the `accounts_per_ip_per_hour` limit (accounts opened from
-    /// one client address in an hour).
-    #[arg(long)]
-    accounts_per_ip_per_hour: Option<u32>,
-    /// A proxy (an address or CIDR range, e.g. `10.0.0.0/8`; repeatable)
-    /// whose `Forwarded` / `X-Forwarded-For` headers are believed: the
-    /// client of a connection from it is the right-most address they give
-    /// that is not itself a trusted proxy, and every per-address limit and
-    /// log line counts that address. Without it nothing forwarded is
-    /// believed (docs/deploy.md).
-    #[arg(long, value_name = "CIDR", value_parser = parse_range)]
-    trusted_proxy: Vec<ipnet::IpNet>,
-    /// Client addresses (an address or CIDR range; repeatable) not counted
-    /// against the per-address limits, e.g. `127.0.0.1` for load
-    /// generators on this host. Default: none (the house bots have a port
-    /// of their own and need none).
-    #[arg(long, value_name = "CIDR", value_parser = parse_range)]
-    unlimited_from: Vec<ipnet::IpNet>,
-    /// Serve TLS on `--listen` (https:// and wss://: the web app, the API
-    /// and the WebSocket) with this certificate chain, PEM, the server's
-    /// own certificate first. Read again when the file changes (looked at
-    /// every 5 s) or on SIGHUP; a bad new file keeps the old certificate.
-    #[arg(long, value_name = "FILE", requires = "tls_key")]
-    tls_cert: Option<PathBuf>,
-    /// The private key of `--tls-cert`, PEM (PKCS#8, RSA or EC).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    tls_key: Option<PathBuf>,
-    /// Serve TLS on `--listen` with a certificate obtained and renewed over
-    /// ACME (Let's Encrypt unless `--acme-directory` says otherwise) for this
-    /// name (repeatable: one certificate for every name). The directory
-    /// validates a name by TLS-ALPN-01, connecting to port 443 of the name:
-    /// that must reach `--listen`. Not with `--tls-cert`.
-    #[arg(long, value_name = "NAME", value_parser = parse_domain)]
-    acme_domain: Vec<String>,
-    /// With `--acme-domain`: the account's contact (repeatable), a
-    /// `mailto:` URL; the directory writes there about expiring
-    /// certificates and changes of terms.
-    #[arg(long, value_name = "mailto:ADDRESS", requires = "acme_domain",
-          value_parser = parse_contact)]
-    acme_contact: Vec<String>,
-    /// With `--acme-domain`: the ACME directory's URL.
-    #[arg(long, value_name = "URL", requires = "acme_domain", default_value = acme::LETS_ENCRYPT)]
-    acme_directory: String,
-    /// With `--acme-domain`: a CA certificate (PEM) the directory's own
-    /// https:// certificate may chain to, besides the public roots: for a
-    /// test directory such as pebble.
-    #[arg(long, value_name = "FILE", requires = "acme_domain")]
-    acme_directory_ca: Option<PathBuf>,
-    /// With `--acme-domain`: where the ACME account key and the certificate
-    /// are kept (made if missing, readable by its owner only). A restart
-    /// serves the cached certificate and orders nothing.
-    #[arg(
-        long,
-        value_name = "DIR",
-        requires = "acme_domain",
-        default_value = "./grundy-acme"
-    )]
-    acme_cache: PathBuf,
-    /// With `--tls-cert` or `--acme-domain`: also answer plain HTTP on this
-    /// port (on the `--listen` address) with a redirect to https://.
-    #[arg(long, value_name = "PORT", requires = "tls")]
-    http_redirect_port: Option<u16>,
-    /// How log lines are written to stderr: `text` (for a person) or `json`
-    /// (one JSON object a line, for a log collector).
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
-    log_format: LogFormat,
-    /// Log every WebSocket text frame read and sent (target
-    /// `grundy_server::frames`), the values of keys naming a password or a
-    /// token masked as "***". Without it no frame's content is logged at any
-    /// level, `RUST_LOG=trace` included.
-    #[arg(long)]
-    log_frames: bool,
+#[command(
+    name = "grundy-server",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum LogFormat {
-    Text,
-    Json,
+#[derive(clap::Subcommand)]
+enum Command {
+    /// The configuration file and what it makes.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Copy an SQLite database, consistent as of one moment, while a server
+    /// serves it (docs/deploy.md, "Backup and restore").
+    Backup(BackupArgs),
+}
+
+#[derive(clap::Args)]
+struct BackupArgs {
+    /// The configuration file whose `db` is copied.
+    #[arg(long, value_name = "FILE", env = "GRUNDY_CONFIG")]
+    config: Option<PathBuf>,
+    /// The database to copy (an SQLite file), over the file's `db`.
+    #[arg(long, env = "GRUNDY_DB")]
+    db: Option<String>,
+    /// Where the copy goes: a file that is not there yet.
+    #[arg(long, value_name = "FILE")]
+    to: PathBuf,
+    /// Replace `--to` if it is there.
+    #[arg(long)]
+    overwrite: bool,
+}
+
+#[derive(clap::Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration (file, environment and flags
+    /// over the defaults) as TOML, passwords masked, and exit; or say what
+    /// is wrong and exit 1.
+    Check(Box<ServeArgs>),
 }
 
 /// Targets whose most verbose levels print what a client sent or was sent
@@ -233,40 +146,6 @@ fn caps_within(
         })
 }
 
-/// A CIDR range, or one address (as its /32 or /128).
-fn parse_range(s: &str) -> Result<ipnet::IpNet, String> {
-    if let Ok(net) = s.parse::<ipnet::IpNet>() {
-        return Ok(net.trunc());
-    }
-    s.parse::<std::net::IpAddr>()
-        .map(ipnet::IpNet::from)
-        .map_err(|_| {
-            format!("{s:?} is not an address or a CIDR range (like 10.0.0.0/8 or ::1/128)")
-        })
-}
-
-/// A name a certificate can be ordered for: a DNS name, not an address.
-fn parse_domain(s: &str) -> Result<String, String> {
-    use rustls::pki_types::ServerName;
-    match ServerName::try_from(s) {
-        Ok(ServerName::DnsName(name)) => Ok(name.as_ref().to_ascii_lowercase()),
-        Ok(_) => Err(format!(
-            "{s:?} is an address; a certificate over ACME is for a DNS name"
-        )),
-        Err(_) => Err(format!("{s:?} is not a DNS name")),
-    }
-}
-
-/// An ACME account's contact: a `mailto:` URL.
-fn parse_contact(s: &str) -> Result<String, String> {
-    match s.strip_prefix("mailto:") {
-        Some(address) if address.contains('@') => Ok(s.to_string()),
-        _ => Err(format!(
-            "{s:?} is not a contact: write mailto:you@example.org"
-        )),
-    }
-}
-
 /// How often the certificate files are looked at for a change.
 const CERTIFICATE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -281,21 +160,56 @@ fn main() -> anyhow::Result<ExitCode> {
     code
 }
 
+/// The settings `args` and their file make, or the refusal said.
+fn load_settings(args: &ServeArgs) -> Result<Settings, ExitCode> {
+    Settings::load(args.config.as_deref(), &args.flags).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    })
+}
+
 async fn run() -> anyhow::Result<ExitCode> {
-    // The flags first: a bad one is said before anything is logged.
-    let args = Args::parse();
-    init_logging(args.log_format, args.log_frames);
+    // The flags and the file first: a bad one is said before anything is
+    // logged.
+    // Any refusal exits 1, a flag's or variable's as the file's: whoever
+    // runs `config check` needs one code for "this would not start".
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            return Ok(ExitCode::FAILURE);
+        }
+        Err(e) => e.exit(),
+    };
+    let serve = match cli.command {
+        None => cli.serve,
+        Some(Command::Backup(args)) => return Ok(backup(args)),
+        Some(Command::Config(ConfigCommand::Check(args))) => {
+            return Ok(match load_settings(&args) {
+                Ok(settings) => {
+                    print!("{}", settings.masked().to_toml());
+                    ExitCode::SUCCESS
+                }
+                Err(code) => code,
+            });
+        }
+    };
+    let settings = match load_settings(&serve) {
+        Ok(settings) => settings,
+        Err(code) => return Ok(code),
+    };
+    init_logging(settings.log_format, settings.log_frames);
     // The address first: a port in use must not leave a new database behind.
-    let listener = match tokio::net::TcpListener::bind(args.listen).await {
+    let listener = match tokio::net::TcpListener::bind(settings.listen).await {
         Ok(listener) => listener,
         Err(e) => {
-            eprintln!("error: cannot listen on {}: {e}", args.listen);
+            eprintln!("error: cannot listen on {}: {e}", settings.listen);
             return Ok(ExitCode::FAILURE);
         }
     };
     // The certificate before the database, as the address: a bad file must
     // not leave a new database behind either.
-    let certificates = match (&args.tls_cert, &args.tls_key) {
+    let certificates = match (&settings.tls_cert, &settings.tls_key) {
         (Some(cert), Some(key)) => match CertificateFiles::open(cert, key) {
             Ok(files) => Some(files),
             Err(e) => {
@@ -305,8 +219,8 @@ async fn run() -> anyhow::Result<ExitCode> {
         },
         _ => None,
     };
-    let acme = match acme_settings(&args) {
-        Ok(Some(settings)) => match Acme::new(settings) {
+    let acme = match acme_settings(&settings) {
+        Ok(Some(acme_settings)) => match Acme::new(acme_settings) {
             Ok(acme) => Some(acme),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -319,9 +233,9 @@ async fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let redirect_listener = match args.http_redirect_port {
+    let redirect_listener = match settings.http_redirect_port {
         Some(port) => {
-            let at = std::net::SocketAddr::new(args.listen.ip(), port);
+            let at = std::net::SocketAddr::new(settings.listen.ip(), port);
             match tokio::net::TcpListener::bind(at).await {
                 Ok(listener) => Some(listener),
                 Err(e) => {
@@ -332,10 +246,10 @@ async fn run() -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let lease = args
+    let lease = settings
         .cluster
-        .then(|| std::time::Duration::from_millis(args.lease_ms));
-    let store = match open_store(&args.db, lease) {
+        .then(|| std::time::Duration::from_millis(settings.lease_ms));
+    let store = match open_store(&settings.db, lease) {
         Ok(store) => store,
         // The one refusal a person running the command must act on: said
         // plainly, with what to do, not as a chain of causes.
@@ -350,43 +264,14 @@ async fn run() -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e).context("opening the database"),
     };
-    let mut config = Config::default();
-    if let Some(rate) = args.messages_per_second {
-        config.limits.messages_per_second = rate.max(1);
-    }
-    if let Some(burst) = args.burst {
-        config.limits.burst = burst.max(1);
-    }
-    if let Some(max) = args.max_connections {
-        config.limits.max_connections = max.max(1);
-    }
-    if let Some(per_ip) = args.connections_per_ip {
-        config.limits.connections_per_ip = per_ip.max(1);
-    }
-    if let Some(rooms) = args.open_rooms_per_ip {
-        config.limits.open_rooms_per_ip = rooms;
-    }
-    if let Some(secs) = args.idle_room_secs {
-        config.idle_room = std::time::Duration::from_secs(secs.max(1));
-    }
-    if let Some(bytes) = args.max_queued_bytes {
-        config.max_queued_bytes = bytes;
-    }
-    if let Some(logins) = args.logins_per_ip_per_minute {
-        config.limits.logins_per_ip_per_minute = logins;
-    }
-    if let Some(accounts) = args.accounts_per_ip_per_hour {
-        config.limits.accounts_per_ip_per_hour = accounts;
-    }
-    config.trusted_proxies = args.trusted_proxy;
-    config.unlimited_from = args.unlimited_from;
+    let config = settings.config();
     let store: Arc<dyn MatchStore> = Arc::from(store);
     if let Some(cluster) = store.cluster() {
         // What maps this process to `room_owners` (also in /metrics and
         // /healthz; a new id is logged if the node joins again).
         tracing::info!(node = %cluster.node(), pid = std::process::id(), "joined the cluster as node {}", cluster.node());
     }
-    let bus = match (&args.bus, store.cluster()) {
+    let bus = match (&settings.bus, store.cluster()) {
         (Some(url), Some(cluster)) => {
             let (name, secret) = cluster.identity();
             match Bus::connect(url, &name, secret, cluster.node()).await {
@@ -449,24 +334,73 @@ async fn run() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `--acme-*` ask for; None without `--acme-domain`. Err: the
-/// `--acme-directory-ca` file cannot be used.
-fn acme_settings(args: &Args) -> Result<Option<AcmeSettings>, grundy_client::tls::TrustError> {
+/// What the `acme_*` settings ask for; None without `acme_domain`. Err:
+/// the `acme_directory_ca` file cannot be used.
+fn acme_settings(
+    settings: &Settings,
+) -> Result<Option<AcmeSettings>, grundy_client::tls::TrustError> {
     use grundy_client::tls::Trust;
-    if args.acme_domain.is_empty() {
+    if settings.acme_domain.is_empty() {
         return Ok(None);
     }
-    let trust = match &args.acme_directory_ca {
+    let trust = match &settings.acme_directory_ca {
         Some(file) => Trust::with_ca_file(file)?,
         None => Trust::public(),
     };
     Ok(Some(AcmeSettings {
-        domains: args.acme_domain.clone(),
-        contact: args.acme_contact.clone(),
-        directory: args.acme_directory.clone(),
-        cache: args.acme_cache.clone(),
+        domains: settings.acme_domain.clone(),
+        contact: settings.acme_contact.clone(),
+        directory: settings.acme_directory.clone(),
+        cache: settings.acme_cache.clone(),
         directory_trust: trust.config(),
     }))
+}
+
+/// `grundy-server backup`: the SQLite file copied; a PostgreSQL database is
+/// pg_dump's to copy, and the refusal says how.
+fn backup(args: BackupArgs) -> ExitCode {
+    let given = Flags {
+        db: args.db,
+        ..Flags::default()
+    };
+    let settings = match Settings::load(args.config.as_deref(), &given) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if is_postgres(&settings.db) {
+        eprintln!(
+            "error: {} is a PostgreSQL database: back it up with pg_dump, e.g.\n  \
+             pg_dump --format=custom --file=grundy.dump '{}'\n\
+             and restore it with pg_restore (docs/deploy.md, \"Backup and restore\")",
+            url_without_password(&settings.db),
+            url_without_password(&settings.db),
+        );
+        return ExitCode::FAILURE;
+    }
+    let from = Path::new(&settings.db);
+    match grundy_server::store::backup::backup(from, &args.to, args.overwrite) {
+        Ok(copied) => {
+            println!(
+                "backed up {} to {} ({} pages, {} bytes)",
+                from.display(),
+                args.to.display(),
+                copied.pages,
+                copied.bytes
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_postgres(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
 /// A `postgres://` (or `postgresql://`) URL opens PostgreSQL, as a
@@ -476,8 +410,7 @@ fn open_store(
     db: &str,
     lease: Option<std::time::Duration>,
 ) -> Result<Box<dyn MatchStore>, StoreError> {
-    let postgres = db.starts_with("postgres://") || db.starts_with("postgresql://");
-    match (postgres, lease) {
+    match (is_postgres(db), lease) {
         (true, None) => Ok(Box::new(PgStore::open(db)?)),
         (true, Some(lease)) => Ok(Box::new(PgStore::open_node(db, lease)?)),
         (false, None) => Ok(Box::new(SqliteStore::open(Path::new(db))?)),

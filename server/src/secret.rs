@@ -1,5 +1,6 @@
 //! The secrets the server hands out (seat and tournament tokens): how they are
-//! made and how a presented one is compared.
+//! made and how a presented one is compared; and the secrets it is given (a
+//! database's or bus's password in its URL), kept out of what it prints.
 
 /// A fresh token: 128 random bits, as 32 hex digits.
 pub fn new_token() -> String {
@@ -11,9 +12,84 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// `url` with its password (`user:PASSWORD@`, and any `password=` of its
+/// query) replaced by `***`: what a message or `config check` may show.
+/// Anything else (an SQLite file's path) is shown as given.
+pub fn url_without_password(url: &str) -> String {
+    let Some(scheme) = url.find("://") else {
+        return url.to_owned();
+    };
+    let start = scheme + 3;
+    // The authority ends at the path, the query or the fragment; a password
+    // may hold `/`, so the last `@` of the URL before the query ends it.
+    let query_at = url[start..]
+        .find(['?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let mut shown = String::with_capacity(url.len());
+    shown.push_str(&url[..start]);
+    let rest = match url[start..query_at].rfind('@') {
+        Some(at) => {
+            let userinfo = &url[start..start + at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => {
+                    shown.push_str(user);
+                    shown.push_str(":***");
+                }
+                None => shown.push_str(userinfo),
+            }
+            &url[start + at..]
+        }
+        None => &url[start..],
+    };
+    match rest.split_once('?') {
+        Some((before, query)) => {
+            shown.push_str(before);
+            shown.push('?');
+            let pairs: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            shown.push_str(&pairs.join("&"));
+        }
+        None => shown.push_str(rest),
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_urls_password_is_masked_wherever_it_is() {
+        for (url, shown) in [
+            (
+                "postgres://grundy:s3cret@db:5432/grundy",
+                "postgres://grundy:***@db:5432/grundy",
+            ),
+            (
+                "postgres://grundy:p/a@ss@db/g",
+                "postgres://grundy:***@db/g",
+            ),
+            (
+                "postgresql://grundy@db/g?password=s3cret&sslmode=require",
+                "postgresql://grundy@db/g?password=***&sslmode=require",
+            ),
+            (
+                "nats://bus:s3cret@10.0.0.1:4222",
+                "nats://bus:***@10.0.0.1:4222",
+            ),
+            ("postgres://db/g", "postgres://db/g"),
+            ("./grundy.db", "./grundy.db"),
+            ("/var/lib/a:b@c.db", "/var/lib/a:b@c.db"),
+        ] {
+            assert_eq!(url_without_password(url), shown, "{url}");
+            assert!(!url_without_password(url).contains("s3cret"));
+        }
+    }
 
     #[test]
     fn equal_only_when_equal() {

@@ -109,6 +109,12 @@ impl TestPostgres {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// A program of this PostgreSQL's installation (`pg_dump`, ...), if
+    /// it has it: the one whose version is the server's.
+    pub fn program(&self, name: &str) -> Option<PathBuf> {
+        Some(self.bin.join(name)).filter(|p| p.exists())
+    }
+
     pub fn port(&self) -> u16 {
         self.port
     }

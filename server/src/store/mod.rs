@@ -68,7 +68,7 @@ pub use db_lock::lock_path;
 pub use postgres::PgStore;
 use reads::*;
 use sql::{args, in_read, Arg, Dialect, Fault, Sql};
-pub use sqlite::SqliteStore;
+pub use sqlite::{backup, SqliteStore};
 pub use tournaments::{RatingRow, StoredPlayer, StoredTournament};
 use writer::*;
 

@@ -112,7 +112,7 @@ impl PgStore {
     }
 
     fn open_as(url: &str, lease: Option<Duration>) -> Result<PgStore, StoreError> {
-        let shown = PathBuf::from(redacted(url));
+        let shown = PathBuf::from(crate::secret::url_without_password(url));
         let open_error = |message: String| StoreError::Open {
             path: shown.to_path_buf(),
             message,
@@ -440,24 +440,6 @@ impl Drop for PgStore {
         if let Some(node) = &self.node {
             node.worker.stop();
         }
-    }
-}
-
-/// The URL without its password, for messages.
-fn redacted(url: &str) -> String {
-    match url.parse::<postgres::Config>() {
-        Ok(config) if config.get_password().is_some() => {
-            // user:password@ → user:***@ (the rest as given).
-            match (url.find("://"), url.rfind('@')) {
-                (Some(scheme), Some(at)) if scheme < at => {
-                    let userinfo = &url[scheme + 3..at];
-                    let user = userinfo.split(':').next().unwrap_or("");
-                    format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
-                }
-                _ => "a PostgreSQL URL (password hidden)".into(),
-            }
-        }
-        _ => url.to_owned(),
     }
 }
 

@@ -1,10 +1,11 @@
 //! The embedded store: one SQLite file (WAL, `synchronous=FULL`), one
 //! writer thread doing group commit (`writer.rs`), one connection for reads.
 //! Its schema is numbered migrations (`migrate.rs`), run on open. Its files
-//! are the owner's alone (`files.rs`).
+//! are the owner's alone (`files.rs`). A copy while it serves: `backup.rs`.
 
 use super::*;
 
+pub mod backup;
 mod files;
 mod migrate;
 use migrate::migrate;
