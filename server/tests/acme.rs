@@ -203,13 +203,16 @@ async fn bad_acme_flags_are_refused_saying_what_is_wrong() {
         "k.pem",
     ])
     .await;
-    assert!(err.contains("cannot be used with"), "{err}");
+    assert!(
+        err.contains("tls_cert") && err.contains("not both"),
+        "{err}"
+    );
     let err = refused(&["--acme-domain", NAME, "--acme-contact", "ops@grundy.test"]).await;
     assert!(err.contains("mailto:"), "{err}");
     let err = refused(&["--acme-domain", "127.0.0.1"]).await;
     assert!(err.contains("is an address"), "{err}");
     let err = refused(&["--acme-contact", "mailto:ops@grundy.test"]).await;
-    assert!(err.contains("--acme-domain"), "{err}");
+    assert!(err.contains("set `acme_domain` too"), "{err}");
     let err = refused(&[
         "--acme-domain",
         NAME,
