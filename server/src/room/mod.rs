@@ -37,7 +37,7 @@ use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
 use crate::secret::new_token;
 use crate::store::{now_ms, Lease, MatchStore, StoreError, WriteOp};
-use crate::task::{outcome, sleep_until, DeadlineTimer, Ending, OnExit, Pending};
+use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
 /// that a deadline ended, after the store refused it.
@@ -348,10 +348,8 @@ impl Room {
     ) {
         let _on_exit = OnExit::new(on_exit);
         let mut ending = Ending::new(on_finish);
-        let mut timer = DeadlineTimer::default();
         loop {
             let deadline = self.deadline();
-            timer.no_later_than(deadline);
             let linger = ending.linger_until(self.finished_at, self.config.linger);
             tokio::select! {
                 cmd = commands.recv() => match cmd {
@@ -363,20 +361,15 @@ impl Room {
                         break;
                     }
                 },
-                // Early when the deadline moved later since it was set: then
-                // it is set again for the deadline as it is now.
-                _ = timer.rung() => {
-                    if deadline.is_some_and(|at| at <= Instant::now()) {
-                        // Commands read before the deadline may still be
-                        // queued (a move in time, a player coming back): they
-                        // count first. A move read too late ends the match
-                        // itself (`Core::decide`).
-                        for _ in 0..commands.len() {
-                            let Ok(cmd) = commands.try_recv() else { break };
-                            self.handle(*cmd).await;
-                        }
-                        self.on_deadline().await;
+                _ = sleep_until(deadline) => {
+                    // Commands read before the deadline may still be queued (a
+                    // move in time, a player coming back): they count first. A
+                    // move read too late ends the match itself (`Core::decide`).
+                    for _ in 0..commands.len() {
+                        let Ok(cmd) = commands.try_recv() else { break };
+                        self.handle(*cmd).await;
                     }
+                    self.on_deadline().await;
                 }
                 _ = sleep_until(linger) => ending.close(&mut commands),
             }
