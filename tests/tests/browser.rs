@@ -730,6 +730,12 @@ fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"4\"]"],
         ),
         (
+            // A click after stone 1 of 7 splits the heap into 2 and 5.
+            "grundy",
+            json!({"game": "grundy", "heaps": [7, 4]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"1\"]"],
+        ),
+        (
             "wythoff",
             json!({"game": "wythoff", "heaps": [3, 5]}),
             vec![".square[data-x=\"2\"][data-y=\"5\"]"],
