@@ -141,7 +141,9 @@ function heapsBoard(view, o) {
       } else {
         row.append(h("div", { class: "big-heap" }, `${size} stones`));
       }
-      if (o.interactive && (size > MAX_STONES || kind === "lasker" || kind === "grundy")) row.append(heapForm(i, size, kind, o));
+      // Heaps of 1 and 2 cannot be split unequally: no form for them.
+      const splits = kind === "lasker" || (kind === "grundy" && size >= 3);
+      if (o.interactive && (size > MAX_STONES || splits)) row.append(heapForm(i, size, kind, o));
       el.append(row);
     });
     if (o.interactive && heaps.some(({ rule }) => ruleKind(rule) === "octal")) {
