@@ -132,7 +132,11 @@ async fn https_head(nginx: &TestNginx, path: &str) -> String {
         // nginx may close without TLS's close_notify after the body.
         let _ = stream.read_to_end(&mut answer);
         let text = String::from_utf8_lossy(&answer).to_string();
-        Ok(text.split("\r\n\r\n").next().unwrap_or("").to_ascii_lowercase())
+        Ok(text
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase())
     });
     timeout(PATIENCE, read)
         .await
