@@ -851,7 +851,7 @@ impl Conn {
                         room: room_id,
                         seat: 1 - seat,
                         level,
-                        token: None,
+                        reserved: false,
                     });
                 }
             }

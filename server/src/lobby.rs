@@ -265,21 +265,23 @@ impl Lobby {
         Ok((id, tx))
     }
 
-    /// Opens a room with both seats taken for `players` (seat 0, seat 1),
+    /// Opens a room with both seats taken for `players` (seat 0, seat 1,
+    /// each with the hash of a tournament token that acts for the seat too),
     /// who come with `resume`; returns its id and the two seat tokens.
     pub async fn create_seated(
         self: &Arc<Self>,
         setup: RoomSetup,
-        players: [Player; 2],
+        players: [(Player, Option<String>); 2],
     ) -> Result<(String, [String; 2]), Refusal> {
         let (id, tx) = self.create(setup).await?;
         let mut tokens = [String::new(), String::new()];
-        for (seat, player) in players.into_iter().enumerate() {
+        for (seat, (player, player_token)) in players.into_iter().enumerate() {
             let (reply, answer) = tokio::sync::oneshot::channel();
             let sent = tx.send(RoomCmd::Reserve {
                 player,
                 seat: seat as u8,
                 house: false,
+                player_token,
                 reply,
             });
             let closed = || {
@@ -519,7 +521,7 @@ impl Lobby {
                 self.store.clone(),
                 self.config.clone(),
             );
-            let seats = s.seats.map(|seat| seat.map(|x| (x.player, x.token)));
+            let seats = s.seats;
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
             match room.restore(seats, events) {
                 Ok(pending) => completing.extend(pending.map(|p| (s.room.clone(), p))),

@@ -1,7 +1,7 @@
 //! A match's rules, apart from sockets, clocks and the store.
 //!
 //! [`Core`] is the state a room's records build (its seats with their secret
-//! tokens, and the [`MatchState`] its events build). [`Core::decide`] turns
+//! tokens' hashes, and the [`MatchState`] its events build). [`Core::decide`] turns
 //! what someone asks (an [`Intent`]) into the records that would make it
 //! happen, or a refusal, without changing anything; [`Core::apply`] is the
 //! only way the state changes. The room's task (`room/mod.rs`) decides,
@@ -23,18 +23,26 @@ use super::clock::{self, Timing};
 use crate::config::Config;
 use crate::player::{AccountId, Player};
 use crate::refusal::{refuse, Refusal};
-use crate::secret::constant_time_eq;
+use crate::secret::{constant_time_eq, matches_hash};
 
 /// What a room's log is made of: the seats given out (with their secret
-/// tokens, kept apart from the events anyone can read) and the events.
+/// tokens' hashes, kept apart from the events anyone can read) and the
+/// events. A seat written again (a fresh token) replaces the first.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
     Seat {
         seat: u8,
         player: Player,
+        /// The seat token's hash (`secret::hash`): the token itself is given
+        /// to its holder only, and kept nowhere.
         token: String,
         /// Reserved for the server's house bot.
         house: bool,
+        /// A tournament game's seat: the hash of its player's tournament
+        /// token, which acts for the seat too (a tournament that restarted,
+        /// or whose game another node holds, tells a returning player that
+        /// token rather than a seat token it no longer knows).
+        player_token: Option<String>,
     },
     Event(Event),
     /// A move decided here, written as its `moved` event.
@@ -108,27 +116,29 @@ impl PartialEq for Played {
 #[derive(Debug, Clone)]
 pub enum Intent<'a> {
     /// A player asks for a seat (any free one when `seat` is None). `token`
-    /// is the fresh secret the seat gets.
+    /// is the hash of the fresh secret the seat gets.
     Join {
         player: Player,
         seat: Option<u8>,
         token: String,
     },
-    /// The server seats a player with no connection yet: a tournament's, or
-    /// its house bot (`house`).
+    /// The server seats a player with no connection yet: a tournament's
+    /// (with the hash of its tournament token, `player_token`), or its house
+    /// bot (`house`). `token`: the hash of the seat's fresh secret.
     Reserve {
         player: Player,
         seat: u8,
         house: bool,
         token: String,
+        player_token: Option<String>,
     },
-    /// A seat's holder comes (back) with the seat's token, or (an empty
-    /// token) as `account`, the account that took the seat; `here`: the
-    /// seats someone holds now.
+    /// A seat's holder comes (back) as `by` says; `here`: the seats someone
+    /// holds now. `fresh`: the hash of a new secret, the seat's token from
+    /// now on when resumed by account (the old one is known to nobody).
     Resume {
-        token: &'a str,
-        account: Option<AccountId>,
+        by: Resumer<'a>,
         here: [bool; 2],
+        fresh: String,
     },
     /// A move, read from its connection at `received`.
     Move {
@@ -141,6 +151,12 @@ pub enum Intent<'a> {
     },
     Abort {
         token: &'a str,
+    },
+    /// The server's house bot, back after a restart, gets a fresh token for
+    /// its reserved seat (`fresh`: its hash): only hashes were kept.
+    Rekey {
+        seat: u8,
+        fresh: String,
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat {
@@ -155,6 +171,18 @@ pub enum Intent<'a> {
     Deadline {
         abandoned_since: Option<Instant>,
     },
+}
+
+/// How a seat's holder proves it holds it.
+#[derive(Debug, Clone, Copy)]
+pub enum Resumer<'a> {
+    /// The seat token (or a tournament game's player token).
+    Token(&'a str),
+    /// The account that took the seat.
+    Account(AccountId),
+    /// The seat token's hash, as a room moving to another node of the
+    /// cluster hands over its seated clients (between nodes only).
+    Kept(&'a str),
 }
 
 /// What a decision records, and for whom.
@@ -212,7 +240,12 @@ impl MatchRules {
 #[derive(Debug, Clone)]
 pub struct Core {
     pub game: MatchState,
+    /// The seats' tokens' hashes.
     tokens: [Option<String>; 2],
+    /// A tournament game's seats: the hashes of their players' tournament tokens.
+    player_tokens: [Option<String>; 2],
+    /// The seats the server's house bot holds.
+    house: [bool; 2],
     /// The accounts that took the seats, if any.
     accounts: [Option<AccountId>; 2],
     /// When the first seat was taken (after a restart: the restore, like
@@ -232,6 +265,8 @@ impl Core {
         Core {
             game: MatchState::new(spec, start, clock),
             tokens: [None, None],
+            player_tokens: [None, None],
+            house: [false; 2],
             accounts: [None, None],
             opened_at: None,
             rules,
@@ -246,12 +281,15 @@ impl Core {
                 seat,
                 player,
                 token,
-                ..
+                house,
+                player_token,
             } => {
                 let s = *seat as usize;
                 self.opened_at.get_or_insert(at);
                 if let Some(t) = self.tokens.get_mut(s) {
                     *t = Some(token.clone());
+                    self.player_tokens[s] = player_token.clone();
+                    self.house[s] = *house;
                     self.accounts[s] = player.account;
                     self.game.seats[s].name = player.name.clone();
                     self.game.seats[s].player_kind = player.kind;
@@ -279,19 +317,24 @@ impl Core {
         self.accounts
     }
 
-    pub fn token(&self, seat: u8) -> Option<&str> {
+    /// The hash of a seat's token.
+    pub fn kept_token(&self, seat: u8) -> Option<&str> {
         self.tokens.get(seat as usize)?.as_deref()
     }
 
-    /// The seat a token acts for.
+    /// The seat a token acts for: the seat's token, or in a tournament game
+    /// its player's tournament token.
     pub fn seat_of(&self, token: &str) -> Result<u8, Refusal> {
         if token.is_empty() {
             return refuse(ErrorCode::Unauthorized, "a seat token is required");
         }
         (0..2u8)
             .find(|&s| {
-                self.token(s)
-                    .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+                let s = s as usize;
+                [&self.tokens[s], &self.player_tokens[s]]
+                    .into_iter()
+                    .flatten()
+                    .any(|kept| matches_hash(token, kept))
             })
             .map_or_else(
                 || {
@@ -304,11 +347,11 @@ impl Core {
             )
     }
 
-    /// The seat a resume acts for: by its seat token, or (no token) by the
-    /// account that took it.
-    fn seat_resumed(&self, token: &str, account: Option<AccountId>) -> Result<u8, Refusal> {
-        match account {
-            Some(account) if token.is_empty() => (0..2u8)
+    /// The seat a resume acts for: by its seat token, by the account that
+    /// took it, or by its token's hash.
+    fn seat_resumed(&self, by: Resumer<'_>) -> Result<u8, Refusal> {
+        match by {
+            Resumer::Account(account) => (0..2u8)
                 .find(|&s| self.accounts[s as usize] == Some(account))
                 .map_or_else(
                     || {
@@ -319,7 +362,21 @@ impl Core {
                     },
                     Ok,
                 ),
-            _ => self.seat_of(token),
+            Resumer::Token(token) => self.seat_of(token),
+            Resumer::Kept(kept) => (0..2u8)
+                .find(|&s| {
+                    self.kept_token(s)
+                        .is_some_and(|t| constant_time_eq(t.as_bytes(), kept.as_bytes()))
+                })
+                .map_or_else(
+                    || {
+                        refuse(
+                            ErrorCode::Unauthorized,
+                            "that seat token is not valid in this room",
+                        )
+                    },
+                    Ok,
+                ),
         }
     }
 
@@ -359,29 +416,31 @@ impl Core {
                         "this is a tournament game: its players are seated by the tournament",
                     );
                 }
-                self.take_seat(player, seat, token, false)
+                self.take_seat(player, seat, token, false, None)
             }
             Intent::Reserve {
                 player,
                 seat,
                 house,
                 token,
-            } => self.take_seat(player, Some(seat), token, house),
-            Intent::Resume {
-                token,
-                account,
-                here,
-            } => {
-                let seat = self.seat_resumed(token, account)?;
+                player_token,
+            } => self.take_seat(player, Some(seat), token, house, player_token),
+            Intent::Resume { by, here, fresh } => {
+                let seat = self.seat_resumed(by)?;
                 let mut decision = Decision {
                     seat: Some(seat),
                     ..Decision::default()
                 };
+                if let Resumer::Account(_) = by {
+                    // Only the hash of the seat's token is kept: the account
+                    // gets a new one, and the old one stops acting.
+                    decision.records.push(self.rekeyed(seat, fresh));
+                }
                 if !here[seat as usize] && !self.finished() {
-                    decision.records = self.events([EventBody::Presence {
+                    decision.records.extend(self.events([EventBody::Presence {
                         seat,
                         connected: true,
-                    }]);
+                    }]));
                 }
                 Ok(decision)
             }
@@ -428,6 +487,19 @@ impl Core {
                     reason: EndReason::Abort,
                 }))
             }
+            Intent::Rekey { seat, fresh } => {
+                if !self.house.get(seat as usize).is_some_and(|&h| h) {
+                    return refuse(
+                        ErrorCode::Unauthorized,
+                        format!("seat {seat} is not the house's"),
+                    );
+                }
+                Ok(Decision {
+                    seat: Some(seat),
+                    records: vec![self.rekeyed(seat, fresh)],
+                    refused: None,
+                })
+            }
             Intent::ResignSeat { seat } => {
                 if self.finished() || seat > 1 {
                     return Ok(Decision::default());
@@ -456,6 +528,22 @@ impl Core {
         }
     }
 
+    /// Seat `seat` (taken) again as it is, with the token whose hash is `fresh`.
+    fn rekeyed(&self, seat: u8, fresh: String) -> Record {
+        let s = seat as usize;
+        Record::Seat {
+            seat,
+            player: Player {
+                name: self.game.seats[s].name.clone(),
+                kind: self.game.seats[s].player_kind,
+                account: self.accounts[s],
+            },
+            token: fresh,
+            house: self.house[s],
+            player_token: self.player_tokens[s].clone(),
+        }
+    }
+
     /// Seats a player and starts the match once both seats are taken.
     fn take_seat(
         &self,
@@ -463,6 +551,7 @@ impl Core {
         seat: Option<u8>,
         token: String,
         house: bool,
+        player_token: Option<String>,
     ) -> Result<Decision, Refusal> {
         if self.finished() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
@@ -494,6 +583,7 @@ impl Core {
             player,
             token,
             house,
+            player_token,
         }];
         records.extend(self.events(bodies));
         Ok(Decision {
@@ -666,6 +756,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::secret::hash;
     use grundy_protocol::wire::PlayerKind;
 
     const NO_SHOW: Duration = Duration::from_secs(30);
@@ -715,7 +806,7 @@ mod tests {
         let intent = Intent::Join {
             player: Player::guest(name),
             seat: None,
-            token: format!("token-{name}"),
+            token: hash(&format!("token-{name}")),
         };
         act(c, intent, now).unwrap()
     }
@@ -767,8 +858,9 @@ mod tests {
             Record::Seat {
                 seat: 0,
                 player: Player::guest("a"),
-                token: "token-a".into(),
-                house: false
+                token: hash("token-a"),
+                house: false,
+                player_token: None,
             }
         );
         assert_eq!(
@@ -823,6 +915,7 @@ mod tests {
             seat: 0,
             house: false,
             token: "t".into(),
+            player_token: None,
         };
         assert_eq!(
             code(c.decide(reserve, t0)),
@@ -853,6 +946,7 @@ mod tests {
             seat: 1,
             house: true,
             token: "t1".into(),
+            player_token: None,
         };
         let d = act(&mut c, reserve, t0).unwrap();
         assert_eq!(d.seat, Some(1));
@@ -878,15 +972,75 @@ mod tests {
     }
 
     #[test]
+    fn seats_keep_only_hashes_and_an_account_resume_gets_a_fresh_token() {
+        let t0 = Instant::now();
+        let mut c = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
+        let ada = Player {
+            account: Some(7),
+            ..Player::guest("ada")
+        };
+        let reserve = Intent::Reserve {
+            player: ada,
+            seat: 0,
+            house: false,
+            token: hash("seat-secret"),
+            player_token: Some(hash("player-secret")),
+        };
+        act(&mut c, reserve, t0).unwrap();
+        assert_eq!(c.kept_token(0), Some(hash("seat-secret").as_str()));
+        assert_eq!(c.seat_of("seat-secret"), Ok(0));
+        assert_eq!(
+            c.seat_of("player-secret"),
+            Ok(0),
+            "a tournament's token acts too"
+        );
+        assert!(
+            c.seat_of(&hash("seat-secret")).is_err(),
+            "the hash is no token"
+        );
+        let by_hash = Intent::Resume {
+            by: Resumer::Kept(&hash("seat-secret")),
+            here: [true, false],
+            fresh: String::new(),
+        };
+        assert_eq!(c.decide(by_hash, t0).unwrap().seat, Some(0));
+
+        let by_account = Intent::Resume {
+            by: Resumer::Account(7),
+            here: [true, false],
+            fresh: hash("fresh-secret"),
+        };
+        let d = act(&mut c, by_account, t0).unwrap();
+        assert_eq!(d.seat, Some(0));
+        assert!(matches!(
+            &d.records[..],
+            [Record::Seat { seat: 0, token, player, player_token: Some(_), .. }]
+                if *token == hash("fresh-secret") && player.account == Some(7)
+        ));
+        assert_eq!(c.seat_of("fresh-secret"), Ok(0));
+        assert!(
+            c.seat_of("seat-secret").is_err(),
+            "the old token stops acting"
+        );
+        assert_eq!(c.seat_of("player-secret"), Ok(0));
+        let stranger = Intent::Resume {
+            by: Resumer::Account(8),
+            here: [true, false],
+            fresh: hash("x"),
+        };
+        assert!(c.decide(stranger, t0).is_err());
+    }
+
+    #[test]
     fn a_resume_records_presence_only_for_a_seat_nobody_holds() {
         let t0 = Instant::now();
         let mut c = started(nim(&[1, 2], None), t0);
         let held = c
             .decide(
                 Intent::Resume {
-                    token: "token-b",
-                    account: None,
+                    by: Resumer::Token("token-b"),
                     here: [false, true],
+                    fresh: String::new(),
                 },
                 t0,
             )
@@ -895,9 +1049,9 @@ mod tests {
         let back = c
             .decide(
                 Intent::Resume {
-                    token: "token-b",
-                    account: None,
+                    by: Resumer::Token("token-b"),
                     here: [true, false],
+                    fresh: String::new(),
                 },
                 t0,
             )
@@ -919,9 +1073,9 @@ mod tests {
         );
         act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
         let after_end = Intent::Resume {
-            token: "token-a",
-            account: None,
+            by: Resumer::Token("token-a"),
             here: [false, false],
+            fresh: String::new(),
         };
         assert!(c.decide(after_end, t0).unwrap().records.is_empty());
         assert!(c
@@ -1131,7 +1285,8 @@ mod tests {
                     player: Player::guest(name),
                     seat,
                     house: false,
-                    token: format!("token-{name}"),
+                    token: hash(&format!("token-{name}")),
+                    player_token: None,
                 };
                 act(&mut c, reserve, t0).unwrap();
             }
@@ -1313,7 +1468,8 @@ mod tests {
             player: Player::guest("a"),
             seat: 0,
             house: false,
-            token: "token-a".into(),
+            token: hash("token-a"),
+            player_token: None,
         };
         act(&mut t, reserve, t0).unwrap();
         assert_eq!(
@@ -1378,7 +1534,7 @@ mod tests {
                     let intent = Intent::Join {
                         player: Player::guest(name),
                         seat: None,
-                        token: format!("token-{name}"),
+                        token: hash(&format!("token-{name}")),
                     };
                     at(&mut live, intent, now, &mut log);
                 }
@@ -1393,9 +1549,9 @@ mod tests {
                         let seat = live.game.next_seat();
                         at(&mut live, Intent::Left { seat }, now, &mut log);
                         let back = Intent::Resume {
-                            token,
-                            account: None,
+                            by: Resumer::Token(token),
                             here: [false, false],
+                            fresh: String::new(),
                         };
                         at(&mut live, back, now, &mut log);
                     }

@@ -28,15 +28,15 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use self::answer::{ack_frame, event_frame, SnapshotView};
-use self::core::{Core, Decision, Intent, MatchRules, Record};
+use self::core::{Core, Decision, Intent, MatchRules, Record, Resumer};
 use self::subscribers::Subscribers;
 use crate::config::Config;
 use crate::metrics::{RoomGauge, METRICS};
 use crate::outbox::{ConnId, Handoff, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
-use crate::secret::new_token;
-use crate::store::{now_ms, Lease, MatchStore, StoreError, WriteOp};
+use crate::secret::{hash, new_token};
+use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredSeat, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
@@ -99,12 +99,16 @@ pub enum RoomCmd {
         /// The seat is the house bot's: recorded so, it gets a bot back after
         /// a restart.
         house: bool,
+        /// A tournament's player: the hash of their tournament token, which
+        /// acts for the seat too.
+        player_token: Option<String>,
         reply: oneshot::Sender<Result<String, Refusal>>,
     },
-    /// A tournament asks for a seat's token (to tell its player again).
-    SeatToken {
+    /// The house bot, back after a restart, asks for a fresh token for its
+    /// reserved seat (the room keeps only the old one's hash).
+    Rekey {
         seat: u8,
-        reply: oneshot::Sender<Option<String>>,
+        reply: oneshot::Sender<Result<String, Refusal>>,
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat { seat: u8 },
@@ -299,16 +303,17 @@ impl Room {
     /// not say so: wait for it before serving.
     pub fn restore(
         &mut self,
-        seats: [Option<(Player, String)>; 2],
+        seats: [Option<StoredSeat>; 2],
         events: Vec<Event>,
     ) -> Result<Option<Pending>, String> {
         let at = now();
         let seats = seats.into_iter().zip(0u8..).filter_map(|(seat, i)| {
-            seat.map(|(player, token)| Record::Seat {
+            seat.map(|s| Record::Seat {
                 seat: i,
-                player,
-                token,
-                house: false,
+                player: s.player,
+                token: s.token,
+                house: s.house,
+                player_token: s.player_token,
             })
         });
         let keep = events.len().saturating_sub(self.config.events_in_memory);
@@ -444,15 +449,15 @@ impl Room {
                 player,
                 seat,
             } => {
+                let token = new_token();
                 let intent = Intent::Join {
                     player,
                     seat,
-                    token: new_token(),
+                    token: hash(&token),
                 };
                 let seated = self.seat(intent, Some(outbox.conn)).await;
-                let answer = seated.map(|(seat, token)| {
-                    answer::seated(&id, &self.id, seat, &token, self.snapshot())
-                });
+                let answer =
+                    seated.map(|seat| answer::seated(&id, &self.id, seat, &token, self.snapshot()));
                 self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::Watch { outbox, id, since } => {
@@ -523,6 +528,7 @@ impl Room {
                 player,
                 seat,
                 house,
+                player_token,
                 reply,
             } => {
                 let token = new_token();
@@ -530,13 +536,23 @@ impl Room {
                     player,
                     seat,
                     house,
-                    token,
+                    token: hash(&token),
+                    player_token,
                 };
                 let result = self.seat(intent, None).await;
-                let _ = reply.send(result.map(|(_, token)| token));
+                let _ = reply.send(result.map(|_| token));
             }
-            RoomCmd::SeatToken { seat, reply } => {
-                let _ = reply.send(self.core.token(seat).map(str::to_string));
+            RoomCmd::Rekey { seat, reply } => {
+                let token = new_token();
+                let decided = self.core.decide(
+                    Intent::Rekey {
+                        seat,
+                        fresh: hash(&token),
+                    },
+                    now(),
+                );
+                let result = self.carry_out(decided, None).await;
+                let _ = reply.send(result.map(|()| token));
             }
             RoomCmd::ResignSeat { seat } => {
                 let decided = self.core.decide(Intent::ResignSeat { seat }, now());
@@ -572,18 +588,13 @@ impl Room {
         self.record(&decided?, ack).await.map(|_| ())
     }
 
-    /// Takes a seat (for connection `conn`, if any); returns it and its token.
-    async fn seat(
-        &mut self,
-        intent: Intent<'_>,
-        conn: Option<ConnId>,
-    ) -> Result<(u8, String), Refusal> {
+    /// Takes a seat (for connection `conn`, if any); returns it.
+    async fn seat(&mut self, intent: Intent<'_>, conn: Option<ConnId>) -> Result<u8, Refusal> {
         let decision = self.core.decide(intent, now())?;
         self.record(&decision, None).await?;
         let seat = decision.seat.expect("a seat decision names its seat");
         self.holders[seat as usize].extend(conn);
-        let token = self.core.token(seat).unwrap_or_default().to_string();
-        Ok((seat, token))
+        Ok(seat)
     }
 
     /// Answers a join, watch or resume, then counts the connection in or not.
@@ -682,9 +693,15 @@ impl Room {
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
-        let seat = self.seat_again(outbox, token, account, since).await?;
-        // Resumed by an account: the seat token comes back, for the moves.
-        let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
+        let by = match account {
+            Some(account) if token.is_empty() => Resumer::Account(account),
+            _ => Resumer::Token(token),
+        };
+        // Resumed by an account: a new seat token comes back, for the moves
+        // (only the old one's hash is kept).
+        let fresh = new_token();
+        let seat = self.seat_again(outbox, by, hash(&fresh), since).await?;
+        let seat_token = matches!(by, Resumer::Account(_)).then_some(fresh.as_str());
         self.catch_up(Some(seat), seat_token, since, id)
     }
 
@@ -698,8 +715,8 @@ impl Room {
             return;
         }
         let back = match &token {
-            Some(token) => self
-                .seat_again(&outbox, token, None, Some(since))
+            Some(kept) => self
+                .seat_again(&outbox, Resumer::Kept(kept), String::new(), Some(since))
                 .await
                 .map(|_| ()),
             None => self.check_since(Some(since)),
@@ -724,21 +741,18 @@ impl Room {
         self.after_joining(outbox, ok).await;
     }
 
-    /// Gives the seat `token` (or `account`) names to `outbox`'s connection,
-    /// `since` checked first: the seat.
+    /// Gives the seat `by` names to `outbox`'s connection, `since` checked
+    /// first: the seat. `fresh`: the hash of the seat's new token, when
+    /// resumed by account.
     async fn seat_again(
         &mut self,
         outbox: &Outbox,
-        token: &str,
-        account: Option<AccountId>,
+        by: Resumer<'_>,
+        fresh: String,
         since: Option<u64>,
     ) -> Result<u8, Refusal> {
         let here = self.here();
-        let intent = Intent::Resume {
-            token,
-            account,
-            here,
-        };
+        let intent = Intent::Resume { by, here, fresh };
         let decision = self.core.decide(intent, now())?;
         // Check `since` before changing anything.
         self.check_since(since)?;
@@ -783,8 +797,10 @@ impl Room {
             let seat = (0..2u8).find(|&seat| self.holders[seat as usize].contains(&outbox.conn));
             handover.leave(Handoff {
                 room: self.id.clone(),
+                // Only the token's hash is kept: the room on the next node
+                // takes that from this node (`Resumer::Kept`).
                 token: seat
-                    .and_then(|seat| self.core.token(seat))
+                    .and_then(|seat| self.core.kept_token(seat))
                     .map(str::to_owned),
                 since: self.core.game.seq,
             });
@@ -836,12 +852,14 @@ impl Room {
                     player,
                     token,
                     house,
+                    player_token,
                 } => ops.push(WriteOp::Seat {
                     room: self.id.clone(),
                     seat: *seat,
                     player: player.clone(),
                     token: token.clone(),
                     house: *house,
+                    player_token: player_token.clone(),
                 }),
                 // Serialized once: the store keeps this text and subscribers get it.
                 Record::Event(event) => {

@@ -128,6 +128,7 @@ pub(crate) fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
         },
         token: format!("token-{room}-{seat}"),
         house: false,
+        player_token: None,
     }
 }
 
@@ -330,6 +331,7 @@ on_both!(
                     },
                     token: "token-open-1".into(),
                     house: false,
+                    player_token: None,
                 })
             ]
         );

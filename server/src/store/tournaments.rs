@@ -733,6 +733,7 @@ mod tests {
                 player: crate::player::Player::guest("cy"),
                 token: "tok3".into(),
                 house: false,
+                player_token: None,
             })
             .blocking_recv()
             .expect("answer")

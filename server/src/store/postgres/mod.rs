@@ -384,11 +384,6 @@ impl Cluster for PgStore {
     fn next_account_id(&self) -> Result<u64, StoreError> {
         self.read(accounts::next_id)
     }
-
-    fn seat_token(&self, room: &str, seat: u8) -> Result<Option<String>, StoreError> {
-        let room = room.to_owned();
-        self.read(move |conn| cluster::seat_token(conn, &room, seat))
-    }
 }
 
 impl MatchStore for PgStore {
@@ -1139,11 +1134,6 @@ mod tests {
             .expect("read");
         found.sort_by(|x, y| x.0.cmp(&y.0));
         assert_eq!(found, [("r1".into(), None), ("r2".into(), Some(result))]);
-        put(&a, fenced(&of_a, seat("r1", 1, "bob"))).expect("seat");
-        let token = a.seat_token("r1", 1).expect("read").expect("a token");
-        assert!(!token.is_empty());
-        assert_eq!(a.seat_token("r1", 0).expect("read"), None, "an empty seat");
-        assert_eq!(a.seat_token("never", 1).expect("read"), None);
     }
 
     /// A single server's rooms and tournaments become the cluster's when its
