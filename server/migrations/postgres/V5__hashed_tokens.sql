@@ -6,6 +6,11 @@
 UPDATE seats SET token = encode(sha256(convert_to(token, 'UTF8')), 'hex');
 UPDATE tournaments SET owner_token = encode(sha256(convert_to(owner_token, 'UTF8')), 'hex');
 UPDATE tournament_players SET token = encode(sha256(convert_to(token, 'UTF8')), 'hex');
--- A tournament game's seat: its player's tournament token's hash, which
--- acts for the seat too.
+-- A tournament game's seat also answers to its player's tournament token
+-- (`player_token`, its hash): a tournament tells a returning player that
+-- token when it no longer knows the seat's. The games of before get it by
+-- the seat's name (unique in its tournament).
 ALTER TABLE seats ADD COLUMN player_token TEXT;
+UPDATE seats SET player_token = (
+    SELECT p.token FROM tournament_players p JOIN rooms r ON r.tournament = p.tournament
+    WHERE r.no = seats.room_no AND p.name = seats.name);

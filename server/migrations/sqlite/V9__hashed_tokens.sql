@@ -6,9 +6,15 @@
 -- (store/sqlite/migrate.rs `hash_clear_tokens`): a mark is unambiguous where
 -- a token's length would not be, and a crash between the two leaves marks
 -- that the next start hashes.
-UPDATE seats SET token = 'clear:' || token;
+--
+-- A tournament game's seat also answers to its player's tournament token
+-- (`player_token`): a tournament tells a returning player that token when it
+-- no longer knows the seat's. The games of before get it by the seat's name
+-- (unique in its tournament).
+ALTER TABLE seats ADD COLUMN player_token TEXT;
+UPDATE seats SET player_token = (
+    SELECT p.token FROM tournament_players p JOIN rooms r ON r.tournament = p.tournament
+    WHERE r.no = seats.room_no AND p.name = seats.name);
+UPDATE seats SET token = 'clear:' || token, player_token = 'clear:' || player_token;
 UPDATE tournaments SET owner_token = 'clear:' || owner_token;
 UPDATE tournament_players SET token = 'clear:' || token;
--- A tournament game's seat: its player's tournament token's hash, which
--- acts for the seat too.
-ALTER TABLE seats ADD COLUMN player_token TEXT;
