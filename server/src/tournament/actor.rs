@@ -117,12 +117,14 @@ impl RoomsElsewhere {
 
 pub struct Tournament {
     core: Core,
+    /// The owner token's hash (`secret::hash`).
     owner_token: String,
     /// Each player's connections (they hear `your_game`).
     player_conns: HashMap<u32, Vec<Outbox>>,
     watchers: HashMap<ConnId, Outbox>,
-    /// Seat tokens of the games started since this task began (older ones are
-    /// asked of their rooms).
+    /// Seat tokens of the games started since this task began, in memory
+    /// only (the store keeps their hashes): for older games a returning
+    /// player is told their own tournament token, which acts for the seat.
     seat_tokens: HashMap<String, [String; 2]>,
     results: mpsc::UnboundedSender<GameEnd>,
     services: Services,
