@@ -599,7 +599,10 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
         slot: None,
     };
     let (room, tokens) = lobby
-        .create_seated(setup, [Player::guest("ann"), Player::guest("ben")])
+        .create_seated(
+            setup,
+            [(Player::guest("ann"), None), (Player::guest("ben"), None)],
+        )
         .await
         .unwrap();
     assert!(tokens.iter().all(|t| t.len() == 32));
