@@ -840,6 +840,7 @@ impl Conn {
                     id: id.clone(),
                     player: (*self.player).clone(),
                     seat: Some(seat),
+                    tie: self.session.as_ref().map(|s| s.token.clone()),
                 };
                 if tx.send(cmd).await.is_err() {
                     return self.error(id, ErrorCode::Internal, "the new room closed at once");

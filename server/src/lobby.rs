@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
+use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
 use crate::player::Player;
@@ -67,6 +68,9 @@ pub struct Lobby {
     listing: Listing,
     /// In a cluster with a bus: the other nodes' rooms join the list.
     others: std::sync::OnceLock<OtherNodes>,
+    /// What tells the rooms whether the account token a seat is tied to
+    /// still acts (`RoomInit::accounts`).
+    accounts: std::sync::OnceLock<Arc<Accounts>>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
     ratings: Arc<Ratings>,
@@ -141,6 +145,7 @@ impl Lobby {
             open_by_address: Mutex::default(),
             listing: Listing::default(),
             others: std::sync::OnceLock::new(),
+            accounts: std::sync::OnceLock::new(),
             store,
             config,
             ratings,
@@ -257,6 +262,7 @@ impl Lobby {
                 tournament,
                 on_end,
                 lease,
+                accounts: self.accounts.get().cloned(),
             },
             self.store.clone(),
             self.config.clone(),
@@ -433,6 +439,13 @@ impl Lobby {
             .unwrap_or_default()
     }
 
+    /// Gives the rooms opened or restored from now on `accounts`, which
+    /// tell whether the account token a seat is tied to still acts. A
+    /// server sets it before it restores or opens any room.
+    pub fn tie_seats_to(&self, accounts: Arc<Accounts>) {
+        let _ = self.accounts.set(accounts);
+    }
+
     /// Adds the other nodes' rooms to the list (a cluster with a bus).
     pub fn list_others(&self, others: OtherNodes) {
         let _ = self.others.set(others);
@@ -517,6 +530,7 @@ impl Lobby {
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),
                     lease,
+                    accounts: self.accounts.get().cloned(),
                 },
                 self.store.clone(),
                 self.config.clone(),

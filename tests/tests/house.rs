@@ -226,6 +226,7 @@ fn seat(room: &str, seat: u8, name: &str, house: bool) -> WriteOp {
         token: grundy_server::secret::hash(&format!("token-{room}-{seat}")),
         house,
         player_token: None,
+        tie: None,
     }
 }
 

@@ -14,3 +14,9 @@ ALTER TABLE seats ADD COLUMN player_token TEXT;
 UPDATE seats SET player_token = (
     SELECT p.token FROM tournament_players p JOIN rooms r ON r.tournament = p.tournament
     WHERE r.no = seats.room_no AND p.name = seats.name);
+-- A seat taken (or resumed by account) by a connection with an account
+-- token is tied to that token (its id): the seat token acts only while the
+-- account token does (revoked, expired or a new password: the account logs
+-- in again and resumes by account). NULL: a guest's, a house bot's, a
+-- tournament's seat, or one taken before.
+ALTER TABLE seats ADD COLUMN account_token TEXT;

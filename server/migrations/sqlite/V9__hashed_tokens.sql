@@ -18,3 +18,10 @@ UPDATE seats SET player_token = (
 UPDATE seats SET token = 'clear:' || token, player_token = 'clear:' || player_token;
 UPDATE tournaments SET owner_token = 'clear:' || owner_token;
 UPDATE tournament_players SET token = 'clear:' || token;
+
+-- A seat taken (or resumed by account) by a connection with an account
+-- token is tied to that token (its id): the seat token acts only while the
+-- account token does (revoked, expired or a new password: the account logs
+-- in again and resumes by account). NULL: a guest's, a house bot's, a
+-- tournament's seat, or one taken before.
+ALTER TABLE seats ADD COLUMN account_token TEXT;

@@ -43,6 +43,11 @@ pub enum Record {
         /// or whose game another node holds, tells a returning player that
         /// token rather than a seat token it no longer knows).
         player_token: Option<String>,
+        /// The account token (its id) the seat was taken or last resumed
+        /// with by account, if any: the seat's token acts only while that
+        /// account token lives (the room asks `accounts`), so that revoking
+        /// it, or a new password, also takes back the seats it took.
+        tie: Option<String>,
     },
     Event(Event),
     /// A move decided here, written as its `moved` event.
@@ -121,6 +126,8 @@ pub enum Intent<'a> {
         player: Player,
         seat: Option<u8>,
         token: String,
+        /// The joining connection's account token id (None for a guest).
+        tie: Option<String>,
     },
     /// The server seats a player with no connection yet: a tournament's
     /// (with the hash of its tournament token, `player_token`), or its house
@@ -135,10 +142,13 @@ pub enum Intent<'a> {
     /// A seat's holder comes (back) as `by` says; `here`: the seats someone
     /// holds now. `fresh`: the hash of a new secret, the seat's token from
     /// now on when resumed by account (the old one is known to nobody).
+    /// `tie`: the resuming connection's account token id, which the seat is
+    /// tied to from now on when resumed by account.
     Resume {
         by: Resumer<'a>,
         here: [bool; 2],
         fresh: String,
+        tie: Option<String>,
     },
     /// A move, read from its connection at `received`.
     Move {
@@ -248,6 +258,8 @@ pub struct Core {
     house: [bool; 2],
     /// The accounts that took the seats, if any.
     accounts: [Option<AccountId>; 2],
+    /// The account tokens (ids) the seats are tied to (`Record::Seat::tie`).
+    ties: [Option<String>; 2],
     /// When the first seat was taken (after a restart: the restore, like
     /// every instant `apply` is given): an open room's idle wait counts
     /// from it.
@@ -268,6 +280,7 @@ impl Core {
             player_tokens: [None, None],
             house: [false; 2],
             accounts: [None, None],
+            ties: [None, None],
             opened_at: None,
             rules,
         }
@@ -283,6 +296,7 @@ impl Core {
                 token,
                 house,
                 player_token,
+                tie,
             } => {
                 let s = *seat as usize;
                 self.opened_at.get_or_insert(at);
@@ -291,6 +305,7 @@ impl Core {
                     self.player_tokens[s] = player_token.clone();
                     self.house[s] = *house;
                     self.accounts[s] = player.account;
+                    self.ties[s] = tie.clone();
                     self.game.seats[s].name = player.name.clone();
                     self.game.seats[s].player_kind = player.kind;
                 }
@@ -315,6 +330,12 @@ impl Core {
     /// The accounts that took the seats.
     pub fn accounts(&self) -> [Option<AccountId>; 2] {
         self.accounts
+    }
+
+    /// The account token (its id) a seat is tied to: its seat token acts
+    /// only while that one lives.
+    pub fn tie(&self, seat: u8) -> Option<&str> {
+        self.ties.get(seat as usize)?.as_deref()
     }
 
     /// The hash of a seat's token.
@@ -409,6 +430,7 @@ impl Core {
                 player,
                 seat,
                 token,
+                tie,
             } => {
                 if self.rules.tournament {
                     return refuse(
@@ -416,7 +438,7 @@ impl Core {
                         "this is a tournament game: its players are seated by the tournament",
                     );
                 }
-                self.take_seat(player, seat, token, false, None)
+                self.take_seat(player, seat, token, false, None, tie)
             }
             Intent::Reserve {
                 player,
@@ -424,8 +446,13 @@ impl Core {
                 house,
                 token,
                 player_token,
-            } => self.take_seat(player, Some(seat), token, house, player_token),
-            Intent::Resume { by, here, fresh } => {
+            } => self.take_seat(player, Some(seat), token, house, player_token, None),
+            Intent::Resume {
+                by,
+                here,
+                fresh,
+                tie,
+            } => {
                 let seat = self.seat_resumed(by)?;
                 let mut decision = Decision {
                     seat: Some(seat),
@@ -433,8 +460,10 @@ impl Core {
                 };
                 if let Resumer::Account(_) = by {
                     // Only the hash of the seat's token is kept: the account
-                    // gets a new one, and the old one stops acting.
-                    decision.records.push(self.rekeyed(seat, fresh));
+                    // gets a new one, and the old one stops acting. The seat
+                    // is tied to the account token it came back with (an
+                    // account whose token was revoked logs in again).
+                    decision.records.push(self.rekeyed(seat, fresh, tie));
                 }
                 if !here[seat as usize] && !self.finished() {
                     decision.records.extend(self.events([EventBody::Presence {
@@ -496,7 +525,7 @@ impl Core {
                 }
                 Ok(Decision {
                     seat: Some(seat),
-                    records: vec![self.rekeyed(seat, fresh)],
+                    records: vec![self.rekeyed(seat, fresh, self.ties[seat as usize].clone())],
                     refused: None,
                 })
             }
@@ -528,8 +557,9 @@ impl Core {
         }
     }
 
-    /// Seat `seat` (taken) again as it is, with the token whose hash is `fresh`.
-    fn rekeyed(&self, seat: u8, fresh: String) -> Record {
+    /// Seat `seat` (taken) again as it is, with the token whose hash is
+    /// `fresh`, tied to the account token `tie`.
+    fn rekeyed(&self, seat: u8, fresh: String, tie: Option<String>) -> Record {
         let s = seat as usize;
         Record::Seat {
             seat,
@@ -541,6 +571,7 @@ impl Core {
             token: fresh,
             house: self.house[s],
             player_token: self.player_tokens[s].clone(),
+            tie,
         }
     }
 
@@ -552,6 +583,7 @@ impl Core {
         token: String,
         house: bool,
         player_token: Option<String>,
+        tie: Option<String>,
     ) -> Result<Decision, Refusal> {
         if self.finished() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
@@ -584,6 +616,7 @@ impl Core {
             token,
             house,
             player_token,
+            tie,
         }];
         records.extend(self.events(bodies));
         Ok(Decision {
@@ -807,6 +840,7 @@ mod tests {
             player: Player::guest(name),
             seat: None,
             token: hash(&format!("token-{name}")),
+            tie: None,
         };
         act(c, intent, now).unwrap()
     }
@@ -861,6 +895,7 @@ mod tests {
                 token: hash("token-a"),
                 house: false,
                 player_token: None,
+                tie: None,
             }
         );
         assert_eq!(
@@ -890,6 +925,7 @@ mod tests {
             player: Player::default(),
             seat: Some(seat),
             token: "t".into(),
+            tie: None,
         };
         assert_eq!(
             code(c.decide(ask(0), t0)),
@@ -904,6 +940,7 @@ mod tests {
             player: Player::default(),
             seat: None,
             token: "t".into(),
+            tie: None,
         };
         assert_eq!(
             code(c.decide(any, t0)),
@@ -934,6 +971,7 @@ mod tests {
             player: Player::guest("x"),
             seat: None,
             token: "t".into(),
+            tie: None,
         };
         let (code, message) = code(c.decide(join, t0));
         assert_eq!(code, ErrorCode::RoomFull);
@@ -1002,6 +1040,7 @@ mod tests {
             by: Resumer::Kept(&hash("seat-secret")),
             here: [true, false],
             fresh: String::new(),
+            tie: None,
         };
         assert_eq!(c.decide(by_hash, t0).unwrap().seat, Some(0));
 
@@ -1009,6 +1048,7 @@ mod tests {
             by: Resumer::Account(7),
             here: [true, false],
             fresh: hash("fresh-secret"),
+            tie: Some("tok-7".into()),
         };
         let d = act(&mut c, by_account, t0).unwrap();
         assert_eq!(d.seat, Some(0));
@@ -1018,6 +1058,11 @@ mod tests {
                 if *token == hash("fresh-secret") && player.account == Some(7)
         ));
         assert_eq!(c.seat_of("fresh-secret"), Ok(0));
+        assert_eq!(
+            c.tie(0),
+            Some("tok-7"),
+            "tied to the token it came back with"
+        );
         assert!(
             c.seat_of("seat-secret").is_err(),
             "the old token stops acting"
@@ -1027,6 +1072,7 @@ mod tests {
             by: Resumer::Account(8),
             here: [true, false],
             fresh: hash("x"),
+            tie: None,
         };
         assert!(c.decide(stranger, t0).is_err());
     }
@@ -1041,6 +1087,7 @@ mod tests {
                     by: Resumer::Token("token-b"),
                     here: [false, true],
                     fresh: String::new(),
+                    tie: None,
                 },
                 t0,
             )
@@ -1052,6 +1099,7 @@ mod tests {
                     by: Resumer::Token("token-b"),
                     here: [true, false],
                     fresh: String::new(),
+                    tie: None,
                 },
                 t0,
             )
@@ -1076,6 +1124,7 @@ mod tests {
             by: Resumer::Token("token-a"),
             here: [false, false],
             fresh: String::new(),
+            tie: None,
         };
         assert!(c.decide(after_end, t0).unwrap().records.is_empty());
         assert!(c
@@ -1535,6 +1584,7 @@ mod tests {
                         player: Player::guest(name),
                         seat: None,
                         token: hash(&format!("token-{name}")),
+                        tie: None,
                     };
                     at(&mut live, intent, now, &mut log);
                 }
@@ -1552,6 +1602,7 @@ mod tests {
                             by: Resumer::Token(token),
                             here: [false, false],
                             fresh: String::new(),
+                            tie: None,
                         };
                         at(&mut live, back, now, &mut log);
                     }

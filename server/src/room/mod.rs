@@ -30,12 +30,13 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use self::answer::{ack_frame, event_frame, SnapshotView};
 use self::core::{Core, Decision, Intent, MatchRules, Record, Resumer};
 use self::subscribers::Subscribers;
+use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::metrics::{RoomGauge, METRICS};
 use crate::outbox::{ConnId, Handoff, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
-use crate::secret::{hash, new_token};
+use crate::secret::{hash, matches_hash, new_token};
 use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredSeat, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
@@ -51,6 +52,9 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         player: Player,
         seat: Option<u8>,
+        /// The connection's account token id, which the seat is tied to
+        /// (None for a guest).
+        tie: Option<String>,
     },
     Watch {
         outbox: Outbox,
@@ -64,6 +68,9 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         token: String,
         account: Option<AccountId>,
+        /// With `account`: the account token id the connection resumes
+        /// with, which the seat is tied to from now on.
+        tie: Option<String>,
         since: Option<u64>,
     },
     Move {
@@ -176,6 +183,9 @@ pub struct RoomInit {
     pub on_end: Option<EndHook>,
     /// This node's lease on the room, in a cluster: every write carries it.
     pub lease: Option<Lease>,
+    /// Whether an account token still acts: a seat tied to one that does
+    /// not refuses its seat token. None: no seat token is refused so.
+    pub accounts: Option<Arc<Accounts>>,
 }
 
 pub struct Room {
@@ -206,6 +216,8 @@ pub struct Room {
     store: Arc<dyn MatchStore>,
     /// See [`RoomInit::lease`].
     lease: Option<Lease>,
+    /// See [`RoomInit::accounts`].
+    accounts: Option<Arc<Accounts>>,
     /// The store refused a write because another node owns the room now:
     /// the room answers what is queued (with that refusal) and ends.
     moved: bool,
@@ -245,6 +257,7 @@ impl Room {
             finished_at: None,
             store,
             lease: init.lease,
+            accounts: init.accounts,
             moved: false,
             config,
             summary: Arc::new(Mutex::new(Listing {
@@ -314,6 +327,7 @@ impl Room {
                 token: s.token,
                 house: s.house,
                 player_token: s.player_token,
+                tie: s.tie,
             })
         });
         let keep = events.len().saturating_sub(self.config.events_in_memory);
@@ -448,12 +462,14 @@ impl Room {
                 id,
                 player,
                 seat,
+                tie,
             } => {
                 let token = new_token();
                 let intent = Intent::Join {
                     player,
                     seat,
                     token: hash(&token),
+                    tie,
                 };
                 let seated = self.seat(intent, Some(outbox.conn)).await;
                 let answer =
@@ -469,9 +485,16 @@ impl Room {
                 id,
                 token,
                 account,
+                tie,
                 since,
             } => {
-                let answer = self.resume(&outbox, &token, account, since, &id).await;
+                let answer = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.resume(&outbox, &token, (account, tie), since, &id)
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
                 self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::CarryOn { outbox, handoff } => self.carry_on(outbox, handoff).await,
@@ -482,6 +505,10 @@ impl Room {
                 mv,
                 received,
             } => {
+                if let Err(refusal) = self.check_tie(&token).await {
+                    self.refuse(&outbox, id, refusal);
+                    return;
+                }
                 let intent = Intent::Move {
                     token: &token,
                     mv: &mv,
@@ -493,18 +520,26 @@ impl Room {
                 }
             }
             RoomCmd::Resign { outbox, id, token } => {
-                if let Err(refusal) = self
-                    .act(Intent::Resign { token: &token }, (&outbox, &id))
-                    .await
-                {
+                let acted = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.act(Intent::Resign { token: &token }, (&outbox, &id))
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
+                if let Err(refusal) = acted {
                     self.refuse(&outbox, id, refusal);
                 }
             }
             RoomCmd::Abort { outbox, id, token } => {
-                if let Err(refusal) = self
-                    .act(Intent::Abort { token: &token }, (&outbox, &id))
-                    .await
-                {
+                let acted = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.act(Intent::Abort { token: &token }, (&outbox, &id))
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
+                if let Err(refusal) = acted {
                     self.refuse(&outbox, id, refusal);
                 }
             }
@@ -641,6 +676,36 @@ impl Room {
         }
     }
 
+    /// Refuses the seat token `token` when its seat is tied to an account
+    /// token that no longer acts (revoked, expired, or its account's
+    /// password changed): whoever holds the seat token got it through that
+    /// account token. A tournament player's token acts as before, and so
+    /// does a token that names no seat (the core refuses it). Untied seats
+    /// cost nothing more; a tied one, a hash and a lookup.
+    async fn check_tie(&self, token: &str) -> Result<(), Refusal> {
+        let Some(accounts) = &self.accounts else {
+            return Ok(());
+        };
+        if token.is_empty() || (self.core.tie(0).is_none() && self.core.tie(1).is_none()) {
+            return Ok(());
+        }
+        let Some(tie) = (0..2u8).find_map(|s| {
+            let kept = self.core.kept_token(s)?;
+            matches_hash(token, kept).then(|| self.core.tie(s))?
+        }) else {
+            return Ok(());
+        };
+        match accounts.token_dead(tie).await {
+            None => Ok(()),
+            Some(why) => Err((
+                ErrorCode::Unauthorized,
+                format!(
+                    "the account token that took this seat {why}; log in again and resume by account (resume with no seat token) for a new seat token"
+                ),
+            )),
+        }
+    }
+
     fn refuse(&self, outbox: &Outbox, id: Option<RequestId>, (code, message): Refusal) {
         outbox.send(&ServerMsg::error(id, code, message));
     }
@@ -689,7 +754,7 @@ impl Room {
         &mut self,
         outbox: &Outbox,
         token: &str,
-        account: Option<AccountId>,
+        (account, tie): (Option<AccountId>, Option<String>),
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
@@ -698,9 +763,12 @@ impl Room {
             _ => Resumer::Token(token),
         };
         // Resumed by an account: a new seat token comes back, for the moves
-        // (only the old one's hash is kept).
+        // (only the old one's hash is kept), tied to the account token the
+        // connection resumes with.
         let fresh = new_token();
-        let seat = self.seat_again(outbox, by, hash(&fresh), since).await?;
+        let seat = self
+            .seat_again(outbox, by, (hash(&fresh), tie), since)
+            .await?;
         let seat_token = matches!(by, Resumer::Account(_)).then_some(fresh.as_str());
         self.catch_up(Some(seat), seat_token, since, id)
     }
@@ -716,7 +784,12 @@ impl Room {
         }
         let back = match &token {
             Some(kept) => self
-                .seat_again(&outbox, Resumer::Kept(kept), String::new(), Some(since))
+                .seat_again(
+                    &outbox,
+                    Resumer::Kept(kept),
+                    (String::new(), None),
+                    Some(since),
+                )
                 .await
                 .map(|_| ()),
             None => self.check_since(Some(since)),
@@ -748,11 +821,16 @@ impl Room {
         &mut self,
         outbox: &Outbox,
         by: Resumer<'_>,
-        fresh: String,
+        (fresh, tie): (String, Option<String>),
         since: Option<u64>,
     ) -> Result<u8, Refusal> {
         let here = self.here();
-        let intent = Intent::Resume { by, here, fresh };
+        let intent = Intent::Resume {
+            by,
+            here,
+            fresh,
+            tie,
+        };
         let decision = self.core.decide(intent, now())?;
         // Check `since` before changing anything.
         self.check_since(since)?;
@@ -853,6 +931,7 @@ impl Room {
                     token,
                     house,
                     player_token,
+                    tie,
                 } => ops.push(WriteOp::Seat {
                     room: self.id.clone(),
                     seat: *seat,
@@ -860,6 +939,7 @@ impl Room {
                     token: token.clone(),
                     house: *house,
                     player_token: player_token.clone(),
+                    tie: tie.clone(),
                 }),
                 // Serialized once: the store keeps this text and subscribers get it.
                 Record::Event(event) => {

@@ -112,6 +112,9 @@ pub enum WriteOp {
         house: bool,
         /// A tournament game's seat: its player's tournament token's hash.
         player_token: Option<String>,
+        /// The account token id the seat is tied to (`seats.account_token`):
+        /// the seat token acts only while that account token does.
+        tie: Option<String>,
     },
     /// An event of the room's log; its `seq` must be new for the room.
     /// `json` is the event as serialized once by the room (the same text goes
@@ -280,6 +283,8 @@ pub struct StoredSeat {
     pub house: bool,
     /// A tournament game's seat: its player's tournament token's hash.
     pub player_token: Option<String>,
+    /// The account token id the seat is tied to.
+    pub tie: Option<String>,
 }
 
 /// What can go wrong in the store.

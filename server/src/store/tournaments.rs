@@ -734,6 +734,7 @@ mod tests {
                 token: "tok3".into(),
                 house: false,
                 player_token: None,
+                tie: None,
             })
             .blocking_recv()
             .expect("answer")

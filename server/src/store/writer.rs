@@ -450,6 +450,7 @@ pub(super) fn apply_op<'a, C: Sql>(
             token,
             house,
             player_token,
+            tie,
         } => {
             if *seat > 1 {
                 return Err(StoreError::BadSeat {
@@ -465,13 +466,14 @@ pub(super) fn apply_op<'a, C: Sql>(
             let no = nos.get(conn, room)?;
             conn.exec(
                 "INSERT INTO seats (room_no, seat, name, token, house, kind, account,
-                                    player_token)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                                    player_token, account_token)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                  ON CONFLICT (room_no, seat)
                  DO UPDATE SET name = excluded.name, token = excluded.token,
                                house = excluded.house, kind = excluded.kind,
                                account = excluded.account,
-                               player_token = excluded.player_token",
+                               player_token = excluded.player_token,
+                               account_token = excluded.account_token",
                 args![
                     no,
                     *seat,
@@ -480,7 +482,8 @@ pub(super) fn apply_op<'a, C: Sql>(
                     *house,
                     kind,
                     account,
-                    player_token.as_ref()
+                    player_token.as_ref(),
+                    tie.as_ref()
                 ],
             )?;
         }
