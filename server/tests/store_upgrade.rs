@@ -57,6 +57,8 @@ fn upgraded(rows: &[(String, Vec<String>)]) -> Vec<(String, Vec<String>)> {
                             true => text(&hash("player-Ada")),
                             false => "Null".into(),
                         });
+                        // No seat of before is tied to an account token.
+                        row.push_str(" | Null");
                     }
                     row
                 })
