@@ -992,6 +992,34 @@ mod tests {
     }
 
     #[test]
+    fn a_seat_keeps_the_account_token_it_was_taken_with_until_resumed_by_account() {
+        let t0 = Instant::now();
+        let mut c = nim(&[1, 2], None);
+        let join = Intent::Join {
+            player: Player::guest("a"),
+            seat: None,
+            token: hash("token-a"),
+            tie: Some("tok-x".into()),
+        };
+        act(&mut c, join, t0).unwrap();
+        assert_eq!(c.tie(0), Some("tok-x"));
+        assert_eq!(c.tie(1), None);
+        // A resume by its token changes nothing of it.
+        let back = Intent::Resume {
+            by: Resumer::Token("token-a"),
+            here: [false, false],
+            fresh: String::new(),
+            tie: Some("tok-y".into()),
+        };
+        assert!(act(&mut c, back, t0)
+            .unwrap()
+            .records
+            .iter()
+            .all(|r| !matches!(r, Record::Seat { .. })));
+        assert_eq!(c.tie(0), Some("tok-x"));
+    }
+
+    #[test]
     fn a_token_must_be_given_and_valid() {
         let t0 = Instant::now();
         let c = started(nim(&[1, 2], None), t0);
