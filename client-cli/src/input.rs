@@ -463,6 +463,10 @@ mod tests {
         let lasker = help(json!({"game": "lasker", "heaps": [5]}));
         assert!(lasker.contains("  split 2 3 4    split heap 2"), "{lasker}");
         assert!(!lasker.contains("2 1 3 4"), "{lasker}");
+        // Grundy's game only splits: no take is offered.
+        let grundy = help(json!({"game": "grundy", "heaps": [5]}));
+        assert!(grundy.contains("  split 2 3 4    split heap 2"), "{grundy}");
+        assert!(!grundy.contains("take 3 from heap 2"), "{grundy}");
         let mixed = help(
             json!({"game": "heaps", "heaps": [{"size": 5, "rule": "odd"}, {"size": 4, "rule": {"octal": "4.07"}}]}),
         );

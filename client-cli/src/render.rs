@@ -79,6 +79,10 @@ fn heaps_title(rule: &grundy_protocol::games::rule::RuleKind) -> String {
         RuleKind::Lasker => {
             "Lasker's Nim: take any number from a heap, or split a heap in two".to_string()
         }
+        RuleKind::Grundy => {
+            "Grundy's game: split a heap into two unequal heaps (heaps of 1 and 2 cannot move)"
+                .to_string()
+        }
         RuleKind::UpTo(k) => format!("Bash: take 1 to {k} from a heap"),
         RuleKind::Set(_) => format!("Subtraction game: {rule} from a heap"),
         other => format!("Heaps, every heap: {other}"),
@@ -673,6 +677,8 @@ mod tests {
         assert!(title(json!({"game": "dawson", "heaps": [5]}))
             .starts_with("Dawson's Kayles (octal 0.07)"));
         assert!(title(json!({"game": "lasker", "heaps": [5]})).starts_with("Lasker's Nim: "));
+        assert!(title(json!({"game": "grundy", "heaps": [5]}))
+            .starts_with("Grundy's game: split a heap into two unequal heaps"));
         assert_eq!(
             title(json!({"game": "bash", "k": 3, "heaps": [5]})),
             "Bash: take 1 to 3 from a heap"

@@ -115,12 +115,11 @@ fn local_mode_plays_the_house_bot_in_one_command() {
     let end = expect(&mut p, "after the match> ");
     assert!(end.contains("you won: you made the last move"), "{end}");
     assert!(!end.contains("grundy replay"), "{end}");
+    // The house bot accepts the offer at once; its first move may come
+    // before or after this client is back in the new room.
     p.send_line("rematch").expect("send");
+    expect(&mut p, "The rematch is on: room ");
     expect(&mut p, "you are seat 1 (you move second)");
-    expect(
-        &mut p,
-        "house-bot (perfect) played: take 1 from heap 0 (of 1).",
-    );
     expect(&mut p, "you lost");
     expect(&mut p, "after the match> ");
     p.send_line("quit").expect("send");
@@ -236,38 +235,69 @@ fn two_people_with_a_spectator_and_a_server_restart() {
     expect(&mut w, "alice (guest) won by making the last move");
     w.exp_eof().expect("watch ends with the match");
 
-    // A rematch between people: the first to ask opens the room, the other
-    // joins it by asking too; the seats are swapped.
+    // A rematch between people is an offer and an accept: the offer is
+    // told to the other, and no room opens until both agree; then both play
+    // the one new room, the seats swapped.
     expect(&mut a, "after the match> ");
     expect(&mut b, "after the match> ");
+    let rooms_before = listed_rooms(&url);
     a.send_line("rematch").expect("send");
-    expect(
-        &mut a,
-        "A rematch room opens: bob joins it by typing `rematch` too.",
-    );
-    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
-    let rematch = found.trim_start_matches("room ").to_string();
-    expect(&mut a, "you are seat 1");
-    // The lobby lists a new room a moment after it opens.
-    let deadline = std::time::Instant::now() + Duration::from_millis(common::PATIENCE_MS);
-    loop {
-        let out = common::grundy(&["lobby", "--server", &url]);
-        if String::from_utf8_lossy(&out.stdout).contains(&rematch) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{rematch} never listed"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    b.send_line("rematch").expect("send");
+    expect(&mut a, "waiting for bob");
     expect(
         &mut b,
-        &format!("alice has opened the rematch: joining room {rematch}."),
+        "alice offers a rematch: type `rematch` to accept, `quit` to decline.",
     );
+    assert_eq!(
+        listed_rooms(&url),
+        rooms_before,
+        "no room before both agree"
+    );
+    b.send_line("rematch").expect("send");
+    let (_, found) = a
+        .exp_regex("The rematch is on: room [A-Z0-9]{6}")
+        .expect("code");
+    let code = found.rsplit(' ').next().unwrap_or_default().to_string();
+    expect(&mut b, &format!("The rematch is on: room {code}."));
+    expect(&mut a, "you are seat 1");
     expect(&mut b, "you are seat 0");
     expect(&mut b, "your move> ");
+    b.send_line("0 1").expect("send");
+    expect(&mut a, "bob played: take 1 from heap 0 (of 1)");
+}
+
+/// How many rooms `grundy lobby` lists (its lines that name a room's state),
+/// as of now: the server's list may be up to half a second old.
+fn listed_rooms(url: &str) -> usize {
+    std::thread::sleep(Duration::from_millis(600));
+    let out = common::grundy(&["lobby", "--server", url]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(" open ") || l.contains(" playing "))
+        .count()
+}
+
+/// A rematch declined: the offerer is told, and both can leave.
+#[test]
+fn a_rematch_offer_declined_is_told_to_the_offerer() {
+    let server = TestServer::start();
+    let url = server.url();
+    let mut a = grundy_pty(&[
+        "play", "--server", &url, "--game", "nim 1", "--open", "--name", "alice",
+    ]);
+    let (_, found) = a.exp_regex("room [A-Z0-9]{6}").expect("room code");
+    let code = found.trim_start_matches("room ").to_string();
+    let mut b = grundy_pty(&["play", "--server", &url, "--join", &code, "--name", "bob"]);
+    expect(&mut a, "your move> ");
+    a.send_line("0 1").expect("send");
+    expect(&mut a, "after the match> ");
+    expect(&mut b, "after the match> ");
+    b.send_line("rematch").expect("send");
+    expect(&mut a, "bob offers a rematch");
+    a.send_line("quit").expect("send");
+    a.exp_eof().expect("alice leaves");
+    expect(&mut b, "alice declined the rematch.");
+    b.send_line("quit").expect("send");
+    b.exp_eof().expect("bob leaves");
 }
 
 /// What the player is shown of their own clock in a status line, in ms.

@@ -231,6 +231,9 @@ const CLIENT_SAMPLES: &str = r#"
 {"type":"resume","id":2,"room":"c6bf","token":"1438","since":3}
 {"type":"resign","id":9,"room":"c6bf","token":"1438"}
 {"type":"abort","id":10,"room":"c6bf","token":"1438"}
+{"type":"offer_rematch","id":31,"room":"c6bf","token":"1438"}
+{"type":"accept_rematch","id":32,"room":"c6bf","token":"1438"}
+{"type":"decline_rematch","id":33,"room":"c6bf","token":"1438"}
 {"type":"get_match","id":3,"room":"c6bf"}
 {"type":"leave","id":4,"room":"c6bf"}
 {"type":"ping","id":5,"extra":"unknown fields are ignored"}
@@ -303,6 +306,9 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":8,"kind":"round_ended","round":1,"standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}]}}
 {"type":"tournament_event","tournament":"9f1c","event":{"seq":9,"kind":"finished","standings":[{"rank":1,"player":0,"name":"alice","player_kind":"person","score":2,"games":2,"wins":2,"losses":0,"byes":0,"buchholz":0,"sonneborn_berger":0,"rating":1662.3,"withdrawn":false}],"ended_early":"fewer than two players remain after round 1"}}
 {"type":"your_game","tournament":"9f1c","round":1,"room":"c6bf","seat":0,"token":"70d8","opponent":"bob","opponent_kind":"bot"}
+{"type":"rematch_offered","room":"c6bf","seat":0,"name":"alice"}
+{"type":"rematch_withdrawn","room":"c6bf","seat":0,"reason":"declined"}
+{"type":"rematch_ready","room":"c6bf","new_room":"d7a0","code":"QX7K","seat":1,"token":"70d8","opponent":"bob"}
 {"type":"ratings","id":15,"game":"kayles","name":"Kayles","family":"kayles","ratings":[{"player":"alice","player_kind":"person","unclaimed":false,"rating":1662.3,"deviation":290.3,"volatility":0.06,"games":1},{"player":"zed","player_kind":null,"unclaimed":true,"rating":1500.0,"deviation":350.0,"volatility":0.06,"games":2}]}
 {"type":"error","id":9,"code":"already_registered","message":"a player named \"alice\" is registered already"}
 {"type":"error","id":10,"code":"busy","message":"this room has as many commands queued as it takes; retry shortly","retry_after_ms":100,"limit":"room_queue"}

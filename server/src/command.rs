@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::lobby::Lobby;
 use crate::outbox::Handoff;
 use crate::player::{AccountId, Player};
+pub use crate::room::RematchAsk;
 use crate::tournament::registry::Tournaments;
 use crate::work::Refused;
 
@@ -68,6 +69,15 @@ pub enum RoomRequest {
     },
     Leave {
         room: String,
+    },
+    /// `offer_rematch`, `accept_rematch`, `decline_rematch`. `address`: the
+    /// client's, as the per-address limits count it; a rematch's new room is
+    /// counted against its offerer's.
+    Rematch {
+        room: String,
+        token: String,
+        ask: RematchAsk,
+        address: Option<std::net::IpAddr>,
     },
     /// Not a client's: its node sends it on when the room moved (`cluster/bus/`).
     CarryOn(Handoff),
@@ -164,6 +174,7 @@ impl RoomRequest {
             | RoomRequest::Resign { room, .. }
             | RoomRequest::Abort { room, .. }
             | RoomRequest::Leave { room, .. }
+            | RoomRequest::Rematch { room, .. }
             | RoomRequest::CarryOn(Handoff { room, .. })
             | RoomRequest::ResignSeat { room, .. } => room,
         }

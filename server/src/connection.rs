@@ -46,6 +46,7 @@ use grundy_protocol::time_control::check_clock;
 mod account;
 mod place;
 mod read;
+mod rematch;
 mod remote;
 mod request;
 mod socket;
@@ -350,6 +351,9 @@ fn room_key(body: &ClientBody) -> Option<&str> {
         | ClientBody::Move(Play { room, .. })
         | ClientBody::Resign { room, .. }
         | ClientBody::Abort { room, .. }
+        | ClientBody::OfferRematch { room, .. }
+        | ClientBody::AcceptRematch { room, .. }
+        | ClientBody::DeclineRematch { room, .. }
         | ClientBody::Leave { room, .. } => Some(room),
         _ => None,
     }

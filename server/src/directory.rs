@@ -110,6 +110,11 @@ impl<E> Directory<E> {
         Some((id, &listing.entry))
     }
 
+    /// The short code of the actor `id`.
+    pub fn code(&self, id: &str) -> Option<&str> {
+        self.by_id.get(id).map(|l| l.code.as_str())
+    }
+
     pub fn has_code(&self, code: &str) -> bool {
         self.by_code.contains_key(code)
     }

@@ -389,6 +389,11 @@ impl Lobby {
         Some((id.to_string(), entry.tx.clone()))
     }
 
+    /// The short code of the room `id` held here.
+    pub fn code(&self, id: &str) -> Option<String> {
+        self.rooms().directory.code(id).map(str::to_string)
+    }
+
     /// A room's command queue, by id or short code (no copy of its id: this
     /// runs for every move).
     pub fn sender(&self, key: &str) -> Option<RoomTx> {

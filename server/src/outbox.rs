@@ -269,6 +269,9 @@ pub struct Memberships(Arc<Mutex<Places>>);
 #[derive(Debug, Default)]
 struct Places {
     ids: HashSet<String>,
+    /// Rooms whose match is over: not counted, but still told when the
+    /// connection goes (a rematch offer is void once its player has gone).
+    settled: HashSet<String>,
     /// The connection is closing: whom to tell was read ([`Memberships::leave`]).
     left: bool,
 }
@@ -284,7 +287,17 @@ impl Memberships {
     }
 
     pub fn exit(&self, id: &str) {
-        self.set().ids.remove(id);
+        let mut places = self.set();
+        places.ids.remove(id);
+        places.settled.remove(id);
+    }
+
+    /// The place's match is over: it no longer counts, but still hears
+    /// when the connection goes.
+    pub fn settle(&self, id: &str) {
+        let mut places = self.set();
+        places.ids.remove(id);
+        places.settled.insert(id.to_string());
     }
 
     pub fn contains(&self, id: &str) -> bool {
@@ -306,7 +319,7 @@ impl Memberships {
     pub fn leave(&self) -> Vec<String> {
         let mut places = self.set();
         places.left = true;
-        places.ids.iter().cloned().collect()
+        places.ids.iter().chain(&places.settled).cloned().collect()
     }
 
     pub fn left(&self) -> bool {

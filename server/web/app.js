@@ -298,10 +298,38 @@ function room(key) {
     }
   };
 
+  // A rematch is an offer and an accept in this finished room
+  // (docs/protocol.md): `s.offer` is the standing one, {seat, name}; `s.offerNote`
+  // says what became of the last one.
+  const onRematch = (msg) => {
+    if (msg.type === "rematch_offered") {
+      s.offer = { seat: msg.seat, name: msg.name };
+      s.offerNote = null;
+    } else if (msg.type === "rematch_withdrawn") {
+      s.offer = null;
+      const other = s.snapshot ? s.snapshot.seats[1 - (s.seat ?? 0)].name || "Your opponent" : "Your opponent";
+      const mine = msg.seat === s.seat;
+      s.offerNote = {
+        declined: mine ? `${other} declined the rematch.` : "The rematch was declined.",
+        withdrawn: mine ? "You took the rematch offer back." : `${other} took the rematch offer back.`,
+        left: mine ? "The rematch offer is void: you left the room." : `The rematch offer is void: ${other} left.`,
+        closed: "The rematch offer is void: the room has closed.",
+        failed: "The rematch room could not be made.",
+      }[msg.reason] || "The rematch offer is void.";
+    } else if (msg.type === "rematch_ready") {
+      store.setSeat(msg.new_room, { token: msg.token, seat: msg.seat, code: msg.code });
+      location.hash = `#/room/${msg.new_room}`;
+      return;
+    }
+    render();
+  };
   const stopListening = conn.listen((msg) => {
-    if (msg.type === "event" && s.room && msg.room === s.room) {
+    if (!s.room || msg.room !== s.room) return;
+    if (msg.type === "event") {
       apply(msg.event);
       render();
+    } else if (msg.type.startsWith("rematch_")) {
+      onRematch(msg);
     }
   });
   const stopResuming = conn.onReconnect(() => subscribe(s.snapshot ? s.seq : undefined));
@@ -396,8 +424,20 @@ function room(key) {
       if (canAbort) actions.push(h("button", { type: "button", id: "abort", class: "secondary", onclick: () => send({ type: "abort" }) }, "Abort"));
       if (snap.to_move != null) actions.push(h("button", { type: "button", id: "resign", class: "danger", onclick: () => { if (confirm("Resign this game?")) send({ type: "resign" }); } }, "Resign"));
     }
+    let offerLine = s.offerNote ? h("p", { class: "muted", id: "rematch-note" }, s.offerNote) : "";
     if (over && s.seat != null && !(store.seat(s.room) || {}).tournament) {
-      actions.push(h("button", { type: "button", id: "rematch", onclick: rematch }, "Rematch (seats swapped)"));
+      const offer = s.offer;
+      if (offer && offer.seat === s.seat) {
+        const other = players[1 - s.seat] || "your opponent";
+        offerLine = h("p", { class: "note", id: "rematch-note" }, `Rematch offered — waiting for ${other}`);
+        actions.push(h("button", { type: "button", id: "rematch-withdraw", class: "secondary", onclick: () => answerRematch("decline_rematch") }, "Withdraw the offer"));
+      } else if (offer) {
+        offerLine = h("p", { class: "note", id: "rematch-note" }, `${offer.name || "Your opponent"} offers a rematch`);
+        actions.push(h("button", { type: "button", id: "rematch-accept", onclick: () => answerRematch("accept_rematch") }, "Accept"));
+        actions.push(h("button", { type: "button", id: "rematch-decline", class: "secondary", onclick: () => answerRematch("decline_rematch") }, "Decline"));
+      } else {
+        actions.push(h("button", { type: "button", id: "rematch", onclick: () => answerRematch("offer_rematch") }, "Rematch (seats swapped)"));
+      }
     }
     if (over) actions.push(h("a", { href: `#/replay/${snap.room}`, class: "button secondary", id: "replay-link" }, "Replay and review"));
     if (casual() && !over) actions.push(h("button", { type: "button", id: "hint", class: "secondary", onclick: () => { hintOpen = !hintOpen; render(); } }, hintOpen ? "Hide hint" : "Hint"));
@@ -414,6 +454,7 @@ function room(key) {
     if (redrawn) clear(boardWrap, redrawn);
     clear(aside,
       h("div", { class: "actions" }, actions),
+      offerLine,
       hintOpen && casual() && !over ? hintPanel() : "",
       h("h3", {}, "Moves"), snap.moves.length ? movesList : h("p", { class: "muted" }, "none yet"));
     tick();
@@ -437,16 +478,11 @@ function room(key) {
     try { s.review = await api(`/api/matches/${s.room}/review`); render(); } catch { /* the move list stays unmarked */ }
   };
 
-  const rematch = async () => {
-    const snap = s.snapshot;
-    const msg = { type: "create_room", spec: snap.spec, seat: 1 - s.seat, listed: true, hints: snap.hints };
-    if (snap.clock) msg.clock = snap.clock;
-    if (snap.bot != null) msg.bot = snap.bot;
-    try {
-      const seated = await conn.send(msg);
-      store.setSeat(seated.room, { token: seated.token, seat: seated.seat, code: seated.snapshot.code });
-      location.hash = `#/room/${seated.room}`;
-    } catch (e) { problem.show(e); }
+  // Offer, accept or decline: the server answers with notices (`onRematch`).
+  const answerRematch = async (type) => {
+    s.offerNote = null;
+    await send({ type });
+    render();
   };
 
   // While the connection is down the board waits (a click could not reach

@@ -43,6 +43,7 @@ export function heapsOf(view) {
 function ruleKind(rule) {
   if (rule && typeof rule === "object" && rule.octal) return "octal";
   if (rule === "lasker") return "lasker";
+  if (rule === "grundy") return "grundy";
   return "take";
 }
 
@@ -51,6 +52,7 @@ function ruleWords(rule) {
   if (rule === "odd") return "take an odd number";
   if (rule === "half") return "take at least half";
   if (rule === "lasker") return "take any, or split in two";
+  if (rule === "grundy") return "split into two unequal heaps";
   if (rule.upto) return `take 1 to ${rule.upto}`;
   if (rule.set) return `take ${rule.set.join(" or ")}`;
   if (rule.octal === "0.77") return "Kayles: knock down 1 or 2 adjacent pins";
@@ -89,6 +91,14 @@ function hoverTail(j, row) {
   }
 }
 
+/// Grundy's game: the stones up to the one under the pointer are the first
+/// heap of the split.
+function hoverSplit(j, row) {
+  for (const s of row.children) {
+    s.classList.toggle("pick", j != null && Number(s.dataset.stone) <= j);
+  }
+}
+
 function numberInput(max, label) {
   return h("input", { type: "number", min: 0, max, step: 1, class: "amount", "aria-label": label, placeholder: label });
 }
@@ -121,17 +131,26 @@ function heapsBoard(view, o) {
               s.classList.toggle("pick", j != null && (sel == null ? k === j : k >= Math.min(sel, j) && k <= Math.max(sel, j)));
             }
           }));
+        } else if (kind === "grundy") {
+          // A click after stone j splits the heap into j + 1 and the rest (the
+          // server says why when the two are equal, or the rest is empty).
+          row.append(stones(size, () => "", (j) => o.interactive && o.onMove({ heap: i, take: 0, leave: [j + 1, size - j - 1] }), o.interactive ? hoverSplit : null));
         } else {
           row.append(stones(size, () => "", (j) => o.interactive && o.onMove({ heap: i, take: size - j }), o.interactive ? hoverTail : null));
         }
       } else {
         row.append(h("div", { class: "big-heap" }, `${size} stones`));
       }
-      if (o.interactive && (size > MAX_STONES || kind === "lasker")) row.append(heapForm(i, size, kind, o));
+      // Heaps of 1 and 2 cannot be split unequally: no form for them.
+      const splits = kind === "lasker" || (kind === "grundy" && size >= 3);
+      if (o.interactive && (size > MAX_STONES || splits)) row.append(heapForm(i, size, kind, o));
       el.append(row);
     });
     if (o.interactive && heaps.some(({ rule }) => ruleKind(rule) === "octal")) {
       el.append(h("p", { class: "tip" }, "Click the first and the last stone to take; the stones on either side stay as heaps."));
+    }
+    if (o.interactive && heaps.some(({ rule }) => ruleKind(rule) === "grundy")) {
+      el.append(h("p", { class: "tip" }, "Click a stone to split its heap after it: the two heaps must be unequal."));
     }
   };
   render();
@@ -152,7 +171,7 @@ function heapForm(i, size, kind, o) {
     if (kind === "lasker" && k === 0 && mv.leave && mv.leave.length === 1) mv.leave.push(0);
     o.onMove(mv);
   } });
-  if (kind === "lasker") {
+  if (kind === "lasker" || kind === "grundy") {
     form.append(h("span", {}, "split into"), a, h("span", {}, "+"), b,
       h("button", { type: "submit", onclick: () => { take.value = "0"; } }, "Split"));
     if (size > MAX_STONES) form.prepend(take);

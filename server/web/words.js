@@ -6,6 +6,7 @@ export const GAMES = [
   ["kayles", "Kayles"],
   ["dawson", "Dawson's Kayles"],
   ["lasker", "Lasker's Nim"],
+  ["grundy", "Grundy's game"],
   ["bash", "Bash"],
   ["subtraction", "Subtraction game"],
   ["heaps", "Heap game"],
@@ -35,6 +36,7 @@ export function specName(spec) {
     if (rule === '{"octal":"0.77"}') return "Kayles";
     if (rule === '{"octal":"0.07"}') return "Dawson's Kayles";
     if (rule === '"lasker"') return "Lasker's Nim";
+    if (rule === '"grundy"') return "Grundy's game";
   }
   if (spec.game === "nim" && spec.misere) return "Misère Nim";
   return gameName(spec.game);
@@ -89,7 +91,7 @@ export function moveWords(move, view) {
 export function typingHelp(view) {
   switch (view.game) {
     case "nim": return "`2 3` takes 3 from heap 2";
-    case "heaps": return "`2 3` takes 3 from heap 2; `2 1 3 4` also leaves heaps 3 and 4; `split 2 3 4` (Lasker)";
+    case "heaps": return "`2 3` takes 3 from heap 2; `2 1 3 4` also leaves heaps 3 and 4; `split 2 3 4` (Lasker's Nim, Grundy's game)";
     case "wythoff": return "`a 3`, `b 3` or `both 3`";
     case "moore": return "`0:2 3:1` takes 2 from heap 0 and 1 from heap 3";
     case "new-stone": return "`0 3 2:1` takes 3 from heap 0 and moves 1 of it to heap 2";

@@ -40,6 +40,14 @@ pub fn server_block(listen: &str, cert: &Path, key: &Path, upstream: SocketAddr)
         listen {listen} ssl;
         ssl_certificate     {cert};
         ssl_certificate_key {key};
+        # Browsers keep to https:// for a year (the server sends this itself
+        # only when it serves TLS).
+        add_header Strict-Transport-Security "max-age=31536000" always;
+        # The metrics are for your monitoring, which reads them from the server
+        # itself (http://127.0.0.1:7878/metrics), not for the internet.
+        location = /metrics {{
+            return 404;
+        }}
         location / {{
             proxy_pass http://{upstream};
             proxy_http_version 1.1;

@@ -398,6 +398,118 @@ async fn a_person_plays_nim_against_the_perfect_bot_reloads_and_wins() {
     b.close().await.expect("close");
 }
 
+/// The next message of `kind` a raw client hears (skipping the rest).
+async fn heard(c: &mut grundy_testkit::client::Client, kind: &str) -> Value {
+    loop {
+        let m = c.recv().await;
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+/// Waits until the page shows a room other than `first`: its id.
+async fn moved_from(b: &Client, first: &str) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let now = room_id(b).await;
+        if now != first {
+            return now;
+        }
+        assert!(Instant::now() < deadline, "the page stayed in room {first}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A rematch between the page and a raw client standing in for the
+/// terminal, offered from each side in turn: the offer is shown to the
+/// other, accepted, and both go to the one new room, seats swapped.
+#[tokio::test]
+async fn a_rematch_is_offered_and_accepted_from_either_side() {
+    use grundy_testkit::client::Client as Raw;
+    let (server, base, driver) = start().await;
+    let b = driver.browser().await;
+    let nim1 = json!({"game": "nim", "heaps": [1]});
+    create_room(&b, &base, &nim1, "", "0", "", false).await;
+    let code = text(&b, "#room-code").await;
+    let first = room_id(&b).await;
+    let mut bob = Raw::connect(&server.url(), "bob").await;
+    let seated = bob.request(json!({"type": "join", "room": code})).await;
+    assert_eq!(seated["seat"], 1, "{seated}");
+    let t1 = seated["token"].as_str().expect("token").to_string();
+    wait_text(&b, "#turn", "Your move").await;
+    b.find(css(&stone(0, 1, 1)))
+        .await
+        .expect("stone")
+        .click()
+        .await
+        .expect("click");
+    wait_text(&b, "#turn", "You win").await;
+
+    // The page offers; bob is told and accepts; both go to the new room.
+    click(&b, "#rematch").await;
+    wait_text(&b, "#rematch-note", "waiting for bob").await;
+    let offered = heard(&mut bob, "rematch_offered").await;
+    assert_eq!(offered["seat"], 0, "{offered}");
+    let accepted = bob
+        .request(json!({"type": "accept_rematch", "room": first, "token": t1}))
+        .await;
+    assert_eq!(accepted["type"], "ack", "{accepted}");
+    let ready = heard(&mut bob, "rematch_ready").await;
+    let second = moved_from(&b, &first).await;
+    assert_eq!(ready["new_room"], json!(second), "{ready}");
+    assert_eq!(ready["seat"], 0, "bob moves first this time: {ready}");
+    wait_text(&b, ".player-box[data-seat=\"1\"]", "(you)").await;
+    screenshot(&b, "rematch-accepted").await;
+
+    // Bob plays the new room and offers; the page shows it and accepts.
+    let t0 = ready["token"].as_str().expect("token").to_string();
+    let resumed = bob
+        .request(json!({"type": "resume", "room": second, "token": t0}))
+        .await;
+    assert_eq!(resumed["seat"], 0, "{resumed}");
+    let moved = bob
+        .request(json!({"type": "move", "room": second, "token": t0,
+                        "move": {"heap": 0, "take": 1}}))
+        .await;
+    assert_eq!(moved["type"], "ack", "{moved}");
+    wait_text(&b, "#turn", "You lose").await;
+    let offered = bob
+        .request(json!({"type": "offer_rematch", "room": second, "token": t0}))
+        .await;
+    assert_eq!(offered["type"], "ack", "{offered}");
+    wait_text(&b, "#rematch-note", "bob offers a rematch").await;
+    screenshot(&b, "rematch-offered").await;
+    click(&b, "#rematch-accept").await;
+    let ready = heard(&mut bob, "rematch_ready").await;
+    let third = moved_from(&b, &second).await;
+    assert_eq!(ready["new_room"], json!(third), "{ready}");
+    assert_eq!(ready["seat"], 1, "{ready}");
+    wait_text(&b, ".player-box[data-seat=\"0\"]", "(you)").await;
+
+    // A decline from the page is told to bob.
+    let t1 = ready["token"].as_str().expect("token").to_string();
+    bob.request(json!({"type": "resume", "room": third, "token": t1}))
+        .await;
+    wait_text(&b, "#turn", "Your move").await;
+    b.find(css(&stone(0, 1, 1)))
+        .await
+        .expect("stone")
+        .click()
+        .await
+        .expect("click");
+    wait_text(&b, "#turn", "You win").await;
+    let offered = bob
+        .request(json!({"type": "offer_rematch", "room": third, "token": t1}))
+        .await;
+    assert_eq!(offered["type"], "ack", "{offered}");
+    click(&b, "#rematch-decline").await;
+    let withdrawn = heard(&mut bob, "rematch_withdrawn").await;
+    assert_eq!(withdrawn["reason"], "declined", "{withdrawn}");
+    wait_text(&b, "#rematch-note", "declined").await;
+    b.close().await.expect("close");
+}
+
 /// As a deployment serves it: nginx terminates TLS in front of the server
 /// (docs/deploy.md, "Behind a proxy"), the page is https and its WebSocket
 /// wss through the proxy, and a game is played to its end.
@@ -616,6 +728,12 @@ fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             "lasker",
             json!({"game": "lasker", "heaps": [5, 3]}),
             vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"4\"]"],
+        ),
+        (
+            // A click after stone 1 of 7 splits the heap into 2 and 5.
+            "grundy",
+            json!({"game": "grundy", "heaps": [7, 4]}),
+            vec![".heap-row[data-heap=\"0\"] .stone[data-stone=\"1\"]"],
         ),
         (
             "wythoff",

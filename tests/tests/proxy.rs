@@ -112,6 +112,60 @@ async fn a_match_is_played_over_wss_through_nginx() {
     assert_eq!(ended["kind"], "ended", "{ended}");
 }
 
+/// GET `path` over https from `nginx`, as a browser would: the status line
+/// and the headers, lower-cased.
+async fn https_head(nginx: &TestNginx, path: &str) -> String {
+    let config = trusting(nginx).config();
+    let (addr, path) = (nginx.addr(), path.to_string());
+    let read = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+        use std::io::{Read, Write};
+        let tcp = std::net::TcpStream::connect(addr)?;
+        tcp.set_read_timeout(Some(PATIENCE))?;
+        let name = "localhost".try_into().expect("a server name");
+        let tls = rustls::ClientConnection::new(config, name).map_err(std::io::Error::other)?;
+        let mut stream = rustls::StreamOwned::new(tls, tcp);
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut answer = Vec::new();
+        // nginx may close without TLS's close_notify after the body.
+        let _ = stream.read_to_end(&mut answer);
+        let text = String::from_utf8_lossy(&answer).to_string();
+        Ok(text
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase())
+    });
+    timeout(PATIENCE, read)
+        .await
+        .expect("an answer in time")
+        .expect("the request's task")
+        .expect("an https answer")
+}
+
+/// The recipe's extras: HSTS on every answer, and /metrics kept from the
+/// internet (the server itself still serves it to whoever reaches it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nginx_keeps_browsers_on_https_and_the_metrics_private() {
+    let server = TestServer::start_with(behind_proxy(256)).await;
+    let Some(nginx) = TestNginx::start_or_skip(server.addr) else {
+        return;
+    };
+    let page = https_head(&nginx, "/").await;
+    assert!(page.starts_with("http/1.1 200"), "{page}");
+    assert!(
+        page.contains("strict-transport-security: max-age=31536000"),
+        "{page}"
+    );
+    let metrics = https_head(&nginx, "/metrics").await;
+    assert!(metrics.starts_with("http/1.1 404"), "{metrics}");
+    assert!(metrics.contains("strict-transport-security"), "{metrics}");
+    let direct = grundy_tests::http(server.addr, "GET", "/metrics").await;
+    assert_eq!(direct.status, 200, "{direct:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_behind_nginx_are_counted_by_their_own_addresses() {
     let server = TestServer::start_with(behind_proxy(1)).await;

@@ -54,7 +54,6 @@ pub(super) fn intro(
         ));
     }
     intro.push_str("\nType `help` for how to write moves and what else you can type.");
-    intro.push_str("\nType `help` for how to write moves and what else you can type.");
     intro
 }
 

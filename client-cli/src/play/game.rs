@@ -21,8 +21,17 @@ use crate::seats::{self, KeptSeat, PastGame};
 /// Warnings of low time on the player's own clock, in milliseconds left.
 const LOW_TIME_MS: [u64; 3] = [60_000, 30_000, 10_000];
 
+/// How a match played at the prompt ended: how, the match as it stands,
+/// and the connection still in its room once it is over (for a rematch;
+/// None when it was lost at the very end).
+pub(super) struct Played {
+    pub finish: Finish,
+    pub follow: Box<Follow>,
+    pub client: Option<Client>,
+}
+
 /// Greets the person, draws the board and runs the match loop to the end
-/// (or until the person leaves): how it ended, and the match as it stands.
+/// (or until the person leaves).
 /// The seat is kept on disk meanwhile, and the match remembered once over.
 pub(super) async fn play_match(
     client: Client,
@@ -31,7 +40,7 @@ pub(super) async fn play_match(
     console: &mut Console,
     paint: &Paint,
     here: &Where,
-) -> Result<(Finish, Box<Follow>)> {
+) -> Result<Played> {
     let mut follow = Follow::from_snapshot(snapshot).map_err(anyhow::Error::msg)?;
     let game = game_name(&follow);
     if !here.local {
@@ -39,12 +48,16 @@ pub(super) async fn play_match(
     }
     console.say(&intro(&follow, seat, snapshot, here, &game));
     show(&follow, seat.seat, console, paint);
-    let finish = play_loop(client, seat, &mut follow, console, paint, here).await?;
+    let (finish, client) = play_loop(client, seat, &mut follow, console, paint, here).await?;
     if finish == Finish::Over && !here.local {
         let _ = seats::forget(&here.url, &seat.room);
         let _ = seats::remember(past_game(&follow, seat, here, &game));
     }
-    Ok((finish, Box::new(follow)))
+    Ok(Played {
+        finish,
+        follow: Box::new(follow),
+        client,
+    })
 }
 
 /// Keeps the seat on disk until the match is over (`grundy play --resume`
@@ -107,7 +120,7 @@ async fn play_loop(
     console: &mut Console,
     paint: &Paint,
     here: &Where,
-) -> Result<Finish> {
+) -> Result<(Finish, Option<Client>)> {
     let mut client = Some(client);
     let mut watch = Watch::default();
     loop {
@@ -119,7 +132,8 @@ async fn play_loop(
                     here.server_flag()
                 ));
             }
-            return Ok(Finish::Over);
+            // The connection stays in the room: a rematch is offered there.
+            return Ok((Finish::Over, client));
         }
         let mut c = match client.take() {
             Some(c) => c,
@@ -127,7 +141,7 @@ async fn play_loop(
                 Some(c) => c,
                 None => {
                     left(seat, console, here);
-                    return Ok(Finish::Quit);
+                    return Ok((Finish::Quit, None));
                 }
             },
         };
@@ -135,9 +149,9 @@ async fn play_loop(
             Ok(Step::Quit) => {
                 left(seat, console, here);
                 c.close().await;
-                return Ok(Finish::Quit);
+                return Ok((Finish::Quit, None));
             }
-            Ok(Step::Over) => continue,
+            Ok(Step::Over) => client = Some(c),
             Err(e) => {
                 console.say(&format!(
                     "\nConnection lost ({}); reconnecting…",

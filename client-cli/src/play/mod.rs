@@ -11,7 +11,8 @@
 //! - [`board`]: what the person sees (the greeting, the board, the prompt,
 //!   what happened);
 //! - [`reconnect`]: coming back after a lost connection;
-//! - [`rematch`]: after the end, the same game again with the seats swapped.
+//! - [`rematch`]: after the end, the same game again with the seats swapped
+//!   (offered and accepted in the finished room).
 
 mod board;
 mod game;
@@ -31,7 +32,7 @@ use crate::net::{self, Local};
 use crate::render::Paint;
 
 use game::play_match;
-use rematch::{after_the_match, opponents_rematch, AfterMatch};
+use rematch::{after_the_match, AfterMatch};
 use seat::{resume_seat, take_seat};
 
 /// Play a match: against the house bot, open for a person, or by joining a room.
@@ -147,7 +148,7 @@ pub enum Finish {
     Quit,
 }
 
-/// What a room to create is: kept to offer a rematch with the seats swapped.
+/// What a room to create is.
 #[derive(Clone)]
 struct Setup {
     spec: Option<Value>,
@@ -262,7 +263,7 @@ impl Where {
 }
 
 /// Takes a seat by `plan`, plays it, and after the end offers a rematch
-/// (a new plan) until the person leaves.
+/// (the same connection then resumes its room) until the person leaves.
 async fn play_plans(
     mut client: Client,
     here: &Where,
@@ -273,39 +274,19 @@ async fn play_plans(
     loop {
         let (seat, snapshot) = take_seat(&mut client, here, plan).await?;
         let c = console.get_or_insert_with(Console::start);
-        let (finish, ended) = play_match(client, &seat, &snapshot, c, paint, here).await?;
-        if finish == Finish::Quit {
+        let played = play_match(client, &seat, &snapshot, c, paint, here).await?;
+        if played.finish == Finish::Quit {
             return Ok(());
         }
-        let bot = match &*plan {
-            Plan::Create(setup) => setup.bot.clone(),
-            _ => seat.bot.clone(),
-        };
-        match after_the_match(c, ended, paint).await {
+        match after_the_match(c, &played.follow, &seat, here, played.client, paint).await {
             AfterMatch::Leave => return Ok(()),
-            AfterMatch::Rematch(f) => {
-                client = net::connect(&here.url, &here.name, 5)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
-                *plan = match bot {
-                    Some(_) => Plan::Create(Setup::rematch(&f, seat.seat, bot)),
-                    None => match opponents_rematch(&mut client, &f, seat.seat).await {
-                        Some(code) => {
-                            c.say(&format!(
-                                "{} has opened the rematch: joining room {code}.",
-                                f.name(seat.seat ^ 1)
-                            ));
-                            Plan::Join(code)
-                        }
-                        None => {
-                            c.say(&format!(
-                                "A rematch room opens: {} joins it by typing `rematch` too.",
-                                f.name(seat.seat ^ 1)
-                            ));
-                            Plan::Create(Setup::rematch(&f, seat.seat, None))
-                        }
-                    },
-                };
+            AfterMatch::Rematch {
+                room,
+                token,
+                client: same,
+            } => {
+                client = *same;
+                *plan = Plan::Resume(room, token);
             }
         }
     }
@@ -334,8 +315,8 @@ pub async fn play_resumed(
         .map_err(|e| anyhow::anyhow!("{}", net::words(&e)))?;
     let (mut seat, snapshot) = resume_seat(&mut client, &here, room, token).await?;
     seat.comeback = Some(comeback);
-    let (finish, _) = play_match(client, &seat, &snapshot, console, paint, &here).await?;
-    Ok(finish)
+    let played = play_match(client, &seat, &snapshot, console, paint, &here).await?;
+    Ok(played.finish)
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use grundy_client::client::{Client, ClientError};
 use grundy_protocol::wire::{ClientBody, ClientMsg, RandomStart, ServerBody, ServerMsg, Snapshot};
 
 use super::{parse_clock, Args, Plan, Seat, Setup, Where};
-use crate::follow::Follow;
 use crate::net;
 use crate::seats::{self, KeptSeat};
 
@@ -42,19 +41,6 @@ impl Setup {
             hints: args.hints || (args.bot.is_some() && args.clock.is_none()),
         })
     }
-
-    /// The same game again from the same start, with the seats swapped,
-    /// against the same house bot (`bot`) or open for a person.
-    pub(super) fn rematch(f: &Follow, me: u8, bot: Option<String>) -> Setup {
-        Setup {
-            spec: Some(f.game.spec.clone()),
-            random: None,
-            clock: f.game.clock,
-            bot,
-            seat: Some(me ^ 1),
-            hints: f.hints,
-        }
-    }
 }
 
 /// `resume`: back to a seat by its token; the seat and the room's snapshot.
@@ -84,7 +70,12 @@ pub(super) async fn resume_seat(
                     ..
                 },
             ..
-        }) => Ok((Seat::new(here, room, seat, token.to_string(), &s.code), s)),
+        }) => {
+            let mut seat = Seat::new(here, room, seat, token.to_string(), &s.code);
+            // A house bot's room says so (a rematch's seat is resumed).
+            seat.bot = s.bot.map(|level| level.to_string());
+            Ok((seat, s))
+        }
         Ok(other) => bail!("unexpected answer: {other:?}"),
         Err(e) => {
             if let ClientError::Refused { .. } = e {

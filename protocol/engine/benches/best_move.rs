@@ -4,6 +4,7 @@
 //! spec, when a match is created, and must stay under 2 s.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use grundy_engine::games::grundys_game::{self, MAX_GRUNDYS_GAME_HEAP};
 use grundy_engine::games::rule::{octal_shape, Rule, RuleKind};
 use grundy_engine::games::sequence::Sequence;
 use grundy_engine::games::wythoff::WythoffValues;
@@ -52,6 +53,10 @@ fn limit_specs() -> Vec<(&'static str, Value)> {
         (
             "lasker",
             json!({"game": "lasker", "heaps": r.many(10_000, big)}),
+        ),
+        (
+            "grundy",
+            json!({"game": "grundy", "heaps": r.many(10_000, MAX_GRUNDYS_GAME_HEAP + 1)}),
         ),
         (
             "subtraction",
@@ -227,6 +232,12 @@ fn tables(c: &mut Criterion) {
         b.iter(|| Quotient::build(&lasker, MISERE_QUOTIENT_WORK).expect("within budget"))
     });
     group.bench_function("wythoff-2000", |b| b.iter(|| WythoffValues::build(2000)));
+    // Grundy's game: the tiers' tables, the largest (2^20) once per process.
+    for n in [1 << 16, MAX_GRUNDYS_GAME_HEAP as usize] {
+        group.bench_function(format!("grundys-game-{n}"), |b| {
+            b.iter(|| grundys_game::values(n))
+        });
+    }
     for code in ["0.77", "0.007"] {
         let shape = octal_shape(code).expect("valid code");
         group.bench_function(format!("octal-{code}"), |b| {

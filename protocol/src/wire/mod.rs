@@ -241,6 +241,30 @@ pub enum ClientBody {
         #[serde(default)]
         token: String,
     },
+    /// After a match of this room has ended, offer the other player a
+    /// rematch (seats swapped); when the other player has offered one
+    /// already, this accepts it. Answered with `ack`; everyone in the room
+    /// hears `rematch_offered`, and on agreement each player gets its own
+    /// `rematch_ready`. Offering again is the same one offer.
+    OfferRematch {
+        room: String,
+        /// The seat token (an empty or missing token is refused as unauthorized).
+        #[serde(default)]
+        token: String,
+    },
+    /// Accept the other player's standing rematch offer; refused when there
+    /// is none (never made, or withdrawn), and then no room is made.
+    AcceptRematch {
+        room: String,
+        #[serde(default)]
+        token: String,
+    },
+    /// Decline the other player's rematch offer, or withdraw your own.
+    DeclineRematch {
+        room: String,
+        #[serde(default)]
+        token: String,
+    },
     /// Stop receiving a room's events (a seated player keeps the seat).
     Leave {
         room: String,
@@ -363,6 +387,9 @@ impl ClientMsg {
         "move",
         "resign",
         "abort",
+        "offer_rematch",
+        "accept_rematch",
+        "decline_rematch",
         "leave",
         "get_match",
         "ping",
@@ -524,6 +551,22 @@ pub struct MatchResult {
     /// The winning seat, or null for an aborted match.
     pub winner: Option<u8>,
     pub reason: EndReason,
+}
+
+/// Why a rematch offer is void.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WithdrawReason {
+    /// The other player declined it.
+    Declined,
+    /// The offerer took it back (`decline_rematch` on their own offer).
+    Withdrawn,
+    /// A player left the room (disconnected, or sent `leave`).
+    Left,
+    /// The finished room stopped lingering.
+    Closed,
+    /// Both agreed, but the new room could not be made (the error said why).
+    Failed,
 }
 
 /// One entry of a room's event log. Sequence numbers start at 1 and have no gaps.
@@ -879,6 +922,31 @@ pub enum ServerBody {
         #[serde(default)]
         opponent_kind: Option<PlayerKind>,
     },
+    /// To everyone in a finished match's room: the player of `seat` offers
+    /// the other a rematch (seats swapped).
+    RematchOffered {
+        room: String,
+        seat: u8,
+        name: Option<String>,
+    },
+    /// To everyone in the room: the rematch offer of `seat` is void, for
+    /// `reason`.
+    RematchWithdrawn {
+        room: String,
+        seat: u8,
+        reason: WithdrawReason,
+    },
+    /// To each player only, once both agreed (or the house bot accepted):
+    /// the new room, your seat in it and its secret token; `resume` the new
+    /// room with it to play. The finished room is `room`.
+    RematchReady {
+        room: String,
+        new_room: String,
+        code: String,
+        seat: u8,
+        token: String,
+        opponent: Option<String>,
+    },
     /// The answer to `get_ratings`.
     Ratings {
         /// The game the ratings are kept under (its spec's `game` id).
@@ -941,7 +1009,15 @@ fn short_message<S: serde::Serializer>(message: &str, s: S) -> Result<S::Ok, S::
 
 impl ServerBody {
     /// The `type`s of the messages that answer nothing, and so have no id.
-    pub const NOTICES: [&'static str; 4] = ["event", "shutdown", "tournament_event", "your_game"];
+    pub const NOTICES: [&'static str; 7] = [
+        "event",
+        "shutdown",
+        "tournament_event",
+        "your_game",
+        "rematch_offered",
+        "rematch_withdrawn",
+        "rematch_ready",
+    ];
 
     /// Whether this answers nothing (one of [`Self::NOTICES`]).
     pub fn is_notice(&self) -> bool {
@@ -951,6 +1027,9 @@ impl ServerBody {
                 | ServerBody::Shutdown { .. }
                 | ServerBody::TournamentEvent { .. }
                 | ServerBody::YourGame { .. }
+                | ServerBody::RematchOffered { .. }
+                | ServerBody::RematchWithdrawn { .. }
+                | ServerBody::RematchReady { .. }
         )
     }
 }

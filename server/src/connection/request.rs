@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::place::{self, reach};
 use super::Conn;
-use crate::command::{Ask, Request, RoomRequest, TournamentRequest};
+use crate::command::{Ask, RematchAsk, Request, RoomRequest, TournamentRequest};
 use crate::node::Node;
 use crate::outbox::{Handoff, Kick, Outbox};
 use crate::room::RoomCmd;
@@ -20,6 +20,11 @@ impl Conn {
     pub(super) fn request(&self, msg: ClientMsg) -> Result<Request, Box<ServerMsg>> {
         let ClientMsg { id, body } = msg;
         let refuse = |why: ServerMsg| Err(Box::new(why));
+        let body_kind = match &body {
+            ClientBody::OfferRematch { .. } => "offer_rematch",
+            ClientBody::AcceptRematch { .. } => "accept_rematch",
+            _ => "decline_rematch",
+        };
         let ask = match body {
             ClientBody::Join { room, seat } => {
                 if let Err(refused) = self.may(Scope::Play, "join") {
@@ -49,6 +54,26 @@ impl Conn {
             ClientBody::Resign { room, token } => Ask::Room(RoomRequest::Resign { room, token }),
             ClientBody::Abort { room, token } => Ask::Room(RoomRequest::Abort { room, token }),
             ClientBody::Leave { room } => Ask::Room(RoomRequest::Leave { room }),
+            ClientBody::OfferRematch { room, token }
+            | ClientBody::AcceptRematch { room, token }
+            | ClientBody::DeclineRematch { room, token } => {
+                let ask = match body_kind {
+                    "offer_rematch" => RematchAsk::Offer,
+                    "accept_rematch" => RematchAsk::Accept,
+                    _ => RematchAsk::Decline,
+                };
+                if ask != RematchAsk::Decline {
+                    if let Err(refused) = self.may(Scope::Play, body_kind) {
+                        return refuse(refused.answer(id));
+                    }
+                }
+                Ask::Room(RoomRequest::Rematch {
+                    room,
+                    token,
+                    ask,
+                    address: self.address,
+                })
+            }
             ClientBody::Register { tournament, name } => {
                 let entrant = self
                     .may(Scope::Tournaments, "register")
@@ -215,6 +240,25 @@ fn deliver_to_room(
         RoomRequest::Leave { room } => {
             reach::<Room>(shared, outbox, id, &room, false, |outbox, id| {
                 RoomCmd::Leave { outbox, id }
+            })
+        }
+        RoomRequest::Rematch {
+            room,
+            token,
+            ask,
+            address,
+        } => {
+            // The maker is this node's: the room that agrees may run here for
+            // a client of another node, and its new room is made where it is.
+            let maker = super::rematch::maker(shared, address);
+            reach::<Room>(shared, outbox, id, &room, false, |outbox, id| {
+                RoomCmd::Rematch {
+                    outbox,
+                    id,
+                    token,
+                    ask,
+                    maker,
+                }
             })
         }
         RoomRequest::CarryOn(handoff) => carry_on(shared, outbox, handoff),

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use grundy_protocol::match_state::{FollowError, MatchState};
-use grundy_protocol::wire::{EndReason, ErrorCode, Event, EventBody, MatchResult};
+use grundy_protocol::wire::{EndReason, ErrorCode, Event, EventBody, MatchResult, WithdrawReason};
 use grundy_protocol::{Outcome, Position, Rules, Status, Strategy};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -195,6 +195,30 @@ pub enum Resumer<'a> {
     Kept(&'a str),
 }
 
+/// What a player asks of a rematch (`offer_rematch`, `accept_rematch`,
+/// `decline_rematch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RematchAsk {
+    Offer,
+    Accept,
+    Decline,
+}
+
+/// What a rematch command comes to ([`Core::decide_rematch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RematchStep {
+    /// The seat offers: everyone is told.
+    Offered,
+    /// The seat's offer stands already: nothing changes.
+    AlreadyOffered,
+    /// Both agree (or the house bot, which accepts at once): the new room is
+    /// made, counted against the address of `offerer`'s offer.
+    Agreed { offerer: u8 },
+    /// The offer of `offerer` is void.
+    Withdrawn { offerer: u8, reason: WithdrawReason },
+}
+
 /// What a decision records, and for whom.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
@@ -265,6 +289,12 @@ pub struct Core {
     /// from it.
     opened_at: Option<Instant>,
     pub rules: MatchRules,
+    /// The seat whose rematch offer stands, once the match has ended. Kept
+    /// in memory only, never recorded: an offer is void as soon as either
+    /// player leaves the room, and a restart (or a room moving to another
+    /// node) disconnects everyone, so no offer could outlive either. What
+    /// an agreement makes, the new room, is durable by the lobby's own path.
+    pub rematch: Option<u8>,
 }
 
 impl Core {
@@ -283,7 +313,97 @@ impl Core {
             ties: [None, None],
             opened_at: None,
             rules,
+            rematch: None,
         }
+    }
+
+    /// The player who holds `seat` (as its seat record said).
+    pub fn player(&self, seat: u8) -> Player {
+        let s = seat as usize & 1;
+        Player {
+            name: self.game.seats[s].name.clone(),
+            kind: self.game.seats[s].player_kind,
+            account: self.accounts[s],
+        }
+    }
+
+    /// What a rematch command of the seat `token` names comes to, with that
+    /// seat; `here`: the seats someone holds now; `house`: the other seat is
+    /// the house bot's, which accepts every offer at once. Changes nothing
+    /// (the room sets [`Core::rematch`] from the step).
+    pub fn decide_rematch(
+        &self,
+        token: &str,
+        ask: RematchAsk,
+        here: [bool; 2],
+        house: bool,
+    ) -> Result<(u8, RematchStep), Refusal> {
+        let seat = self.seat_of(token).map_err(|(code, message)| {
+            (
+                code,
+                format!("{message}: only the match's players may offer or answer a rematch"),
+            )
+        })?;
+        if self.rules.tournament {
+            return refuse(
+                ErrorCode::BadRequest,
+                "this is a tournament game: the tournament pairs its games, so there is no rematch",
+            );
+        }
+        if !self.finished() {
+            return refuse(
+                ErrorCode::BadRequest,
+                "the match is not over: a rematch is offered once it has ended",
+            );
+        }
+        let other = 1 - seat;
+        let step = match (ask, self.rematch) {
+            (RematchAsk::Offer | RematchAsk::Accept, Some(offerer)) if offerer == other => {
+                RematchStep::Agreed { offerer }
+            }
+            (RematchAsk::Offer, Some(_)) => RematchStep::AlreadyOffered,
+            (RematchAsk::Offer, None) if house => RematchStep::Agreed { offerer: seat },
+            (RematchAsk::Offer, None) if !here[other as usize] => {
+                let name = self.game.seats[other as usize].name.as_deref();
+                return refuse(
+                    ErrorCode::BadRequest,
+                    format!(
+                        "{} has left the room: there is nobody to offer a rematch to",
+                        name.unwrap_or("your opponent")
+                    ),
+                );
+            }
+            (RematchAsk::Offer, None) => RematchStep::Offered,
+            (RematchAsk::Accept, None) if house => RematchStep::Agreed { offerer: seat },
+            (RematchAsk::Accept, Some(_)) => {
+                return refuse(
+                    ErrorCode::BadRequest,
+                    "the rematch offer is your own: your opponent accepts it",
+                )
+            }
+            (RematchAsk::Accept, None) => {
+                return refuse(
+                    ErrorCode::BadRequest,
+                    "there is no rematch offer to accept: it was never made, or it was \
+                     withdrawn or declined (offer one yourself with offer_rematch)",
+                )
+            }
+            (RematchAsk::Decline, Some(offerer)) => RematchStep::Withdrawn {
+                offerer,
+                reason: if offerer == seat {
+                    WithdrawReason::Withdrawn
+                } else {
+                    WithdrawReason::Declined
+                },
+            },
+            (RematchAsk::Decline, None) => {
+                return refuse(
+                    ErrorCode::BadRequest,
+                    "there is no rematch offer to decline",
+                )
+            }
+        };
+        Ok((seat, step))
     }
 
     /// Records a record made durable; `at` is when it took effect (live: now;
@@ -960,6 +1080,95 @@ mod tests {
                 ErrorCode::MatchOver,
                 "the match is over; watch it instead".into()
             )
+        );
+    }
+
+    #[test]
+    fn a_rematch_is_an_offer_and_an_accept_once_the_match_is_over() {
+        let t0 = Instant::now();
+        let mut c = started(nim(&[1], None), t0);
+        let both = [true, true];
+        let step = |c: &Core, token: &str, ask| c.decide_rematch(token, ask, both, false);
+        let refused = step(&c, "token-a", RematchAsk::Offer).expect_err("running");
+        assert!(refused.1.contains("not over"), "{refused:?}");
+        act(
+            &mut c,
+            mv("token-a", &json!({"heap": 0, "take": 1}), t0),
+            t0,
+        )
+        .unwrap();
+        let spectator = step(&c, "", RematchAsk::Offer).expect_err("no seat");
+        assert_eq!(spectator.0, ErrorCode::Unauthorized);
+        assert!(
+            spectator.1.contains("only the match's players"),
+            "{spectator:?}"
+        );
+        let nothing = step(&c, "token-b", RematchAsk::Accept).expect_err("no offer");
+        assert!(
+            nothing.1.contains("no rematch offer to accept"),
+            "{nothing:?}"
+        );
+        assert_eq!(
+            step(&c, "token-a", RematchAsk::Offer),
+            Ok((0, RematchStep::Offered))
+        );
+        // Nobody to offer it to.
+        let alone = c.decide_rematch("token-a", RematchAsk::Offer, [true, false], false);
+        assert!(alone.expect_err("alone").1.contains("b has left the room"));
+        // Against the house bot, the offer is the agreement.
+        assert_eq!(
+            c.decide_rematch("token-a", RematchAsk::Offer, [true, false], true),
+            Ok((0, RematchStep::Agreed { offerer: 0 }))
+        );
+        c.rematch = Some(0);
+        assert_eq!(
+            step(&c, "token-a", RematchAsk::Offer),
+            Ok((0, RematchStep::AlreadyOffered))
+        );
+        assert!(
+            step(&c, "token-a", RematchAsk::Accept).is_err(),
+            "one's own"
+        );
+        for ask in [RematchAsk::Offer, RematchAsk::Accept] {
+            assert_eq!(
+                step(&c, "token-b", ask),
+                Ok((1, RematchStep::Agreed { offerer: 0 }))
+            );
+        }
+        assert_eq!(
+            step(&c, "token-b", RematchAsk::Decline),
+            Ok((
+                1,
+                RematchStep::Withdrawn {
+                    offerer: 0,
+                    reason: WithdrawReason::Declined
+                }
+            ))
+        );
+        assert_eq!(
+            step(&c, "token-a", RematchAsk::Decline),
+            Ok((
+                0,
+                RematchStep::Withdrawn {
+                    offerer: 0,
+                    reason: WithdrawReason::Withdrawn
+                }
+            ))
+        );
+        let mut tournament = core(json!({"game": "nim", "heaps": [1]}), None, rules(true));
+        for (seat, name) in [(0, "a"), (1, "b")] {
+            let reserve = Intent::Reserve {
+                player: Player::guest(name),
+                seat,
+                house: false,
+                token: format!("token-{name}"),
+            };
+            act(&mut tournament, reserve, t0).unwrap();
+        }
+        let refused = step(&tournament, "token-a", RematchAsk::Offer).expect_err("tournament");
+        assert!(
+            refused.1.contains("tournament pairs its games"),
+            "{refused:?}"
         );
     }
 

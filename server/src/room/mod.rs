@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{
     Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerBody,
-    ServerMsg,
+    ServerMsg, WithdrawReason,
 };
 use grundy_protocol::wire::{RoomState, MAX_DESCRIPTION};
 use grundy_protocol::{Level, Position, Rules};
@@ -28,7 +28,8 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use self::answer::{ack_frame, event_frame, SnapshotView};
-use self::core::{Core, Decision, Intent, MatchRules, Record, Resumer};
+pub use self::core::RematchAsk;
+use self::core::{Core, Decision, Intent, MatchRules, Record, RematchStep, Resumer};
 use self::subscribers::Subscribers;
 use crate::accounts::Accounts;
 use crate::config::Config;
@@ -96,6 +97,16 @@ pub enum RoomCmd {
         outbox: Outbox,
         id: Option<RequestId>,
     },
+    /// `offer_rematch`, `accept_rematch` or `decline_rematch`; `maker`
+    /// makes the new room for an offer of this connection's (counted
+    /// against its address).
+    Rematch {
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: String,
+        ask: RematchAsk,
+        maker: Maker,
+    },
     /// The connection closed.
     Gone { conn: ConnId },
     /// A tournament seats a player who has no connection here yet, or the
@@ -162,6 +173,39 @@ pub struct Listing {
     pub accounts: [Option<AccountId>; 2],
 }
 
+/// What a rematch's new room plays: the finished room's game, clock and
+/// listing, its players with their seats swapped.
+pub struct RematchPlan {
+    pub spec: Value,
+    pub clock: Option<Clock>,
+    pub listed: bool,
+    pub hints: bool,
+    pub bot: Option<Level>,
+    /// The new room's players by seat; None for the house bot's seat.
+    pub players: [Option<Player>; 2],
+}
+
+/// A rematch's new room: its id, short code, and each player's seat token
+/// (None for the house bot's seat).
+pub struct Rematched {
+    pub room: String,
+    pub code: String,
+    pub tokens: [Option<String>; 2],
+}
+
+/// Makes a rematch's room by the lobby's own path (durable, counted against
+/// the offerer's address): a room cannot reach the lobby, which sits above
+/// it, so the connection that offers hands it this.
+pub trait MakeRoom: Send + Sync {
+    fn make(
+        &self,
+        plan: RematchPlan,
+    ) -> futures_util::future::BoxFuture<'static, Result<Rematched, Refusal>>;
+}
+
+/// A [`MakeRoom`] as a command carries it.
+pub type Maker = Arc<dyn MakeRoom>;
+
 /// Told the result when a match ends (a tournament's games report this way).
 pub type EndHook = Box<dyn Fn(&str, MatchResult) + Send + Sync>;
 
@@ -213,6 +257,8 @@ pub struct Room {
     deadline_retry: Option<Instant>,
     /// When the match ended (the room stays in memory for `linger` after).
     finished_at: Option<Instant>,
+    /// The standing rematch offer's maker (`Core::rematch` says whose).
+    rematch_maker: Option<Maker>,
     store: Arc<dyn MatchStore>,
     /// See [`RoomInit::lease`].
     lease: Option<Lease>,
@@ -255,6 +301,7 @@ impl Room {
             abandoned_since: Some(now()),
             deadline_retry: None,
             finished_at: None,
+            rematch_maker: None,
             store,
             lease: init.lease,
             accounts: init.accounts,
@@ -390,7 +437,10 @@ impl Room {
                     }
                     self.on_deadline().await;
                 }
-                _ = sleep_until(linger) => ending.close(&mut commands),
+                _ = sleep_until(linger) => {
+                    self.withdraw_rematch(WithdrawReason::Closed);
+                    ending.close(&mut commands);
+                }
             }
             if self.moved && !commands.is_closed() {
                 // What is queued still gets its answer: the same refusal.
@@ -402,6 +452,13 @@ impl Room {
                 for outbox in self.subscribers.outboxes() {
                     outbox.drop_for(Kick::RoomMoved);
                 }
+            }
+        }
+        // A finished room's connections no longer need to tell it they go
+        // (it is gone): a long-lived connection keeps no trace of it.
+        if self.finished() {
+            for outbox in self.subscribers.outboxes() {
+                outbox.rooms.exit(&self.id);
             }
         }
     }
@@ -559,6 +616,13 @@ impl Room {
                 self.subscribers.remove(conn);
                 self.drop_conn(conn).await;
             }
+            RoomCmd::Rematch {
+                outbox,
+                id,
+                token,
+                ask,
+                maker,
+            } => self.rematch(outbox, id, &token, ask, maker).await,
             RoomCmd::Reserve {
                 player,
                 seat,
@@ -665,8 +729,10 @@ impl Room {
         // already in the room (seated, watching) stays counted, and hears its
         // `Gone` when it closes.
         let refused_newcomer = !ok && !self.subscribers.contains(outbox.conn);
-        if refused_newcomer || self.finished() || gone {
+        if refused_newcomer || gone {
             outbox.rooms.exit(&self.id);
+        } else if self.finished() {
+            outbox.rooms.settle(&self.id);
         }
         if gone {
             self.subscribers.remove(outbox.conn);
@@ -905,11 +971,149 @@ impl Room {
             };
             holders.remove(i);
             if holders.is_empty() {
+                self.withdraw_rematch(WithdrawReason::Left);
                 let decided = self.core.decide(Intent::Left { seat }, now());
                 if let Err(e) = self.carry_out(decided, None).await {
                     tracing::warn!(room = %self.id, "presence not recorded: {e:?}");
                 }
             }
+        }
+    }
+
+    /// A rematch command: refused, or the offer made, kept, voided, or
+    /// agreed, when the new room is made and each player told its seat.
+    async fn rematch(
+        &mut self,
+        outbox: Outbox,
+        id: Option<RequestId>,
+        token: &str,
+        ask: RematchAsk,
+        maker: Maker,
+    ) {
+        // In a room that asked for a house bot, the other seat is the bot's.
+        let house = self.bot.is_some();
+        let (seat, step) = match self.core.decide_rematch(token, ask, self.here(), house) {
+            Ok(decided) => decided,
+            Err(refusal) => return self.refuse(&outbox, id, refusal),
+        };
+        // The offer is void once its player's connections have all gone: a
+        // connection that does not hold the seat would never void it.
+        if !self.holders[seat as usize].contains(&outbox.conn) {
+            return self.refuse(
+                &outbox,
+                id,
+                (
+                    ErrorCode::BadRequest,
+                    "this connection is not in the room: resume the room first".into(),
+                ),
+            );
+        }
+        let ack = |outbox: &Outbox, id| {
+            outbox.send_answer(ack_frame(&id, &self.id, None), id);
+        };
+        match step {
+            RematchStep::AlreadyOffered => ack(&outbox, id),
+            RematchStep::Offered => {
+                self.core.rematch = Some(seat);
+                self.rematch_maker = Some(maker);
+                ack(&outbox, id);
+                self.tell_all(&ServerBody::RematchOffered {
+                    room: self.id.clone(),
+                    seat,
+                    name: self.core.game.seats[seat as usize].name.clone(),
+                });
+            }
+            RematchStep::Withdrawn { offerer, reason } => {
+                ack(&outbox, id);
+                self.core.rematch = None;
+                self.rematch_maker = None;
+                self.tell_all(&ServerBody::RematchWithdrawn {
+                    room: self.id.clone(),
+                    seat: offerer,
+                    reason,
+                });
+            }
+            RematchStep::Agreed { offerer } => {
+                let standing = self.rematch_maker.take();
+                self.core.rematch = None;
+                let maker = if offerer == seat {
+                    maker
+                } else {
+                    standing.unwrap_or(maker)
+                };
+                // Seats swapped: the new seat n is the old seat 1 - n's.
+                let house_seat = house.then_some(1 - seat);
+                let player = |old: u8| (Some(old) != house_seat).then(|| self.core.player(old));
+                let plan = RematchPlan {
+                    spec: self.core.game.spec.clone(),
+                    clock: self.core.game.clock,
+                    listed: self.listed,
+                    hints: self.hints,
+                    bot: self.bot,
+                    players: [player(1), player(0)],
+                };
+                match maker.make(plan).await {
+                    Ok(made) => {
+                        ack(&outbox, id);
+                        self.tell_rematched(&made);
+                    }
+                    Err(refusal) => {
+                        self.refuse(&outbox, id, refusal);
+                        if offerer != seat {
+                            self.tell_all(&ServerBody::RematchWithdrawn {
+                                room: self.id.clone(),
+                                seat: offerer,
+                                reason: WithdrawReason::Failed,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tells each player of this room its seat in the rematch's room.
+    fn tell_rematched(&self, made: &Rematched) {
+        for old in 0..2u8 {
+            let new = 1 - old;
+            let Some(token) = &made.tokens[new as usize] else {
+                continue;
+            };
+            let msg = ServerMsg::notice(ServerBody::RematchReady {
+                room: self.id.clone(),
+                new_room: made.room.clone(),
+                code: made.code.clone(),
+                seat: new,
+                token: token.clone(),
+                opponent: self.core.game.seats[new as usize].name.clone(),
+            });
+            let holders = &self.holders[old as usize];
+            for outbox in self.subscribers.outboxes() {
+                if holders.contains(&outbox.conn) {
+                    outbox.send(&msg);
+                }
+            }
+        }
+    }
+
+    /// Voids a standing rematch offer, and tells everyone why.
+    fn withdraw_rematch(&mut self, reason: WithdrawReason) {
+        let Some(offerer) = self.core.rematch.take() else {
+            return;
+        };
+        self.rematch_maker = None;
+        self.tell_all(&ServerBody::RematchWithdrawn {
+            room: self.id.clone(),
+            seat: offerer,
+            reason,
+        });
+    }
+
+    /// A notice to everyone in the room, players and spectators.
+    fn tell_all(&self, body: &ServerBody) {
+        let msg = ServerMsg::notice(body.clone());
+        for outbox in self.subscribers.outboxes() {
+            outbox.send(&msg);
         }
     }
 
@@ -1019,9 +1223,10 @@ impl Room {
         if let Some(on_end) = &self.on_end {
             on_end(&self.id, result);
         }
-        // A finished match no longer counts against anyone's room limit.
+        // A finished match no longer counts against anyone's room limit;
+        // the room still hears who goes (a rematch offer is void then).
         for outbox in self.subscribers.outboxes() {
-            outbox.rooms.exit(&self.id);
+            outbox.rooms.settle(&self.id);
         }
     }
 

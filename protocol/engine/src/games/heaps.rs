@@ -1,6 +1,7 @@
 //! `heaps`: a sum of heap games, one rule per heap (subtraction games, the Bash
-//! game, Kayles and other octal games, Lasker's Nim, ...), and the lobby presets
-//! `bash`, `subtraction`, `kayles`, `dawson` and `lasker`.
+//! game, Kayles and other octal games, Lasker's Nim, Grundy's game, ...), and
+//! the lobby presets `bash`, `subtraction`, `kayles`, `dawson`, `lasker` and
+//! `grundy`.
 //!
 //! Strategy: the Sprague–Grundy theorem. Each heap's value comes from its rule
 //! ([`Rule::grundy`]); the position is lost for the player to move iff their xor
@@ -19,6 +20,7 @@ use super::rule::{parse_set, HeapStep, Rule, RuleKind};
 use crate::draw::{heap_sizes, sizes_for, small_set, SplitMix64, SMALL_TAKE};
 use crate::error::{MoveError, SpecError};
 use crate::game::{Collector, MoveList, Outcome, Rules, Status, Strategy, Summand};
+use crate::games::grundys_game::MAX_GRUNDYS_GAME_HEAP;
 use crate::games::misere::heaps::Solver;
 use crate::games::misere::Method;
 use crate::games::{Entry, GameId};
@@ -36,6 +38,13 @@ pub const GAMES: &[GameId] = &[
     // Dawson's Kayles takes exactly 2: a heap of 1 has no move.
     heap_game("dawson", "Dawson's Kayles").over_at_1(),
     heap_game("lasker", "Lasker's Nim"),
+    // Heaps of 1 and 2 cannot be split unequally. Not drawn in a `mix`: the
+    // catalogue's order is part of every stored `mix` seed, and a new game
+    // drawn there would change what old seeds start.
+    GameId::new("grundy", "Grundy's game", 10, MAX_GRUNDYS_GAME_HEAP)
+        .builds_tables()
+        .over_at_1()
+        .misere(),
 ];
 
 /// A heap game: its rules may have Grundy tables; random starts of 10, up to
@@ -99,6 +108,7 @@ impl Heaps {
             "kayles" => Some(RuleKind::Octal("0.77".into())),
             "dawson" => Some(RuleKind::Octal("0.07".into())),
             "lasker" => Some(RuleKind::Lasker),
+            "grundy" => Some(RuleKind::Grundy),
             _ => None,
         };
         let is_preset = preset.is_some();
@@ -147,6 +157,7 @@ impl Heaps {
                     ),
                 );
             }
+            rule.prepare(size);
             heaps.push(Heap { size, rule });
             size_paths.push(size_path);
         }
@@ -427,6 +438,8 @@ impl Entry for Heaps {
             }
             // Dawson's Kayles (0.07) takes exactly 2 from a heap.
             "dawson" => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 2)}),
+            // Grundy's game: a heap needs 3 to be split unequally.
+            "grundy" => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 3)}),
             // kayles and lasker
             _ => json!({"game": id, "heaps": heap_sizes(rng, 2, 4, s, |_| 1)}),
         })

@@ -16,6 +16,7 @@ pub mod treblecross;
 pub mod twist;
 pub mod wythoff;
 
+pub mod grundys_game;
 pub mod misere;
 pub mod position;
 pub mod rule;

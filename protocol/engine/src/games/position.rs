@@ -70,7 +70,7 @@ impl Position {
         if !entry.misere && o.opt("misere").is_some() {
             return Err((
                 "misere".into(),
-                format!("misère play is offered only for nim, the heap games (heaps, kayles, dawson, lasker, bash, subtraction) and graph, not for {id}"),
+                format!("misère play is offered only for nim, the heap games (heaps, kayles, dawson, lasker, grundy, bash, subtraction) and graph, not for {id}"),
             ));
         }
         o.finish(&["game"])?;

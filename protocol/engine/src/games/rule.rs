@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::grundys_game::{self, MAX_GRUNDYS_GAME_HEAP};
 use super::sequence::{self, Removal, Sequence, Shape};
 use crate::json::{fail, kind, u64_array_at, u64_at, Fail};
 use crate::limits::{MAX_HEAP_SIZE, MAX_OCTAL_HEAP, MAX_SET_HEAP};
@@ -32,6 +33,8 @@ pub enum RuleKind {
     Octal(String),
     /// Take any k >= 1, or split into two non-empty heaps.
     Lasker,
+    /// Grundy's game: split into two unequal non-empty heaps (take nothing).
+    Grundy,
 }
 
 /// A heap rule, with its Grundy sequence when it needs one.
@@ -67,6 +70,7 @@ impl fmt::Display for RuleKind {
             RuleKind::Half => write!(f, "take at least half"),
             RuleKind::Octal(code) => write!(f, "octal {code}"),
             RuleKind::Lasker => write!(f, "Lasker's Nim"),
+            RuleKind::Grundy => write!(f, "Grundy's game"),
         }
     }
 }
@@ -127,7 +131,7 @@ impl Rule {
     /// True when some move leaves two heaps (octal splits, Lasker's Nim).
     pub fn splits(&self) -> bool {
         match &self.kind {
-            RuleKind::Lasker => true,
+            RuleKind::Lasker | RuleKind::Grundy => true,
             RuleKind::Octal(_) => self.table.as_ref().is_some_and(|(s, _)| s.splits()),
             _ => false,
         }
@@ -135,9 +139,20 @@ impl Rule {
 
     /// The largest heap this rule can be analysed at.
     pub fn max_heap(&self) -> u64 {
-        match &self.table {
-            Some((_, seq)) => seq.known_up_to().min(MAX_HEAP_SIZE),
-            None => MAX_HEAP_SIZE,
+        match (&self.kind, &self.table) {
+            (RuleKind::Grundy, _) => MAX_GRUNDYS_GAME_HEAP,
+            (_, Some((_, seq))) => seq.known_up_to().min(MAX_HEAP_SIZE),
+            (_, None) => MAX_HEAP_SIZE,
+        }
+    }
+
+    /// Builds what g(n) needs up to heap `n` (the tier of Grundy's game's
+    /// table): the spec reader calls it, so that the work is done when the
+    /// spec is read, where the server expects tables to be built (off the
+    /// threads that carry moves), not at the first move analysed.
+    pub fn prepare(&self, n: u64) {
+        if self.kind == RuleKind::Grundy {
+            grundys_game::value(n);
         }
     }
 
@@ -149,6 +164,7 @@ impl Rule {
             RuleKind::Odd => n % 2,
             RuleKind::Half => 64 - n.leading_zeros() as u64,
             RuleKind::Lasker => lasker_grundy(n),
+            RuleKind::Grundy => grundys_game::value(n),
             RuleKind::Set(_) | RuleKind::Octal(_) => {
                 self.sequence().and_then(|s| s.get(n)).unwrap_or(0)
             }
@@ -227,6 +243,16 @@ impl Rule {
                 Some(_) => Ok(()),
                 None => at_least_one(),
             },
+            RuleKind::Grundy => match split {
+                None => Err(
+                    "in Grundy's game every move splits a heap in two unequal heaps: give the two heaps left".into(),
+                ),
+                Some(_) if take != 0 => Err("a split in Grundy's game takes nothing: take must be 0".into()),
+                Some([a, b]) if a == b => Err(format!(
+                    "the two heaps left must be unequal: {a} and {b} are not"
+                )),
+                Some(_) => Ok(()),
+            },
             RuleKind::Octal(code) => {
                 let removal = self
                     .table
@@ -285,6 +311,16 @@ impl Rule {
                         }) {
                             return;
                         }
+                    }
+                }
+            }
+            RuleKind::Grundy => {
+                for a in 1..n.div_ceil(2) {
+                    if !emit(HeapStep {
+                        take: 0,
+                        split: Some([a, n - a]),
+                    }) {
+                        return;
                     }
                 }
             }
@@ -394,6 +430,11 @@ impl Rule {
                 // Splits are searched up to a budget: huge heaps have too many to scan.
                 self.split_search(n, 0, target, None, Some(4096), emit)
             }
+            // Every split of a heap of at most 2^20: half a million checks
+            // at most, so the listing is always complete.
+            RuleKind::Grundy => self.split_search(n, 0, target, None, None, &mut |step| {
+                step.split.is_some_and(|[a, b]| a == b) || emit(step)
+            }),
             RuleKind::Set(_) | RuleKind::Octal(_) => {
                 let Some((shape, seq)) = &self.table else {
                     return true;
@@ -480,6 +521,7 @@ impl Rule {
             RuleKind::Half => json!("half"),
             RuleKind::Octal(code) => json!({ "octal": code }),
             RuleKind::Lasker => json!("lasker"),
+            RuleKind::Grundy => json!("grundy"),
         }
     }
 
@@ -491,11 +533,12 @@ impl Rule {
                 "odd" => RuleKind::Odd,
                 "half" => RuleKind::Half,
                 "lasker" => RuleKind::Lasker,
+                "grundy" => RuleKind::Grundy,
                 other => {
                     return fail(
                         path,
                         format!(
-                            "unknown rule {other:?} (rules: \"any\", \"odd\", \"half\", \"lasker\", {{\"upto\": k}}, {{\"set\": [...]}}, {{\"octal\": \"0.77\"}})"
+                            "unknown rule {other:?} (rules: \"any\", \"odd\", \"half\", \"lasker\", \"grundy\", {{\"upto\": k}}, {{\"set\": [...]}}, {{\"octal\": \"0.77\"}})"
                         ),
                     )
                 }

@@ -126,6 +126,8 @@ mod tests {
             json!({"game": "kayles", "heaps": [5, 7]}),
             json!({"game": "dawson", "heaps": [6]}),
             json!({"game": "lasker", "heaps": [6, 3]}),
+            json!({"game": "grundy", "heaps": [7, 4]}),
+            json!({"game": "grundy", "misere": true, "heaps": [6]}),
             json!({"game": "bash", "k": 3, "heaps": [5, 6]}),
             json!({"game": "subtraction", "set": [1, 3, 4], "heaps": [9]}),
             json!({"game": "heaps", "heaps": [{"size": 6, "rule": {"octal": "4.07"}}, {"size": 7, "rule": "odd"}, {"size": 5, "rule": "half"}]}),

@@ -30,7 +30,8 @@ pub struct Flags {
 }
 
 /// The games with a short form, as a person lists them.
-const SHORT_GAMES: &str = "nim, kayles, dawson, lasker, bash, subtraction, wythoff, moore, \
+const SHORT_GAMES: &str =
+    "nim, kayles, dawson, lasker, grundy, bash, subtraction, wythoff, moore, \
      new-stone, staircase, treblecross, darkraft, twist, and sums of them joined by + \
      (`nim 3 5 + kayles 7`)";
 
@@ -50,7 +51,15 @@ struct Flag {
 const FLAGS: &[Flag] = &[
     Flag {
         name: "--misere",
-        games: &["nim", "kayles", "dawson", "lasker", "bash", "subtraction"],
+        games: &[
+            "nim",
+            "kayles",
+            "dawson",
+            "lasker",
+            "grundy",
+            "bash",
+            "subtraction",
+        ],
         needed_by: &[],
     },
     Flag {
@@ -231,8 +240,8 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
     let mut fields = serde_json::Map::new();
     fields.insert("game".into(), json!(game));
     match game.as_str() {
-        "nim" | "kayles" | "dawson" | "lasker" | "new-stone" | "wythoff" | "moore" | "bash"
-        | "subtraction" => {
+        "nim" | "kayles" | "dawson" | "lasker" | "grundy" | "new-stone" | "wythoff" | "moore"
+        | "bash" | "subtraction" => {
             fields.insert("heaps".into(), json!(numbers()?));
         }
         "staircase" => {
@@ -259,8 +268,8 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
         ),
         "heaps" => bail!(
             "heaps has no short form: give its whole spec as JSON, e.g. '{HEAPS_EXAMPLE}' \
-             (docs/games.md: a rule per heap; kayles, dawson, lasker, bash and subtraction \
-             have short forms)"
+             (docs/games.md: a rule per heap; kayles, dawson, lasker, grundy, bash and \
+             subtraction have short forms)"
         ),
         other => bail!("unknown game {other:?} (games with a short form: {SHORT_GAMES})"),
     }
@@ -412,6 +421,8 @@ fn write_spec(spec: &Value) -> Option<String> {
                 words.push("dawson".into());
             } else if rule.as_str() == Some("lasker") {
                 words.push("lasker".into());
+            } else if rule.as_str() == Some("grundy") {
+                words.push("grundy".into());
             } else if let Some(k) = rule.get("upto").and_then(Value::as_u64) {
                 words.extend(["bash".into(), "--k".into(), k.to_string()]);
             } else if let Some(set) = rule.get("set").and_then(Value::as_array) {

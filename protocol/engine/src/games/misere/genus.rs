@@ -26,7 +26,7 @@
 //! `odd` (an even heap takes 1 to an odd one) and `{"upto": k}` (a multiple of
 //! k + 1 takes k, leaving value 1). For `set` and octal rules without splits it
 //! is checked on the Grundy table (below), and a periodic table checks it for
-//! every heap. Splitting rules (Kayles, Dawson's Kayles, Lasker's Nim) are not
+//! every heap. Splitting rules (Kayles, Dawson's Kayles, Lasker's Nim, Grundy's game) are not
 //! covered: their misère play is decided by a quotient or by search.
 
 use std::collections::HashMap;
@@ -40,7 +40,7 @@ use crate::games::sequence::{Sequence, Shape};
 pub fn tame_up_to(rule: &Rule) -> Option<u64> {
     match &rule.kind {
         RuleKind::Any | RuleKind::UpTo(_) | RuleKind::Odd | RuleKind::Half => Some(u64::MAX),
-        RuleKind::Lasker => None,
+        RuleKind::Lasker | RuleKind::Grundy => None,
         RuleKind::Set(_) | RuleKind::Octal(_) => {
             let (shape, seq) = rule.shape_and_sequence()?;
             if shape.splits() {
