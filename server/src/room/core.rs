@@ -1161,7 +1161,8 @@ mod tests {
                 player: Player::guest(name),
                 seat,
                 house: false,
-                token: format!("token-{name}"),
+                token: hash(&format!("token-{name}")),
+                player_token: None,
             };
             act(&mut tournament, reserve, t0).unwrap();
         }
