@@ -35,6 +35,7 @@ fn started() -> Core {
             player: Player::guest(name),
             seat: None,
             token: token.into(),
+            tie: None,
         };
         let decision = core.decide(join, Instant::now()).expect("a free seat");
         for record in &decision.records {

@@ -40,6 +40,9 @@ pub enum RoomRequest {
         room: String,
         seat: Option<u8>,
         player: Player,
+        /// The connection's account token id: the seat is tied to it.
+        #[serde(default)]
+        tie: Option<String>,
     },
     Watch {
         room: String,
@@ -49,6 +52,9 @@ pub enum RoomRequest {
         room: String,
         token: String,
         account: Option<AccountId>,
+        /// With `account`: the account token id the seat is tied to from now on.
+        #[serde(default)]
+        tie: Option<String>,
         since: Option<u64>,
     },
     /// The client's move, as it sent it.

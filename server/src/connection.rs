@@ -844,6 +844,7 @@ impl Conn {
                     id: id.clone(),
                     player: (*self.player).clone(),
                     seat: Some(seat),
+                    tie: self.session.as_ref().map(|s| s.token.clone()),
                 };
                 if tx.send(cmd).await.is_err() {
                     return self.error(id, ErrorCode::Internal, "the new room closed at once");
@@ -855,7 +856,7 @@ impl Conn {
                         room: room_id,
                         seat: 1 - seat,
                         level,
-                        token: None,
+                        reserved: false,
                     });
                 }
             }

@@ -35,14 +35,15 @@ use crate::room::RoomCmd;
 use crate::store::StoredRoom;
 use crate::task::OnExit;
 
-/// A house seat to play: where, at what level, and its token once reserved
-/// (None: the bot reserves it first).
+/// A house seat to play: where, at what level, and whether it is reserved
+/// already (after a restart: the room keeps only its token's hash, so the
+/// bot asks it for a fresh token) or the bot reserves it first.
 #[derive(Debug, Clone)]
 pub struct HouseSeat {
     pub room: String,
     pub seat: u8,
     pub level: Level,
-    pub token: Option<String>,
+    pub reserved: bool,
 }
 
 /// The house bots of one server.
@@ -95,7 +96,8 @@ impl House {
         self.playing.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Puts a bot on `seat`, reserving it first when it has no token yet.
+    /// Puts a bot on `seat`, reserving it first (or, reserved before a
+    /// restart, getting a fresh token for it).
     /// Does nothing when house bots are off, when the server is stopping, or
     /// when a bot of this server plays that seat already.
     pub fn spawn(self: &Arc<Self>, seat: HouseSeat) {
@@ -126,15 +128,12 @@ impl House {
     }
 
     async fn play(&self, seat: HouseSeat, seed: u64) {
-        let token = match seat.token {
-            Some(token) => token,
-            None => match self.reserve(&seat).await {
-                Ok(token) => token,
-                Err(why) => {
-                    tracing::info!(room = %seat.room, seat = seat.seat, "no house bot: {why}");
-                    return;
-                }
-            },
+        let token = match self.reserve(&seat).await {
+            Ok(token) => token,
+            Err(why) => {
+                tracing::info!(room = %seat.room, seat = seat.seat, "no house bot: {why}");
+                return;
+            }
         };
         let plan = SeatPlan {
             url: self.url.clone(),
@@ -153,15 +152,24 @@ impl House {
         }
     }
 
-    /// Reserves `seat` for the house in its room; its token.
+    /// Reserves `seat` for the house in its room, or gets a fresh token for
+    /// it if reserved already; its token.
     async fn reserve(&self, seat: &HouseSeat) -> Result<String, String> {
         let (_, tx) = self.lobby.find(&seat.room).ok_or("the room has closed")?;
         let (reply, answer) = oneshot::channel();
-        let reserve = RoomCmd::Reserve {
-            player: Player::house(house_name(seat.level)),
-            seat: seat.seat,
-            house: true,
-            reply,
+        let reserve = if seat.reserved {
+            RoomCmd::Rekey {
+                seat: seat.seat,
+                reply,
+            }
+        } else {
+            RoomCmd::Reserve {
+                player: Player::house(house_name(seat.level)),
+                seat: seat.seat,
+                house: true,
+                player_token: None,
+                reply,
+            }
         };
         tx.send(reserve)
             .await
@@ -219,17 +227,15 @@ pub fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
         tracing::warn!(room = %s.room, "unknown house bot level {asked:?}: no bot");
         return Vec::new();
     };
-    let seat = |seat: usize, token: Option<String>| HouseSeat {
+    let seat = |seat: usize, reserved: bool| HouseSeat {
         room: s.room.clone(),
         seat: seat as u8,
         level,
-        token,
+        reserved,
     };
     let reserved: Vec<HouseSeat> = (0..2)
-        .filter_map(|i| {
-            let x = s.seats[i].as_ref().filter(|x| x.house)?;
-            Some(seat(i, Some(x.token.clone())))
-        })
+        .filter(|&i| s.seats[i].as_ref().is_some_and(|x| x.house))
+        .map(|i| seat(i, true))
         .collect();
     let over = s
         .events
@@ -237,8 +243,8 @@ pub fn house_seats(s: &StoredRoom) -> Vec<HouseSeat> {
         .any(|(e, _)| matches!(e.body, EventBody::Ended { .. }));
     match (&s.seats, reserved.is_empty()) {
         (_, false) => reserved,
-        ([Some(_), None], true) if s.tournament.is_none() && !over => vec![seat(1, None)],
-        ([None, Some(_)], true) if s.tournament.is_none() && !over => vec![seat(0, None)],
+        ([Some(_), None], true) if s.tournament.is_none() && !over => vec![seat(1, false)],
+        ([None, Some(_)], true) if s.tournament.is_none() && !over => vec![seat(0, false)],
         _ => Vec::new(),
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
+use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::directory::{self, Directory, Registry};
 use crate::player::Player;
@@ -67,6 +68,9 @@ pub struct Lobby {
     listing: Listing,
     /// In a cluster with a bus: the other nodes' rooms join the list.
     others: std::sync::OnceLock<OtherNodes>,
+    /// What tells the rooms whether the account token a seat is tied to
+    /// still acts (`RoomInit::accounts`).
+    accounts: std::sync::OnceLock<Arc<Accounts>>,
     store: Arc<dyn MatchStore>,
     config: Arc<Config>,
     ratings: Arc<Ratings>,
@@ -141,6 +145,7 @@ impl Lobby {
             open_by_address: Mutex::default(),
             listing: Listing::default(),
             others: std::sync::OnceLock::new(),
+            accounts: std::sync::OnceLock::new(),
             store,
             config,
             ratings,
@@ -257,6 +262,7 @@ impl Lobby {
                 tournament,
                 on_end,
                 lease,
+                accounts: self.accounts.get().cloned(),
             },
             self.store.clone(),
             self.config.clone(),
@@ -265,21 +271,23 @@ impl Lobby {
         Ok((id, tx))
     }
 
-    /// Opens a room with both seats taken for `players` (seat 0, seat 1),
+    /// Opens a room with both seats taken for `players` (seat 0, seat 1,
+    /// each with the hash of a tournament token that acts for the seat too),
     /// who come with `resume`; returns its id and the two seat tokens.
     pub async fn create_seated(
         self: &Arc<Self>,
         setup: RoomSetup,
-        players: [Player; 2],
+        players: [(Player, Option<String>); 2],
     ) -> Result<(String, [String; 2]), Refusal> {
         let (id, tx) = self.create(setup).await?;
         let mut tokens = [String::new(), String::new()];
-        for (seat, player) in players.into_iter().enumerate() {
+        for (seat, (player, player_token)) in players.into_iter().enumerate() {
             let (reply, answer) = tokio::sync::oneshot::channel();
             let sent = tx.send(RoomCmd::Reserve {
                 player,
                 seat: seat as u8,
                 house: false,
+                player_token,
                 reply,
             });
             let closed = || {
@@ -436,6 +444,13 @@ impl Lobby {
             .unwrap_or_default()
     }
 
+    /// Gives the rooms opened or restored from now on `accounts`, which
+    /// tell whether the account token a seat is tied to still acts. A
+    /// server sets it before it restores or opens any room.
+    pub fn tie_seats_to(&self, accounts: Arc<Accounts>) {
+        let _ = self.accounts.set(accounts);
+    }
+
     /// Adds the other nodes' rooms to the list (a cluster with a bus).
     pub fn list_others(&self, others: OtherNodes) {
         let _ = self.others.set(others);
@@ -520,11 +535,12 @@ impl Lobby {
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),
                     lease,
+                    accounts: self.accounts.get().cloned(),
                 },
                 self.store.clone(),
                 self.config.clone(),
             );
-            let seats = s.seats.map(|seat| seat.map(|x| (x.player, x.token)));
+            let seats = s.seats;
             let events: Vec<Event> = s.events.into_iter().map(|(e, _)| e).collect();
             match room.restore(seats, events) {
                 Ok(pending) => completing.extend(pending.map(|p| (s.room.clone(), p))),

@@ -329,7 +329,8 @@ impl Memberships {
 
 /// A client of another node handed off by a room this node stopped: the
 /// room, and how the client carries on in it where it goes next (its
-/// seat's token, None if it watched, and the last event it was sent).
+/// seat's token's hash — the only form of it kept — None if it watched, and
+/// the last event it was sent). It goes from node to node only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handoff {
     pub room: String,

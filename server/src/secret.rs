@@ -1,10 +1,31 @@
-//! The secrets the server hands out (seat and tournament tokens): how they are
-//! made and how a presented one is compared; and the secrets it is given (a
-//! database's or bus's password in its URL), kept out of what it prints.
+//! The secrets the server hands out (seat and tournament tokens, and API
+//! tokens' secrets): how they are made, kept (as their SHA-256 only, so that
+//! a copy of the database lets nobody act for anyone) and how a presented
+//! one is compared; and the secrets it is given (a database's or bus's
+//! password in its URL), kept out of what it prints.
+
+use sha2::{Digest, Sha256};
 
 /// A fresh token: 128 random bits, as 32 hex digits.
 pub fn new_token() -> String {
     uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The SHA-256 of a secret: what the store keeps of it.
+pub fn digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
+}
+
+/// [`digest`] as 64 lowercase hex digits: how seat, player and owner tokens
+/// are kept (in text columns, and in the rooms' and tournaments' memory).
+pub fn hash(secret: &str) -> String {
+    digest(secret).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `secret` is the one whose [`hash`] is `kept`, compared in
+/// constant time. An empty secret matches nothing.
+pub fn matches_hash(secret: &str, kept: &str) -> bool {
+    !secret.is_empty() && constant_time_eq(hash(secret).as_bytes(), kept.as_bytes())
 }
 
 /// Compares secrets without leaking where they differ through timing.
@@ -62,6 +83,21 @@ pub fn url_without_password(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_kept_as_its_sha256_and_matches_only_itself() {
+        // The SHA-256 of "abc" (FIPS 180-2's example).
+        assert_eq!(
+            hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let token = new_token();
+        let kept = hash(&token);
+        assert!(matches_hash(&token, &kept));
+        assert!(!matches_hash(&new_token(), &kept));
+        assert!(!matches_hash(&kept, &kept), "the hash is no token");
+        assert!(!matches_hash("", &hash("")), "an empty token is none");
+    }
 
     #[test]
     fn a_urls_password_is_masked_wherever_it_is() {

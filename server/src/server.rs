@@ -138,6 +138,7 @@ impl Server {
             ratings.clone(),
             rooms.clone(),
         );
+        lobby.tie_seats_to(accounts.clone());
         let tournaments = Tournaments::new(
             Services {
                 lobby: lobby.clone(),

@@ -157,6 +157,7 @@ async fn seat_both(tx: &RoomTx) -> (Seat, Seat) {
             id: None,
             player: Player::default(),
             seat: Some(seat),
+            tie: None,
         })
         .await
         .unwrap();
@@ -347,6 +348,7 @@ async fn a_room_nobody_is_in_is_called_off() {
         id: None,
         player: Player::default(),
         seat: Some(0),
+        tie: None,
     })
     .await
     .unwrap();
@@ -413,6 +415,7 @@ async fn an_open_room_nobody_joins_is_called_off_with_its_creator_connected() {
         id: None,
         player: Player::default(),
         seat: Some(0),
+        tie: None,
     })
     .await
     .unwrap();
@@ -449,6 +452,7 @@ async fn an_untimed_match_whose_player_to_move_left_is_called_off() {
             id: None,
             player: Player::default(),
             seat: Some(seat),
+            tie: None,
         })
         .await
         .unwrap();
@@ -540,6 +544,7 @@ async fn a_seat_taken_by_a_connection_dropped_meanwhile_is_let_go() {
         id: None,
         token: a.token.clone(),
         account: None,
+        tie: None,
         since: None,
     })
     .await
@@ -599,7 +604,10 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
         slot: None,
     };
     let (room, tokens) = lobby
-        .create_seated(setup, [Player::guest("ann"), Player::guest("ben")])
+        .create_seated(
+            setup,
+            [(Player::guest("ann"), None), (Player::guest("ben"), None)],
+        )
         .await
         .unwrap();
     assert!(tokens.iter().all(|t| t.len() == 32));
@@ -633,6 +641,7 @@ async fn commands_queued_as_a_finished_room_leaves_are_answered() {
             id: None,
             player: Player::default(),
             seat: Some(0),
+            tie: None,
         })
         .await
         .unwrap();

@@ -81,6 +81,85 @@ async fn a_session_with_secrets(url: &str) -> Vec<String> {
     ]
 }
 
+/// The tokens a tournament hands out: its owner's, its two players', and
+/// the seat tokens of their game.
+async fn a_tournament_with_secrets(url: &str) -> Vec<String> {
+    let mut director = Client::connect(url, "director").await;
+    let created = director
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [3, 4]},
+                   "format": "round_robin"}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let code = created["code"].as_str().expect("code").to_owned();
+    let owner = created["owner_token"].as_str().expect("token").to_owned();
+    let mut secrets = vec![owner.clone()];
+    let mut players = Vec::new();
+    for name in ["ann", "bo"] {
+        let mut player = Client::connect(url, name).await;
+        let registered = player
+            .request(json!({"type": "register", "tournament": code}))
+            .await;
+        assert_eq!(registered["type"], "registered", "{registered}");
+        secrets.push(registered["token"].as_str().expect("token").to_owned());
+        players.push(player);
+    }
+    let started = director
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+    for player in &mut players {
+        // `read` waits at most the test kit's patience for each message.
+        let game = loop {
+            let m = player.read().await.expect("the server is up");
+            if m["type"] == "your_game" {
+                break m;
+            }
+        };
+        secrets.push(game["token"].as_str().expect("token").to_owned());
+    }
+    secrets
+}
+
+/// Whether any file of `dir` (the database, its `-wal` and `-shm`) holds
+/// any of `secrets`; each is asked not to be found.
+fn assert_no_file_holds(dir: &Path, secrets: &[String]) {
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).expect("the database's directory") {
+        let path = entry.expect("entry").path();
+        let bytes = std::fs::read(&path).expect("readable");
+        files += 1;
+        for secret in secrets {
+            assert!(!secret.is_empty());
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{} holds the token {secret:?} in clear",
+                path.display()
+            );
+        }
+    }
+    assert!(files > 0);
+}
+
+#[tokio::test]
+async fn the_database_keeps_no_seat_or_tournament_token_in_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Process::start(dir.path().join("g.db")).await;
+    let mut secrets = a_session_with_secrets(&server.url).await;
+    // The API and login tokens are kept as their id and hash: what is
+    // asked here is the seats' (indices 3 and 4) and the tournament's.
+    secrets.drain(..3);
+    secrets.truncate(2);
+    secrets.extend(a_tournament_with_secrets(&server.url).await);
+    assert_eq!(secrets.len(), 7, "{secrets:?}");
+    // Looked at while the server runs (the `-wal` holds the recent writes)
+    // and once it stopped.
+    assert_no_file_holds(dir.path(), &secrets);
+    let _ = log_of(server).await;
+    assert_no_file_holds(dir.path(), &secrets);
+}
+
 /// The server's whole log, once it has stopped.
 async fn log_of(mut server: Process) -> String {
     assert!(server.terminate().await.success());

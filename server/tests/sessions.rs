@@ -263,3 +263,167 @@ async fn a_token_mints_none_broader_than_itself_and_every_new_token_expires() {
     assert_eq!(within["type"], "token", "{within}");
     assert!(expires(&within) < narrow_ends, "{within}");
 }
+
+/// `Client::connect_token` for an account (`token`) that opens a nim room
+/// (heaps 5 and 5, seat 0) which a guest, bob, joins: (room, the account's
+/// seat token, bob's seat token, the account's client, bob).
+async fn account_against_guest(url: &str, token: &str) -> (String, String, String, Client, Client) {
+    let mut owner = Client::connect_token(url, token).await;
+    let seated = owner
+        .request(json!({"type": "create_room", "spec": {"game": "nim", "heaps": [5, 5]}}))
+        .await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let room = seated["room"].as_str().unwrap().to_string();
+    let code = seated["snapshot"]["code"].as_str().unwrap().to_string();
+    let seat_token = seated["token"].as_str().unwrap().to_string();
+    let mut bob = Client::connect(url, "bob").await;
+    let joined = bob.request(json!({"type": "join", "room": code})).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let bob_token = joined["token"].as_str().unwrap().to_string();
+    (room, seat_token, bob_token, owner, bob)
+}
+
+async fn play(c: &mut Client, room: &str, token: &str, heap: u64) -> Value {
+    c.request(json!({"type": "move", "room": room, "token": token,
+                     "move": {"heap": heap, "take": 1}}))
+        .await
+}
+
+/// The seat token is refused (at a move and at a resume, from any
+/// connection) for the reason the account token that took the seat gave.
+async fn refused_for(url: &str, room: &str, seat_token: &str, why: &str) {
+    let mut anyone = guest(url).await;
+    let moved = play(&mut anyone, room, seat_token, 0).await;
+    let resumed = anyone
+        .request(json!({"type": "resume", "room": room, "token": seat_token}))
+        .await;
+    for refused in [moved, resumed] {
+        assert_eq!(code(&refused), "unauthorized", "{refused}");
+        let said = refused["message"].as_str().unwrap();
+        assert!(
+            said.contains(&format!("the account token that took this seat {why}"))
+                && said.contains("log in again"),
+            "{refused}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_account_token_takes_back_the_seats_it_took_until_the_account_logs_in_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path().join("grundy.db")).await;
+    let url = server.url.clone();
+    let taker = account(&url, "Ann").await;
+    let other = login(&url, "Ann", PASSWORD).await;
+    assert_eq!(other["type"], "token", "{other}");
+    let (room, seat_token, bob_token, mut ann, mut bob) = account_against_guest(&url, &taker).await;
+    assert_eq!(play(&mut ann, &room, &seat_token, 0).await["type"], "ack");
+    assert_eq!(play(&mut bob, &room, &bob_token, 0).await["type"], "ack");
+
+    // Revoking the account's other token leaves the seat alone.
+    let revoked = ann
+        .request(json!({"type": "revoke_token", "token_id": other["info"]["id"]}))
+        .await;
+    assert_eq!(revoked["type"], "token_revoked", "{revoked}");
+    let mut anyone = guest(&url).await;
+    assert_eq!(
+        play(&mut anyone, &room, &seat_token, 0).await["type"],
+        "ack"
+    );
+    assert_eq!(play(&mut bob, &room, &bob_token, 0).await["type"], "ack");
+
+    // Revoking the one that took it takes the seat token back.
+    let revoked = ann.request(json!({"type": "revoke_token"})).await;
+    assert_eq!(revoked["type"], "token_revoked", "{revoked}");
+    refused_for(&url, &room, &seat_token, "was revoked").await;
+    // The guest's seat token acts as before.
+    let mut bob_again = guest(&url).await;
+    let back = bob_again
+        .request(json!({"type": "resume", "room": room, "token": bob_token}))
+        .await;
+    assert_eq!(back["seat"], 1, "{back}");
+
+    // Logged in again, the account resumes its seat: a new seat token, tied
+    // to the new account token, and the game goes on.
+    let fresh = login(&url, "Ann", PASSWORD).await["token"]
+        .as_str()
+        .expect("a new token")
+        .to_string();
+    let mut ann = Client::connect_token(&url, &fresh).await;
+    let back = ann.request(json!({"type": "resume", "room": room})).await;
+    assert_eq!(back["seat"], 0, "{back}");
+    let new_seat_token = back["token"].as_str().expect("a seat token").to_string();
+    assert_ne!(new_seat_token, seat_token);
+    assert_eq!(
+        play(&mut ann, &room, &new_seat_token, 1).await["type"],
+        "ack"
+    );
+    assert_eq!(play(&mut bob, &room, &bob_token, 1).await["type"], "ack");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_password_takes_back_the_seats_the_old_tokens_took() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path().join("grundy.db")).await;
+    let url = server.url.clone();
+    let taker = account(&url, "Cal").await;
+    let (room, seat_token, bob_token, mut cal, mut bob) = account_against_guest(&url, &taker).await;
+    assert_eq!(play(&mut cal, &room, &seat_token, 0).await["type"], "ack");
+    assert_eq!(play(&mut bob, &room, &bob_token, 0).await["type"], "ack");
+
+    let changed = cal
+        .request(json!({"type": "change_password", "password": PASSWORD,
+                        "new_password": NEW_PASSWORD}))
+        .await;
+    assert_eq!(changed["type"], "token", "{changed}");
+    refused_for(&url, &room, &seat_token, "was revoked").await;
+    // Resign and abort refuse it too (the move was refused: still cal's turn).
+    for kind in ["resign", "abort"] {
+        let refused = cal
+            .request(json!({"type": kind, "room": room, "token": seat_token}))
+            .await;
+        assert_eq!(code(&refused), "unauthorized", "{kind}: {refused}");
+    }
+
+    // The changing connection carries on with its new token: resumed by
+    // account, the seat is its again and the game goes on.
+    let back = cal.request(json!({"type": "resume", "room": room})).await;
+    assert_eq!(back["seat"], 0, "{back}");
+    let new_seat_token = back["token"].as_str().expect("a seat token").to_string();
+    assert_eq!(
+        play(&mut cal, &room, &new_seat_token, 1).await["type"],
+        "ack"
+    );
+    assert_eq!(play(&mut bob, &room, &bob_token, 1).await["type"], "ack");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_stays_tied_to_its_account_token_across_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("grundy.db");
+    let mut server = Process::start(&db).await;
+    let url = server.url.clone();
+    let taker = account(&url, "Dee").await;
+    let (room, seat_token, _, mut dee, bob) = account_against_guest(&url, &taker).await;
+    let revoked = dee.request(json!({"type": "revoke_token"})).await;
+    assert_eq!(revoked["type"], "token_revoked", "{revoked}");
+    drop((dee, bob));
+    server.terminate().await;
+
+    // The restored room knows which account token took the seat.
+    let server = Process::start(&db).await;
+    let url = server.url.clone();
+    refused_for(&url, &room, &seat_token, "was revoked").await;
+    let fresh = login(&url, "Dee", PASSWORD).await["token"]
+        .as_str()
+        .expect("a new token")
+        .to_string();
+    let mut dee = Client::connect_token(&url, &fresh).await;
+    let back = dee.request(json!({"type": "resume", "room": room})).await;
+    assert_eq!(back["seat"], 0, "{back}");
+    let new_seat_token = back["token"].as_str().expect("a seat token").to_string();
+    assert_eq!(
+        play(&mut dee, &room, &new_seat_token, 0).await["type"],
+        "ack"
+    );
+}

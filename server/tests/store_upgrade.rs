@@ -1,19 +1,85 @@
 //! The SQLite store's schema as numbered migrations: a file that the store
 //! wrote at version 8, while it recorded its version in `PRAGMA user_version`
 //! alone (`fixtures/sqlite-v8.sql`, a dump of such a file), opens in place with
-//! every row kept and its version recorded; a new file gets the same tables.
+//! every row kept and its version recorded, its tokens now kept as their
+//! hashes (and still good: a server over it lets them resume their seats);
+//! a new file gets the same tables.
+
+mod support;
 
 use std::path::Path;
 
 use grundy_protocol::wire::{AccountKind, EndReason, MatchResult, PlayerKind, Scope};
+use grundy_server::secret::hash;
 use grundy_server::store::{MatchStore, SqliteStore};
+use grundy_testkit::client::Client;
 use rusqlite::Connection;
+use serde_json::json;
+use support::Process;
 
 /// The file as version 8 wrote it.
 const VERSION_8: &str = include_str!("fixtures/sqlite-v8.sql");
 
 /// This build's last migration (`server/migrations/sqlite`).
-const LAST_MIGRATION: i64 = 8;
+const LAST_MIGRATION: i64 = 9;
+
+/// The tokens the version 8 file keeps in clear: the seats', the
+/// tournament owner's and its players'.
+const CLEAR_TOKENS: [&str; 8] = [
+    "token-done-0",
+    "token-done-1",
+    "seat-running-0",
+    "seat-running-1",
+    "token-t1-game-0",
+    "owner-t1",
+    "player-Ada",
+    "player-zed",
+];
+
+/// `rows` (of `every_row`) as the upgrade leaves them: each clear token in
+/// its place as its hash, and the seats' new column (`player_token`): the
+/// hash of the tournament token of a tournament game's player.
+fn upgraded(rows: &[(String, Vec<String>)]) -> Vec<(String, Vec<String>)> {
+    // As `every_row` shows a text: `ValueRef`'s `Debug`, its bytes.
+    let text = |s: &str| format!("Text({:?})", s.as_bytes());
+    rows.iter()
+        .map(|(table, rows)| {
+            let mut rows: Vec<String> = rows
+                .iter()
+                .map(|row| {
+                    let mut row = CLEAR_TOKENS
+                        .iter()
+                        .fold(row.clone(), |row, t| row.replace(&text(t), &text(&hash(t))));
+                    if table == "seats" {
+                        let t1_ada = row.starts_with("Integer(3) | Integer(0) | ");
+                        row.push_str(" | ");
+                        row.push_str(&match t1_ada {
+                            true => text(&hash("player-Ada")),
+                            false => "Null".into(),
+                        });
+                        // No seat of before is tied to an account token.
+                        row.push_str(" | Null");
+                    }
+                    row
+                })
+                .collect();
+            rows.sort();
+            (table.clone(), rows)
+        })
+        .collect()
+}
+
+/// Whether the file at `path` holds any of the clear tokens.
+fn assert_no_clear_token_in(path: &Path) {
+    let bytes = std::fs::read(path).expect("the file");
+    for token in CLEAR_TOKENS {
+        assert!(
+            !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+            "{} holds {token:?} in clear",
+            path.display()
+        );
+    }
+}
 
 fn version_8_file(path: &Path) {
     let raw = Connection::open(path).expect("a new file");
@@ -135,7 +201,25 @@ fn a_version_8_file_opens_in_place_with_every_row_and_its_version_recorded() {
         ]
     );
     assert_eq!(house_room.events.len(), 2);
+    let kept: Vec<_> = house_room
+        .seats
+        .iter()
+        .map(|s| {
+            s.as_ref()
+                .map(|s| (s.token.clone(), s.player_token.clone()))
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            Some((hash("seat-running-0"), None)),
+            Some((hash("seat-running-1"), None))
+        ]
+    );
     assert_eq!(running[1].tournament.as_deref(), Some("t1"));
+    let t1_seat = running[1].seats[0].as_ref().expect("Ada's seat");
+    assert_eq!(t1_seat.token, hash("token-t1-game-0"));
+    assert_eq!(t1_seat.player_token, Some(hash("player-Ada")));
 
     let done = store.record("done").expect("read").expect("kept");
     assert_eq!(done.players, [Some("Ada".into()), Some("botty".into())]);
@@ -198,8 +282,13 @@ fn a_version_8_file_opens_in_place_with_every_row_and_its_version_recorded() {
     store.close();
     drop(store);
 
+    let after = upgraded(&before);
     let raw = Connection::open(&path).expect("raw");
-    assert_eq!(every_row(&raw), before, "every row as it was");
+    assert_eq!(
+        every_row(&raw),
+        after,
+        "every row as it was, its tokens hashed"
+    );
     assert_eq!(user_version(&raw), LAST_MIGRATION);
     assert_eq!(
         recorded_migrations(&raw),
@@ -209,12 +298,45 @@ fn a_version_8_file_opens_in_place_with_every_row_and_its_version_recorded() {
     // Opened again, it is the same file.
     drop(SqliteStore::open(&path).expect("opens again"));
     let raw = Connection::open(&path).expect("raw");
-    assert_eq!(every_row(&raw), before);
+    assert_eq!(every_row(&raw), after, "hashed once only");
     assert_eq!(recorded_migrations(&raw).len() as i64, LAST_MIGRATION);
+    drop(raw);
+    assert_no_clear_token_in(&path);
+}
+
+/// A server over a version 8 file: the seat tokens it kept in clear still
+/// resume their seats (and a tournament game's seat its player's
+/// tournament token), and the file holds none of them any more.
+#[tokio::test]
+async fn the_tokens_of_a_version_8_file_still_resume_their_seats() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("v8.sqlite");
+    version_8_file(&path);
+    let mut server = Process::start(&path).await;
+    let mut c = Client::connect(&server.url, "back").await;
+    for (room, token, seat) in [
+        ("running", "seat-running-0", 0),
+        ("t1-game", "token-t1-game-0", 0),
+        ("t1-game", "player-Ada", 0),
+    ] {
+        let back = c
+            .request(json!({"type": "resume", "room": room, "token": token}))
+            .await;
+        assert_eq!(back["type"], "watching", "{room} with {token}: {back}");
+        assert_eq!(back["seat"], seat, "{back}");
+    }
+    let wrong = c
+        .request(json!({"type": "resume", "room": "running", "token": hash("seat-running-0")}))
+        .await;
+    assert_eq!(wrong["code"], "unauthorized", "a hash is no token: {wrong}");
+    assert!(server.terminate().await.success());
+    for file in std::fs::read_dir(dir.path()).expect("dir") {
+        assert_no_clear_token_in(&file.expect("file").path());
+    }
 }
 
 #[test]
-fn a_new_file_gets_every_migration_and_the_tables_version_8_wrote() {
+fn a_new_file_gets_every_migration_and_the_tables_an_upgraded_file_has() {
     let dir = tempfile::tempdir().expect("dir");
     let fresh = dir.path().join("new.sqlite");
     let store = SqliteStore::open(&fresh).expect("creates");
@@ -223,6 +345,7 @@ fn a_new_file_gets_every_migration_and_the_tables_version_8_wrote() {
     drop(store);
     let old = dir.path().join("v8.sqlite");
     version_8_file(&old);
+    drop(SqliteStore::open(&old).expect("upgrades"));
 
     let fresh = Connection::open(&fresh).expect("raw");
     let old = Connection::open(&old).expect("raw");
@@ -231,10 +354,6 @@ fn a_new_file_gets_every_migration_and_the_tables_version_8_wrote() {
         recorded_migrations(&fresh),
         (1..=LAST_MIGRATION).collect::<Vec<_>>()
     );
-    let fresh_tables: Vec<_> = columns(&fresh)
-        .into_iter()
-        .filter(|(table, _)| table != "refinery_schema_history")
-        .collect();
-    assert_eq!(fresh_tables, columns(&old));
+    assert_eq!(columns(&fresh), columns(&old));
     assert_eq!(names(&fresh, "index"), names(&old, "index"));
 }

@@ -462,13 +462,26 @@ async fn an_account_resumes_its_seat_with_its_token() {
     let back = jo.request(json!({"type": "resume", "room": room})).await;
     assert_eq!(back["type"], "watching", "{back}");
     assert_eq!(back["seat"], 0);
-    assert_eq!(back["token"], seat_token.as_str());
-    // Or the API token in place of the seat token, from any connection.
+    // A new seat token: the server keeps only the old one's hash, and the
+    // old one stops acting.
+    let fresh = back["token"].as_str().expect("a seat token").to_string();
+    assert!(!fresh.is_empty() && fresh != seat_token, "{back}");
     let mut anywhere = guest(&url).await;
+    let old = anywhere
+        .request(json!({"type": "resume", "room": room, "token": seat_token}))
+        .await;
+    assert_eq!(code(&old), "unauthorized", "{old}");
+    // Or the API token in place of the seat token, from any connection.
     let back = anywhere
         .request(json!({"type": "resume", "room": room, "token": token}))
         .await;
-    assert_eq!(back["token"], seat_token.as_str(), "{back}");
+    let newest = back["token"].as_str().expect("a seat token").to_string();
+    assert!(!newest.is_empty() && newest != fresh, "{back}");
+    let mut elsewhere = guest(&url).await;
+    let back = elsewhere
+        .request(json!({"type": "resume", "room": room, "token": newest}))
+        .await;
+    assert_eq!(back["seat"], 0, "the newest seat token acts: {back}");
     // Another account holds no seat here.
     let other = account(&url, "kim").await;
     let mut kim = Client::connect_token(&url, &other).await;

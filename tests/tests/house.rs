@@ -222,8 +222,11 @@ fn seat(room: &str, seat: u8, name: &str, house: bool) -> WriteOp {
         } else {
             Player::guest(name)
         },
-        token: format!("token-{room}-{seat}"),
+        // The store keeps the token's hash.
+        token: grundy_server::secret::hash(&format!("token-{room}-{seat}")),
         house,
+        player_token: None,
+        tie: None,
     }
 }
 

@@ -809,6 +809,36 @@ impl Accounts {
         ))
     }
 
+    /// Why the account token `id` no longer acts (revoked, expired, or
+    /// unknown), if it does not: a seat taken with it then refuses its seat
+    /// token. A token this node never heard of (another node's, in a
+    /// cluster) is read from the store first, and stays refused if it is
+    /// not there: never taken as live for want of knowing. A token it holds
+    /// costs one lookup.
+    pub async fn token_dead(&self, id: &str) -> Option<&'static str> {
+        if let Some(why) = self.dead_here(id) {
+            return why;
+        }
+        // Unknown here: a failed or busy read leaves it unknown, refused.
+        let _ = self.recall(AccountsOf::Token(id.to_owned())).await;
+        self.dead_here(id)
+            .unwrap_or(Some("is not known to this server"))
+    }
+
+    /// Some(why the token `id` does not act, or None if it does) when this
+    /// node holds it; None when it does not.
+    fn dead_here(&self, id: &str) -> Option<Option<&'static str>> {
+        let state = self.state();
+        let row = state.tokens.get(id)?;
+        Some(if row.revoked_at_ms.is_some() {
+            Some("was revoked")
+        } else if row.expires_at_ms.is_some_and(|e| e <= now_ms()) {
+            Some("has expired")
+        } else {
+            None
+        })
+    }
+
     /// Whether the session's token still works and carries `scope`, for
     /// `what` (named in the refusal).
     pub fn allow(&self, session: &Session, scope: Scope, what: &str) -> Result<(), Refused> {

@@ -3,9 +3,7 @@
 //! SHA-256 of the secret; a presented token is found by its id and its
 //! secret's hash compared in constant time.
 
-use sha2::{Digest, Sha256};
-
-use crate::secret::constant_time_eq;
+use crate::secret::{constant_time_eq, digest};
 
 const PREFIX: &str = "grundy_";
 const ID_BYTES: usize = 8;
@@ -33,10 +31,6 @@ pub fn mint() -> Result<Minted, String> {
         secret_sha256: digest(&secret),
         id,
     })
-}
-
-fn digest(secret: &str) -> [u8; 32] {
-    Sha256::digest(secret.as_bytes()).into()
 }
 
 /// Whether `text` looks like an API token (rather than a seat token).

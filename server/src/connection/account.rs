@@ -81,19 +81,23 @@ impl Conn {
     }
 
     /// The seat token a `resume` presents, or (an empty token) the account
-    /// it resumes as: the connection's own, or the one an API token in place
-    /// of the seat token proves.
-    pub(super) fn resume_as(&self, token: String) -> Result<(String, Option<AccountId>), Refused> {
+    /// it resumes as, with the id of the account token it resumes with (the
+    /// seat is tied to it): the connection's own, or the one an API token in
+    /// place of the seat token proves.
+    pub(super) fn resume_as(
+        &self,
+        token: String,
+    ) -> Result<(String, Option<(AccountId, String)>), Refused> {
         if token::looks_like(&token) {
             let accounts = &self.shared.accounts;
             let (session, _, _) = accounts.authenticate(&token)?;
             accounts.allow(&session, Scope::Play, "resume")?;
-            return Ok((String::new(), Some(session.account)));
+            return Ok((String::new(), Some((session.account, session.token))));
         }
         if token.is_empty() {
             if let Some(session) = &self.session {
                 self.may(Scope::Play, "resume")?;
-                return Ok((token, Some(session.account)));
+                return Ok((token, Some((session.account, session.token.clone()))));
             }
         }
         Ok((token, None))

@@ -86,7 +86,7 @@ async fn make(
                 room: room.clone(),
                 seat: seat as u8,
                 level,
-                token: None,
+                reserved: false,
             });
         }
     }
@@ -106,6 +106,7 @@ async fn reserve(tx: &RoomTx, player: Player, seat: u8) -> Result<String, Refusa
         player,
         seat,
         house: false,
+        player_token: None,
         reply,
     })
     .await

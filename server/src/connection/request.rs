@@ -31,14 +31,21 @@ impl Conn {
                     return refuse(refused.answer(id));
                 }
                 let player = (*self.player).clone();
-                Ask::Room(RoomRequest::Join { room, seat, player })
+                let tie = self.session.as_ref().map(|s| s.token.clone());
+                Ask::Room(RoomRequest::Join {
+                    room,
+                    seat,
+                    player,
+                    tie,
+                })
             }
             ClientBody::Watch { room, since } => Ask::Room(RoomRequest::Watch { room, since }),
             ClientBody::Resume { room, token, since } => match self.resume_as(token) {
                 Ok((token, account)) => Ask::Room(RoomRequest::Resume {
                     room,
                     token,
-                    account,
+                    account: account.as_ref().map(|(a, _)| *a),
+                    tie: account.map(|(_, tie)| tie),
                     since,
                 }),
                 Err(refused) => return refuse(refused.answer(id)),
@@ -173,16 +180,20 @@ fn deliver_to_room(
 ) {
     use place::Room;
     match request {
-        RoomRequest::Join { room, seat, player } => {
-            reach::<Room>(shared, outbox, id, &room, true, |outbox, id| {
-                RoomCmd::Join {
-                    outbox,
-                    id,
-                    player,
-                    seat,
-                }
-            })
-        }
+        RoomRequest::Join {
+            room,
+            seat,
+            player,
+            tie,
+        } => reach::<Room>(shared, outbox, id, &room, true, |outbox, id| {
+            RoomCmd::Join {
+                outbox,
+                id,
+                player,
+                seat,
+                tie,
+            }
+        }),
         RoomRequest::Watch { room, since } => {
             reach::<Room>(shared, outbox, id, &room, true, |outbox, id| {
                 RoomCmd::Watch { outbox, id, since }
@@ -192,6 +203,7 @@ fn deliver_to_room(
             room,
             token,
             account,
+            tie,
             since,
         } => reach::<Room>(shared, outbox, id, &room, true, |outbox, id| {
             RoomCmd::Resume {
@@ -199,6 +211,7 @@ fn deliver_to_room(
                 id,
                 token,
                 account,
+                tie,
                 since,
             }
         }),

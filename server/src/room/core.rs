@@ -1,7 +1,7 @@
 //! A match's rules, apart from sockets, clocks and the store.
 //!
 //! [`Core`] is the state a room's records build (its seats with their secret
-//! tokens, and the [`MatchState`] its events build). [`Core::decide`] turns
+//! tokens' hashes, and the [`MatchState`] its events build). [`Core::decide`] turns
 //! what someone asks (an [`Intent`]) into the records that would make it
 //! happen, or a refusal, without changing anything; [`Core::apply`] is the
 //! only way the state changes. The room's task (`room/mod.rs`) decides,
@@ -23,18 +23,31 @@ use super::clock::{self, Timing};
 use crate::config::Config;
 use crate::player::{AccountId, Player};
 use crate::refusal::{refuse, Refusal};
-use crate::secret::constant_time_eq;
+use crate::secret::{constant_time_eq, matches_hash};
 
 /// What a room's log is made of: the seats given out (with their secret
-/// tokens, kept apart from the events anyone can read) and the events.
+/// tokens' hashes, kept apart from the events anyone can read) and the
+/// events. A seat written again (a fresh token) replaces the first.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
     Seat {
         seat: u8,
         player: Player,
+        /// The seat token's hash (`secret::hash`): the token itself is given
+        /// to its holder only, and kept nowhere.
         token: String,
         /// Reserved for the server's house bot.
         house: bool,
+        /// A tournament game's seat: the hash of its player's tournament
+        /// token, which acts for the seat too (a tournament that restarted,
+        /// or whose game another node holds, tells a returning player that
+        /// token rather than a seat token it no longer knows).
+        player_token: Option<String>,
+        /// The account token (its id) the seat was taken or last resumed
+        /// with by account, if any: the seat's token acts only while that
+        /// account token lives (the room asks `accounts`), so that revoking
+        /// it, or a new password, also takes back the seats it took.
+        tie: Option<String>,
     },
     Event(Event),
     /// A move decided here, written as its `moved` event.
@@ -108,27 +121,34 @@ impl PartialEq for Played {
 #[derive(Debug, Clone)]
 pub enum Intent<'a> {
     /// A player asks for a seat (any free one when `seat` is None). `token`
-    /// is the fresh secret the seat gets.
+    /// is the hash of the fresh secret the seat gets.
     Join {
         player: Player,
         seat: Option<u8>,
         token: String,
+        /// The joining connection's account token id (None for a guest).
+        tie: Option<String>,
     },
-    /// The server seats a player with no connection yet: a tournament's, or
-    /// its house bot (`house`).
+    /// The server seats a player with no connection yet: a tournament's
+    /// (with the hash of its tournament token, `player_token`), or its house
+    /// bot (`house`). `token`: the hash of the seat's fresh secret.
     Reserve {
         player: Player,
         seat: u8,
         house: bool,
         token: String,
+        player_token: Option<String>,
     },
-    /// A seat's holder comes (back) with the seat's token, or (an empty
-    /// token) as `account`, the account that took the seat; `here`: the
-    /// seats someone holds now.
+    /// A seat's holder comes (back) as `by` says; `here`: the seats someone
+    /// holds now. `fresh`: the hash of a new secret, the seat's token from
+    /// now on when resumed by account (the old one is known to nobody).
+    /// `tie`: the resuming connection's account token id, which the seat is
+    /// tied to from now on when resumed by account.
     Resume {
-        token: &'a str,
-        account: Option<AccountId>,
+        by: Resumer<'a>,
         here: [bool; 2],
+        fresh: String,
+        tie: Option<String>,
     },
     /// A move, read from its connection at `received`.
     Move {
@@ -141,6 +161,12 @@ pub enum Intent<'a> {
     },
     Abort {
         token: &'a str,
+    },
+    /// The server's house bot, back after a restart, gets a fresh token for
+    /// its reserved seat (`fresh`: its hash): only hashes were kept.
+    Rekey {
+        seat: u8,
+        fresh: String,
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat {
@@ -155,6 +181,18 @@ pub enum Intent<'a> {
     Deadline {
         abandoned_since: Option<Instant>,
     },
+}
+
+/// How a seat's holder proves it holds it.
+#[derive(Debug, Clone, Copy)]
+pub enum Resumer<'a> {
+    /// The seat token (or a tournament game's player token).
+    Token(&'a str),
+    /// The account that took the seat.
+    Account(AccountId),
+    /// The seat token's hash, as a room moving to another node of the
+    /// cluster hands over its seated clients (between nodes only).
+    Kept(&'a str),
 }
 
 /// What a player asks of a rematch (`offer_rematch`, `accept_rematch`,
@@ -236,9 +274,16 @@ impl MatchRules {
 #[derive(Debug, Clone)]
 pub struct Core {
     pub game: MatchState,
+    /// The seats' tokens' hashes.
     tokens: [Option<String>; 2],
+    /// A tournament game's seats: the hashes of their players' tournament tokens.
+    player_tokens: [Option<String>; 2],
+    /// The seats the server's house bot holds.
+    house: [bool; 2],
     /// The accounts that took the seats, if any.
     accounts: [Option<AccountId>; 2],
+    /// The account tokens (ids) the seats are tied to (`Record::Seat::tie`).
+    ties: [Option<String>; 2],
     /// When the first seat was taken (after a restart: the restore, like
     /// every instant `apply` is given): an open room's idle wait counts
     /// from it.
@@ -262,7 +307,10 @@ impl Core {
         Core {
             game: MatchState::new(spec, start, clock),
             tokens: [None, None],
+            player_tokens: [None, None],
+            house: [false; 2],
             accounts: [None, None],
+            ties: [None, None],
             opened_at: None,
             rules,
             rematch: None,
@@ -366,13 +414,18 @@ impl Core {
                 seat,
                 player,
                 token,
-                ..
+                house,
+                player_token,
+                tie,
             } => {
                 let s = *seat as usize;
                 self.opened_at.get_or_insert(at);
                 if let Some(t) = self.tokens.get_mut(s) {
                     *t = Some(token.clone());
+                    self.player_tokens[s] = player_token.clone();
+                    self.house[s] = *house;
                     self.accounts[s] = player.account;
+                    self.ties[s] = tie.clone();
                     self.game.seats[s].name = player.name.clone();
                     self.game.seats[s].player_kind = player.kind;
                 }
@@ -399,19 +452,30 @@ impl Core {
         self.accounts
     }
 
-    pub fn token(&self, seat: u8) -> Option<&str> {
+    /// The account token (its id) a seat is tied to: its seat token acts
+    /// only while that one lives.
+    pub fn tie(&self, seat: u8) -> Option<&str> {
+        self.ties.get(seat as usize)?.as_deref()
+    }
+
+    /// The hash of a seat's token.
+    pub fn kept_token(&self, seat: u8) -> Option<&str> {
         self.tokens.get(seat as usize)?.as_deref()
     }
 
-    /// The seat a token acts for.
+    /// The seat a token acts for: the seat's token, or in a tournament game
+    /// its player's tournament token.
     pub fn seat_of(&self, token: &str) -> Result<u8, Refusal> {
         if token.is_empty() {
             return refuse(ErrorCode::Unauthorized, "a seat token is required");
         }
         (0..2u8)
             .find(|&s| {
-                self.token(s)
-                    .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+                let s = s as usize;
+                [&self.tokens[s], &self.player_tokens[s]]
+                    .into_iter()
+                    .flatten()
+                    .any(|kept| matches_hash(token, kept))
             })
             .map_or_else(
                 || {
@@ -424,11 +488,11 @@ impl Core {
             )
     }
 
-    /// The seat a resume acts for: by its seat token, or (no token) by the
-    /// account that took it.
-    fn seat_resumed(&self, token: &str, account: Option<AccountId>) -> Result<u8, Refusal> {
-        match account {
-            Some(account) if token.is_empty() => (0..2u8)
+    /// The seat a resume acts for: by its seat token, by the account that
+    /// took it, or by its token's hash.
+    fn seat_resumed(&self, by: Resumer<'_>) -> Result<u8, Refusal> {
+        match by {
+            Resumer::Account(account) => (0..2u8)
                 .find(|&s| self.accounts[s as usize] == Some(account))
                 .map_or_else(
                     || {
@@ -439,7 +503,21 @@ impl Core {
                     },
                     Ok,
                 ),
-            _ => self.seat_of(token),
+            Resumer::Token(token) => self.seat_of(token),
+            Resumer::Kept(kept) => (0..2u8)
+                .find(|&s| {
+                    self.kept_token(s)
+                        .is_some_and(|t| constant_time_eq(t.as_bytes(), kept.as_bytes()))
+                })
+                .map_or_else(
+                    || {
+                        refuse(
+                            ErrorCode::Unauthorized,
+                            "that seat token is not valid in this room",
+                        )
+                    },
+                    Ok,
+                ),
         }
     }
 
@@ -472,6 +550,7 @@ impl Core {
                 player,
                 seat,
                 token,
+                tie,
             } => {
                 if self.rules.tournament {
                     return refuse(
@@ -479,29 +558,38 @@ impl Core {
                         "this is a tournament game: its players are seated by the tournament",
                     );
                 }
-                self.take_seat(player, seat, token, false)
+                self.take_seat(player, seat, token, false, None, tie)
             }
             Intent::Reserve {
                 player,
                 seat,
                 house,
                 token,
-            } => self.take_seat(player, Some(seat), token, house),
+                player_token,
+            } => self.take_seat(player, Some(seat), token, house, player_token, None),
             Intent::Resume {
-                token,
-                account,
+                by,
                 here,
+                fresh,
+                tie,
             } => {
-                let seat = self.seat_resumed(token, account)?;
+                let seat = self.seat_resumed(by)?;
                 let mut decision = Decision {
                     seat: Some(seat),
                     ..Decision::default()
                 };
+                if let Resumer::Account(_) = by {
+                    // Only the hash of the seat's token is kept: the account
+                    // gets a new one, and the old one stops acting. The seat
+                    // is tied to the account token it came back with (an
+                    // account whose token was revoked logs in again).
+                    decision.records.push(self.rekeyed(seat, fresh, tie));
+                }
                 if !here[seat as usize] && !self.finished() {
-                    decision.records = self.events([EventBody::Presence {
+                    decision.records.extend(self.events([EventBody::Presence {
                         seat,
                         connected: true,
-                    }]);
+                    }]));
                 }
                 Ok(decision)
             }
@@ -548,6 +636,19 @@ impl Core {
                     reason: EndReason::Abort,
                 }))
             }
+            Intent::Rekey { seat, fresh } => {
+                if !self.house.get(seat as usize).is_some_and(|&h| h) {
+                    return refuse(
+                        ErrorCode::Unauthorized,
+                        format!("seat {seat} is not the house's"),
+                    );
+                }
+                Ok(Decision {
+                    seat: Some(seat),
+                    records: vec![self.rekeyed(seat, fresh, self.ties[seat as usize].clone())],
+                    refused: None,
+                })
+            }
             Intent::ResignSeat { seat } => {
                 if self.finished() || seat > 1 {
                     return Ok(Decision::default());
@@ -576,6 +677,24 @@ impl Core {
         }
     }
 
+    /// Seat `seat` (taken) again as it is, with the token whose hash is
+    /// `fresh`, tied to the account token `tie`.
+    fn rekeyed(&self, seat: u8, fresh: String, tie: Option<String>) -> Record {
+        let s = seat as usize;
+        Record::Seat {
+            seat,
+            player: Player {
+                name: self.game.seats[s].name.clone(),
+                kind: self.game.seats[s].player_kind,
+                account: self.accounts[s],
+            },
+            token: fresh,
+            house: self.house[s],
+            player_token: self.player_tokens[s].clone(),
+            tie,
+        }
+    }
+
     /// Seats a player and starts the match once both seats are taken.
     fn take_seat(
         &self,
@@ -583,6 +702,8 @@ impl Core {
         seat: Option<u8>,
         token: String,
         house: bool,
+        player_token: Option<String>,
+        tie: Option<String>,
     ) -> Result<Decision, Refusal> {
         if self.finished() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
@@ -614,6 +735,8 @@ impl Core {
             player,
             token,
             house,
+            player_token,
+            tie,
         }];
         records.extend(self.events(bodies));
         Ok(Decision {
@@ -786,6 +909,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::secret::hash;
     use grundy_protocol::wire::PlayerKind;
 
     const NO_SHOW: Duration = Duration::from_secs(30);
@@ -835,7 +959,8 @@ mod tests {
         let intent = Intent::Join {
             player: Player::guest(name),
             seat: None,
-            token: format!("token-{name}"),
+            token: hash(&format!("token-{name}")),
+            tie: None,
         };
         act(c, intent, now).unwrap()
     }
@@ -887,8 +1012,10 @@ mod tests {
             Record::Seat {
                 seat: 0,
                 player: Player::guest("a"),
-                token: "token-a".into(),
-                house: false
+                token: hash("token-a"),
+                house: false,
+                player_token: None,
+                tie: None,
             }
         );
         assert_eq!(
@@ -918,6 +1045,7 @@ mod tests {
             player: Player::default(),
             seat: Some(seat),
             token: "t".into(),
+            tie: None,
         };
         assert_eq!(
             code(c.decide(ask(0), t0)),
@@ -932,6 +1060,7 @@ mod tests {
             player: Player::default(),
             seat: None,
             token: "t".into(),
+            tie: None,
         };
         assert_eq!(
             code(c.decide(any, t0)),
@@ -943,6 +1072,7 @@ mod tests {
             seat: 0,
             house: false,
             token: "t".into(),
+            player_token: None,
         };
         assert_eq!(
             code(c.decide(reserve, t0)),
@@ -1031,7 +1161,8 @@ mod tests {
                 player: Player::guest(name),
                 seat,
                 house: false,
-                token: format!("token-{name}"),
+                token: hash(&format!("token-{name}")),
+                player_token: None,
             };
             act(&mut tournament, reserve, t0).unwrap();
         }
@@ -1050,6 +1181,7 @@ mod tests {
             player: Player::guest("x"),
             seat: None,
             token: "t".into(),
+            tie: None,
         };
         let (code, message) = code(c.decide(join, t0));
         assert_eq!(code, ErrorCode::RoomFull);
@@ -1062,10 +1194,39 @@ mod tests {
             seat: 1,
             house: true,
             token: "t1".into(),
+            player_token: None,
         };
         let d = act(&mut c, reserve, t0).unwrap();
         assert_eq!(d.seat, Some(1));
         assert!(matches!(d.records[0], Record::Seat { house: true, .. }));
+    }
+
+    #[test]
+    fn a_seat_keeps_the_account_token_it_was_taken_with_until_resumed_by_account() {
+        let t0 = Instant::now();
+        let mut c = nim(&[1, 2], None);
+        let join = Intent::Join {
+            player: Player::guest("a"),
+            seat: None,
+            token: hash("token-a"),
+            tie: Some("tok-x".into()),
+        };
+        act(&mut c, join, t0).unwrap();
+        assert_eq!(c.tie(0), Some("tok-x"));
+        assert_eq!(c.tie(1), None);
+        // A resume by its token changes nothing of it.
+        let back = Intent::Resume {
+            by: Resumer::Token("token-a"),
+            here: [false, false],
+            fresh: String::new(),
+            tie: Some("tok-y".into()),
+        };
+        assert!(act(&mut c, back, t0)
+            .unwrap()
+            .records
+            .iter()
+            .all(|r| !matches!(r, Record::Seat { .. })));
+        assert_eq!(c.tie(0), Some("tok-x"));
     }
 
     #[test]
@@ -1087,15 +1248,84 @@ mod tests {
     }
 
     #[test]
+    fn seats_keep_only_hashes_and_an_account_resume_gets_a_fresh_token() {
+        let t0 = Instant::now();
+        let mut c = core(json!({"game": "nim", "heaps": [3]}), None, rules(true));
+        let ada = Player {
+            account: Some(7),
+            ..Player::guest("ada")
+        };
+        let reserve = Intent::Reserve {
+            player: ada,
+            seat: 0,
+            house: false,
+            token: hash("seat-secret"),
+            player_token: Some(hash("player-secret")),
+        };
+        act(&mut c, reserve, t0).unwrap();
+        assert_eq!(c.kept_token(0), Some(hash("seat-secret").as_str()));
+        assert_eq!(c.seat_of("seat-secret"), Ok(0));
+        assert_eq!(
+            c.seat_of("player-secret"),
+            Ok(0),
+            "a tournament's token acts too"
+        );
+        assert!(
+            c.seat_of(&hash("seat-secret")).is_err(),
+            "the hash is no token"
+        );
+        let by_hash = Intent::Resume {
+            by: Resumer::Kept(&hash("seat-secret")),
+            here: [true, false],
+            fresh: String::new(),
+            tie: None,
+        };
+        assert_eq!(c.decide(by_hash, t0).unwrap().seat, Some(0));
+
+        let by_account = Intent::Resume {
+            by: Resumer::Account(7),
+            here: [true, false],
+            fresh: hash("fresh-secret"),
+            tie: Some("tok-7".into()),
+        };
+        let d = act(&mut c, by_account, t0).unwrap();
+        assert_eq!(d.seat, Some(0));
+        assert!(matches!(
+            &d.records[..],
+            [Record::Seat { seat: 0, token, player, player_token: Some(_), .. }]
+                if *token == hash("fresh-secret") && player.account == Some(7)
+        ));
+        assert_eq!(c.seat_of("fresh-secret"), Ok(0));
+        assert_eq!(
+            c.tie(0),
+            Some("tok-7"),
+            "tied to the token it came back with"
+        );
+        assert!(
+            c.seat_of("seat-secret").is_err(),
+            "the old token stops acting"
+        );
+        assert_eq!(c.seat_of("player-secret"), Ok(0));
+        let stranger = Intent::Resume {
+            by: Resumer::Account(8),
+            here: [true, false],
+            fresh: hash("x"),
+            tie: None,
+        };
+        assert!(c.decide(stranger, t0).is_err());
+    }
+
+    #[test]
     fn a_resume_records_presence_only_for_a_seat_nobody_holds() {
         let t0 = Instant::now();
         let mut c = started(nim(&[1, 2], None), t0);
         let held = c
             .decide(
                 Intent::Resume {
-                    token: "token-b",
-                    account: None,
+                    by: Resumer::Token("token-b"),
                     here: [false, true],
+                    fresh: String::new(),
+                    tie: None,
                 },
                 t0,
             )
@@ -1104,9 +1334,10 @@ mod tests {
         let back = c
             .decide(
                 Intent::Resume {
-                    token: "token-b",
-                    account: None,
+                    by: Resumer::Token("token-b"),
                     here: [true, false],
+                    fresh: String::new(),
+                    tie: None,
                 },
                 t0,
             )
@@ -1128,9 +1359,10 @@ mod tests {
         );
         act(&mut c, Intent::Resign { token: "token-a" }, t0).unwrap();
         let after_end = Intent::Resume {
-            token: "token-a",
-            account: None,
+            by: Resumer::Token("token-a"),
             here: [false, false],
+            fresh: String::new(),
+            tie: None,
         };
         assert!(c.decide(after_end, t0).unwrap().records.is_empty());
         assert!(c
@@ -1340,7 +1572,8 @@ mod tests {
                     player: Player::guest(name),
                     seat,
                     house: false,
-                    token: format!("token-{name}"),
+                    token: hash(&format!("token-{name}")),
+                    player_token: None,
                 };
                 act(&mut c, reserve, t0).unwrap();
             }
@@ -1522,7 +1755,8 @@ mod tests {
             player: Player::guest("a"),
             seat: 0,
             house: false,
-            token: "token-a".into(),
+            token: hash("token-a"),
+            player_token: None,
         };
         act(&mut t, reserve, t0).unwrap();
         assert_eq!(
@@ -1587,7 +1821,8 @@ mod tests {
                     let intent = Intent::Join {
                         player: Player::guest(name),
                         seat: None,
-                        token: format!("token-{name}"),
+                        token: hash(&format!("token-{name}")),
+                        tie: None,
                     };
                     at(&mut live, intent, now, &mut log);
                 }
@@ -1602,9 +1837,10 @@ mod tests {
                         let seat = live.game.next_seat();
                         at(&mut live, Intent::Left { seat }, now, &mut log);
                         let back = Intent::Resume {
-                            token,
-                            account: None,
+                            by: Resumer::Token(token),
                             here: [false, false],
+                            fresh: String::new(),
+                            tie: None,
                         };
                         at(&mut live, back, now, &mut log);
                     }

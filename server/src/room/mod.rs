@@ -29,15 +29,16 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use self::answer::{ack_frame, event_frame, SnapshotView};
 pub use self::core::RematchAsk;
-use self::core::{Core, Decision, Intent, MatchRules, Record, RematchStep};
+use self::core::{Core, Decision, Intent, MatchRules, Record, RematchStep, Resumer};
 use self::subscribers::Subscribers;
+use crate::accounts::Accounts;
 use crate::config::Config;
 use crate::metrics::{RoomGauge, METRICS};
 use crate::outbox::{ConnId, Handoff, Kick, Outbox};
 use crate::player::{AccountId, Player};
 use crate::refusal::Refusal;
-use crate::secret::new_token;
-use crate::store::{now_ms, Lease, MatchStore, StoreError, WriteOp};
+use crate::secret::{hash, matches_hash, new_token};
+use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredSeat, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
@@ -52,6 +53,9 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         player: Player,
         seat: Option<u8>,
+        /// The connection's account token id, which the seat is tied to
+        /// (None for a guest).
+        tie: Option<String>,
     },
     Watch {
         outbox: Outbox,
@@ -65,6 +69,9 @@ pub enum RoomCmd {
         id: Option<RequestId>,
         token: String,
         account: Option<AccountId>,
+        /// With `account`: the account token id the connection resumes
+        /// with, which the seat is tied to from now on.
+        tie: Option<String>,
         since: Option<u64>,
     },
     Move {
@@ -110,12 +117,16 @@ pub enum RoomCmd {
         /// The seat is the house bot's: recorded so, it gets a bot back after
         /// a restart.
         house: bool,
+        /// A tournament's player: the hash of their tournament token, which
+        /// acts for the seat too.
+        player_token: Option<String>,
         reply: oneshot::Sender<Result<String, Refusal>>,
     },
-    /// A tournament asks for a seat's token (to tell its player again).
-    SeatToken {
+    /// The house bot, back after a restart, asks for a fresh token for its
+    /// reserved seat (the room keeps only the old one's hash).
+    Rekey {
         seat: u8,
-        reply: oneshot::Sender<Option<String>>,
+        reply: oneshot::Sender<Result<String, Refusal>>,
     },
     /// A tournament resigns for a player who withdrew.
     ResignSeat { seat: u8 },
@@ -216,6 +227,9 @@ pub struct RoomInit {
     pub on_end: Option<EndHook>,
     /// This node's lease on the room, in a cluster: every write carries it.
     pub lease: Option<Lease>,
+    /// Whether an account token still acts: a seat tied to one that does
+    /// not refuses its seat token. None: no seat token is refused so.
+    pub accounts: Option<Arc<Accounts>>,
 }
 
 pub struct Room {
@@ -248,6 +262,8 @@ pub struct Room {
     store: Arc<dyn MatchStore>,
     /// See [`RoomInit::lease`].
     lease: Option<Lease>,
+    /// See [`RoomInit::accounts`].
+    accounts: Option<Arc<Accounts>>,
     /// The store refused a write because another node owns the room now:
     /// the room answers what is queued (with that refusal) and ends.
     moved: bool,
@@ -288,6 +304,7 @@ impl Room {
             rematch_maker: None,
             store,
             lease: init.lease,
+            accounts: init.accounts,
             moved: false,
             config,
             summary: Arc::new(Mutex::new(Listing {
@@ -346,16 +363,18 @@ impl Room {
     /// not say so: wait for it before serving.
     pub fn restore(
         &mut self,
-        seats: [Option<(Player, String)>; 2],
+        seats: [Option<StoredSeat>; 2],
         events: Vec<Event>,
     ) -> Result<Option<Pending>, String> {
         let at = now();
         let seats = seats.into_iter().zip(0u8..).filter_map(|(seat, i)| {
-            seat.map(|(player, token)| Record::Seat {
+            seat.map(|s| Record::Seat {
                 seat: i,
-                player,
-                token,
-                house: false,
+                player: s.player,
+                token: s.token,
+                house: s.house,
+                player_token: s.player_token,
+                tie: s.tie,
             })
         });
         let keep = events.len().saturating_sub(self.config.events_in_memory);
@@ -500,16 +519,18 @@ impl Room {
                 id,
                 player,
                 seat,
+                tie,
             } => {
+                let token = new_token();
                 let intent = Intent::Join {
                     player,
                     seat,
-                    token: new_token(),
+                    token: hash(&token),
+                    tie,
                 };
                 let seated = self.seat(intent, Some(outbox.conn)).await;
-                let answer = seated.map(|(seat, token)| {
-                    answer::seated(&id, &self.id, seat, &token, self.snapshot())
-                });
+                let answer =
+                    seated.map(|seat| answer::seated(&id, &self.id, seat, &token, self.snapshot()));
                 self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::Watch { outbox, id, since } => {
@@ -521,9 +542,16 @@ impl Room {
                 id,
                 token,
                 account,
+                tie,
                 since,
             } => {
-                let answer = self.resume(&outbox, &token, account, since, &id).await;
+                let answer = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.resume(&outbox, &token, (account, tie), since, &id)
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
                 self.answer_joining(outbox, id, answer).await;
             }
             RoomCmd::CarryOn { outbox, handoff } => self.carry_on(outbox, handoff).await,
@@ -534,6 +562,10 @@ impl Room {
                 mv,
                 received,
             } => {
+                if let Err(refusal) = self.check_tie(&token).await {
+                    self.refuse(&outbox, id, refusal);
+                    return;
+                }
                 let intent = Intent::Move {
                     token: &token,
                     mv: &mv,
@@ -545,18 +577,26 @@ impl Room {
                 }
             }
             RoomCmd::Resign { outbox, id, token } => {
-                if let Err(refusal) = self
-                    .act(Intent::Resign { token: &token }, (&outbox, &id))
-                    .await
-                {
+                let acted = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.act(Intent::Resign { token: &token }, (&outbox, &id))
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
+                if let Err(refusal) = acted {
                     self.refuse(&outbox, id, refusal);
                 }
             }
             RoomCmd::Abort { outbox, id, token } => {
-                if let Err(refusal) = self
-                    .act(Intent::Abort { token: &token }, (&outbox, &id))
-                    .await
-                {
+                let acted = match self.check_tie(&token).await {
+                    Ok(()) => {
+                        self.act(Intent::Abort { token: &token }, (&outbox, &id))
+                            .await
+                    }
+                    Err(refusal) => Err(refusal),
+                };
+                if let Err(refusal) = acted {
                     self.refuse(&outbox, id, refusal);
                 }
             }
@@ -587,6 +627,7 @@ impl Room {
                 player,
                 seat,
                 house,
+                player_token,
                 reply,
             } => {
                 let token = new_token();
@@ -594,13 +635,23 @@ impl Room {
                     player,
                     seat,
                     house,
-                    token,
+                    token: hash(&token),
+                    player_token,
                 };
                 let result = self.seat(intent, None).await;
-                let _ = reply.send(result.map(|(_, token)| token));
+                let _ = reply.send(result.map(|_| token));
             }
-            RoomCmd::SeatToken { seat, reply } => {
-                let _ = reply.send(self.core.token(seat).map(str::to_string));
+            RoomCmd::Rekey { seat, reply } => {
+                let token = new_token();
+                let decided = self.core.decide(
+                    Intent::Rekey {
+                        seat,
+                        fresh: hash(&token),
+                    },
+                    now(),
+                );
+                let result = self.carry_out(decided, None).await;
+                let _ = reply.send(result.map(|()| token));
             }
             RoomCmd::ResignSeat { seat } => {
                 let decided = self.core.decide(Intent::ResignSeat { seat }, now());
@@ -636,18 +687,13 @@ impl Room {
         self.record(&decided?, ack).await.map(|_| ())
     }
 
-    /// Takes a seat (for connection `conn`, if any); returns it and its token.
-    async fn seat(
-        &mut self,
-        intent: Intent<'_>,
-        conn: Option<ConnId>,
-    ) -> Result<(u8, String), Refusal> {
+    /// Takes a seat (for connection `conn`, if any); returns it.
+    async fn seat(&mut self, intent: Intent<'_>, conn: Option<ConnId>) -> Result<u8, Refusal> {
         let decision = self.core.decide(intent, now())?;
         self.record(&decision, None).await?;
         let seat = decision.seat.expect("a seat decision names its seat");
         self.holders[seat as usize].extend(conn);
-        let token = self.core.token(seat).unwrap_or_default().to_string();
-        Ok((seat, token))
+        Ok(seat)
     }
 
     /// Answers a join, watch or resume, then counts the connection in or not.
@@ -693,6 +739,36 @@ impl Room {
             self.drop_conn(outbox.conn).await;
         } else if ok {
             self.subscribers.insert(outbox);
+        }
+    }
+
+    /// Refuses the seat token `token` when its seat is tied to an account
+    /// token that no longer acts (revoked, expired, or its account's
+    /// password changed): whoever holds the seat token got it through that
+    /// account token. A tournament player's token acts as before, and so
+    /// does a token that names no seat (the core refuses it). Untied seats
+    /// cost nothing more; a tied one, a hash and a lookup.
+    async fn check_tie(&self, token: &str) -> Result<(), Refusal> {
+        let Some(accounts) = &self.accounts else {
+            return Ok(());
+        };
+        if token.is_empty() || (self.core.tie(0).is_none() && self.core.tie(1).is_none()) {
+            return Ok(());
+        }
+        let Some(tie) = (0..2u8).find_map(|s| {
+            let kept = self.core.kept_token(s)?;
+            matches_hash(token, kept).then(|| self.core.tie(s))?
+        }) else {
+            return Ok(());
+        };
+        match accounts.token_dead(tie).await {
+            None => Ok(()),
+            Some(why) => Err((
+                ErrorCode::Unauthorized,
+                format!(
+                    "the account token that took this seat {why}; log in again and resume by account (resume with no seat token) for a new seat token"
+                ),
+            )),
         }
     }
 
@@ -744,13 +820,22 @@ impl Room {
         &mut self,
         outbox: &Outbox,
         token: &str,
-        account: Option<AccountId>,
+        (account, tie): (Option<AccountId>, Option<String>),
         since: Option<u64>,
         id: &Option<RequestId>,
     ) -> Result<Utf8Bytes, Refusal> {
-        let seat = self.seat_again(outbox, token, account, since).await?;
-        // Resumed by an account: the seat token comes back, for the moves.
-        let seat_token = token.is_empty().then(|| self.core.token(seat)).flatten();
+        let by = match account {
+            Some(account) if token.is_empty() => Resumer::Account(account),
+            _ => Resumer::Token(token),
+        };
+        // Resumed by an account: a new seat token comes back, for the moves
+        // (only the old one's hash is kept), tied to the account token the
+        // connection resumes with.
+        let fresh = new_token();
+        let seat = self
+            .seat_again(outbox, by, (hash(&fresh), tie), since)
+            .await?;
+        let seat_token = matches!(by, Resumer::Account(_)).then_some(fresh.as_str());
         self.catch_up(Some(seat), seat_token, since, id)
     }
 
@@ -764,8 +849,13 @@ impl Room {
             return;
         }
         let back = match &token {
-            Some(token) => self
-                .seat_again(&outbox, token, None, Some(since))
+            Some(kept) => self
+                .seat_again(
+                    &outbox,
+                    Resumer::Kept(kept),
+                    (String::new(), None),
+                    Some(since),
+                )
                 .await
                 .map(|_| ()),
             None => self.check_since(Some(since)),
@@ -790,20 +880,22 @@ impl Room {
         self.after_joining(outbox, ok).await;
     }
 
-    /// Gives the seat `token` (or `account`) names to `outbox`'s connection,
-    /// `since` checked first: the seat.
+    /// Gives the seat `by` names to `outbox`'s connection, `since` checked
+    /// first: the seat. `fresh`: the hash of the seat's new token, when
+    /// resumed by account.
     async fn seat_again(
         &mut self,
         outbox: &Outbox,
-        token: &str,
-        account: Option<AccountId>,
+        by: Resumer<'_>,
+        (fresh, tie): (String, Option<String>),
         since: Option<u64>,
     ) -> Result<u8, Refusal> {
         let here = self.here();
         let intent = Intent::Resume {
-            token,
-            account,
+            by,
             here,
+            fresh,
+            tie,
         };
         let decision = self.core.decide(intent, now())?;
         // Check `since` before changing anything.
@@ -849,8 +941,10 @@ impl Room {
             let seat = (0..2u8).find(|&seat| self.holders[seat as usize].contains(&outbox.conn));
             handover.leave(Handoff {
                 room: self.id.clone(),
+                // Only the token's hash is kept: the room on the next node
+                // takes that from this node (`Resumer::Kept`).
                 token: seat
-                    .and_then(|seat| self.core.token(seat))
+                    .and_then(|seat| self.core.kept_token(seat))
                     .map(str::to_owned),
                 since: self.core.game.seq,
             });
@@ -1040,12 +1134,16 @@ impl Room {
                     player,
                     token,
                     house,
+                    player_token,
+                    tie,
                 } => ops.push(WriteOp::Seat {
                     room: self.id.clone(),
                     seat: *seat,
                     player: player.clone(),
                     token: token.clone(),
                     house: *house,
+                    player_token: player_token.clone(),
+                    tie: tie.clone(),
                 }),
                 // Serialized once: the store keeps this text and subscribers get it.
                 Record::Event(event) => {

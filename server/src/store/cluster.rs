@@ -120,23 +120,6 @@ pub(super) fn tournament_owner_of(conn: &mut PgConn, key: &str) -> Result<Owner,
     )
 }
 
-/// The token of `seat` in room `room` (by id), if the seat is taken.
-pub(super) fn seat_token(
-    conn: &mut PgConn,
-    room: &str,
-    seat: u8,
-) -> Result<Option<String>, StoreError> {
-    let row = conn.query_one(
-        "SELECT s.token FROM seats s JOIN rooms r ON r.no = s.room_no
-         WHERE r.id = ?1 AND s.seat = ?2",
-        args![room, i64::from(seat)],
-    )?;
-    match row {
-        Some(mut row) => Ok(Some(row.text(0).map_err(StoreError::Postgres)?)),
-        None => Ok(None),
-    }
-}
-
 /// What `query` finds for `key` as an id (`?1`) or a code (`?2`): the id,
 /// the owner, and whether the owner is live.
 fn whereabouts(conn: &mut PgConn, query: &str, key: &str) -> Result<Owner, StoreError> {

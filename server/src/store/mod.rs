@@ -24,7 +24,16 @@
 //!         clock TEXT json NULL, listed INT, bot TEXT NULL, hints INT 0|1, created_at_ms INT,
 //!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
 //! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, house INT 0|1,
-//!         kind TEXT NULL, account INT NULL, PK (room_no, seat))
+//!         kind TEXT NULL, account INT NULL, player_token TEXT NULL, PK (room_no, seat))
+//! ```
+//!
+//! No secret handed out is kept in clear: `seats.token`, `seats.player_token`,
+//! `tournaments.owner_token` and `tournament_players.token` hold the tokens'
+//! SHA-256 as 64 hex digits (`secret::hash`), like `api_tokens` holds its
+//! secrets'. `seats.player_token` is, for a tournament game's seat, its
+//! player's tournament token's hash (that token acts for the seat too).
+//!
+//! ```sql
 //! events (room_no -> rooms.no, seq INT, at_ms INT, body TEXT json Event, PK (room_no, seq))
 //! ```
 //!
@@ -97,9 +106,15 @@ pub enum WriteOp {
         room: String,
         seat: u8,
         player: Player,
+        /// The seat token's hash (`secret::hash`).
         token: String,
         /// The server reserved it for its own house bot.
         house: bool,
+        /// A tournament game's seat: its player's tournament token's hash.
+        player_token: Option<String>,
+        /// The account token id the seat is tied to (`seats.account_token`):
+        /// the seat token acts only while that account token does.
+        tie: Option<String>,
     },
     /// An event of the room's log; its `seq` must be new for the room.
     /// `json` is the event as serialized once by the room (the same text goes
@@ -262,10 +277,14 @@ pub struct StoredRoom {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSeat {
     pub player: Player,
-    /// The secret seat token.
+    /// The seat token's hash (`secret::hash`).
     pub token: String,
     /// The server reserved it for its own house bot.
     pub house: bool,
+    /// A tournament game's seat: its player's tournament token's hash.
+    pub player_token: Option<String>,
+    /// The account token id the seat is tied to.
+    pub tie: Option<String>,
 }
 
 /// What can go wrong in the store.
@@ -466,9 +485,6 @@ pub trait Cluster: Send + Sync {
     ) -> Result<Vec<(String, Option<MatchResult>)>, StoreError>;
     /// The next account id no node has given.
     fn next_account_id(&self) -> Result<u64, StoreError>;
-    /// The token of a seat of a room (by id): for a tournament whose game's
-    /// room another node holds.
-    fn seat_token(&self, room: &str, seat: u8) -> Result<Option<String>, StoreError>;
 }
 
 /// A boxed store is a store (a server picks its backend when it starts).

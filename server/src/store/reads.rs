@@ -39,7 +39,7 @@ pub(super) fn load_seats<C: Sql>(
 ) -> Result<[Option<StoredSeat>; 2], StoreError> {
     let mut seats = [None, None];
     let rows = conn.query(
-        "SELECT seat, name, token, house, kind, account FROM seats
+        "SELECT seat, name, token, house, kind, account, player_token, account_token FROM seats
          WHERE room_no = (SELECT no FROM rooms WHERE id = ?1)",
         args![room],
     )?;
@@ -66,6 +66,8 @@ pub(super) fn load_seats<C: Sql>(
             },
             token: row.text(2).map_err(bad)?,
             house: row.flag(3).map_err(bad)?,
+            player_token: row.opt_text(6).map_err(bad)?,
+            tie: row.opt_text(7).map_err(bad)?,
         });
     }
     Ok(seats)

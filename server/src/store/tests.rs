@@ -128,6 +128,8 @@ pub(crate) fn seat(room: &str, seat: u8, name: &str) -> WriteOp {
         },
         token: format!("token-{room}-{seat}"),
         house: false,
+        player_token: None,
+        tie: Some(format!("tie-{room}-{seat}")),
     }
 }
 
@@ -330,6 +332,8 @@ on_both!(
                     },
                     token: "token-open-1".into(),
                     house: false,
+                    player_token: None,
+                    tie: Some("tie-open-1".into()),
                 })
             ]
         );

@@ -733,6 +733,8 @@ mod tests {
                 player: crate::player::Player::guest("cy"),
                 token: "tok3".into(),
                 house: false,
+                player_token: None,
+                tie: None,
             })
             .blocking_recv()
             .expect("answer")

@@ -449,6 +449,8 @@ pub(super) fn apply_op<'a, C: Sql>(
             player,
             token,
             house,
+            player_token,
+            tie,
         } => {
             if *seat > 1 {
                 return Err(StoreError::BadSeat {
@@ -463,12 +465,15 @@ pub(super) fn apply_op<'a, C: Sql>(
                 .transpose()?;
             let no = nos.get(conn, room)?;
             conn.exec(
-                "INSERT INTO seats (room_no, seat, name, token, house, kind, account)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                "INSERT INTO seats (room_no, seat, name, token, house, kind, account,
+                                    player_token, account_token)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                  ON CONFLICT (room_no, seat)
                  DO UPDATE SET name = excluded.name, token = excluded.token,
                                house = excluded.house, kind = excluded.kind,
-                               account = excluded.account",
+                               account = excluded.account,
+                               player_token = excluded.player_token,
+                               account_token = excluded.account_token",
                 args![
                     no,
                     *seat,
@@ -476,7 +481,9 @@ pub(super) fn apply_op<'a, C: Sql>(
                     token,
                     *house,
                     kind,
-                    account
+                    account,
+                    player_token.as_ref(),
+                    tie.as_ref()
                 ],
             )?;
         }

@@ -117,12 +117,14 @@ impl RoomsElsewhere {
 
 pub struct Tournament {
     core: Core,
+    /// The owner token's hash (`secret::hash`).
     owner_token: String,
     /// Each player's connections (they hear `your_game`).
     player_conns: HashMap<u32, Vec<Outbox>>,
     watchers: HashMap<ConnId, Outbox>,
-    /// Seat tokens of the games started since this task began (older ones are
-    /// asked of their rooms).
+    /// Seat tokens of the games started since this task began, in memory
+    /// only (the store keeps their hashes): for older games a returning
+    /// player is told their own tournament token, which acts for the seat.
     seat_tokens: HashMap<String, [String; 2]>,
     results: mpsc::UnboundedSender<GameEnd>,
     services: Services,
@@ -461,7 +463,7 @@ impl Tournament {
                 let result = match self.core.player_of(&token) {
                     Some(player) => {
                         self.subscribe(&outbox, Some(player));
-                        Ok((player, token))
+                        Ok((player, token.clone()))
                     }
                     None => refuse(
                         ErrorCode::Unauthorized,
@@ -471,7 +473,7 @@ impl Tournament {
                 let ok = result.as_ref().ok().map(|(p, _)| *p);
                 self.answer_registered(&outbox, id, result);
                 if let Some(player) = ok {
-                    self.tell_running_game(player).await;
+                    self.tell_running_game(player, token);
                 }
             }
             TournamentCmd::Withdraw { outbox, id, token } => {
@@ -654,14 +656,15 @@ impl Tournament {
             tournament: self.core.id.clone(),
             event: event.clone(),
             at_ms: now_ms(),
-            player_token: Some(token.clone()),
+            // Only its hash is kept: the player alone has the token.
+            player_token: Some(crate::secret::hash(&token)),
             player_account: entrant.account,
             ratings: Vec::new(),
         });
         self.committed(done).await?;
         self.core.players.push(Registrant {
             name,
-            token: token.clone(),
+            token: crate::secret::hash(&token),
             withdrawn: false,
             kind: entrant.kind,
             account: entrant.account,
@@ -708,9 +711,7 @@ impl Tournament {
 
     /// Starts the tournament for its owner; `ack` hears the command's `ack`.
     async fn start(&mut self, token: &str, ack: Ack<'_>) -> Result<(), Refusal> {
-        if token.is_empty()
-            || !crate::secret::constant_time_eq(token.as_bytes(), self.owner_token.as_bytes())
-        {
+        if !crate::secret::matches_hash(token, &self.owner_token) {
             return refuse(
                 ErrorCode::Unauthorized,
                 "only the creator (with the owner token) may start the tournament",
@@ -815,13 +816,17 @@ impl Tournament {
             Ok(Err(e)) => return refuse(ErrorCode::BadSpec, format!("start refused: {e}")),
             Err(_) => return refuse(ErrorCode::Internal, "reading the start failed"),
         };
+        // Each player's tournament token acts for their seat too (the room
+        // gets its hash): how a player who comes back to the tournament is
+        // told their game after this task forgot its seat tokens.
         let entrants = players.map(|p| {
             let p = &self.core.players[p as usize];
-            Player {
+            let player = Player {
                 name: Some(p.name.clone()),
                 kind: p.kind,
                 account: p.account,
-            }
+            };
+            (player, Some(p.token.clone()))
         });
         let setup = RoomSetup {
             spec,
@@ -878,8 +883,11 @@ impl Tournament {
         }
     }
 
-    /// Tells a player who came back about their game in progress.
-    async fn tell_running_game(&mut self, player: u32) {
+    /// Tells a player who came back (with their tournament token, `token`)
+    /// about their game in progress. The seat's token is known only to the
+    /// task that started the game (the store keeps its hash): otherwise the
+    /// player's tournament token, which acts for their seat, is theirs.
+    fn tell_running_game(&mut self, player: u32, token: String) {
         let Some(game) = self.core.running_game_of(player).cloned() else {
             return;
         };
@@ -890,39 +898,11 @@ impl Tournament {
             return;
         };
         let token = match self.seat_tokens.get(&room) {
-            Some(tokens) => Some(tokens[seat].clone()),
-            None => self.ask_token(&room, seat as u8).await,
-        };
-        let Some(token) = token else {
-            return;
+            Some(tokens) => tokens[seat].clone(),
+            None => token,
         };
         let opponent = game.players[1 - seat];
         self.tell_game(player, game.round, &room, seat as u8, token, opponent);
-    }
-
-    /// A seat's token, asked of its room; in a cluster, read from the store
-    /// when another node holds the room.
-    async fn ask_token(&self, room: &str, seat: u8) -> Option<String> {
-        let Some((_, tx)) = self.services.lobby.find(room) else {
-            self.lease.as_ref()?;
-            let store = self.services.store.clone();
-            let room = room.to_owned();
-            let read = tokio::task::spawn_blocking(move || match store.cluster() {
-                Some(cluster) => cluster.seat_token(&room, seat),
-                None => Ok(None),
-            });
-            return match read.await {
-                Ok(Ok(token)) => token,
-                Ok(Err(e)) => {
-                    tracing::warn!(tournament = %self.core.id, "cannot read a seat's token: {e}");
-                    None
-                }
-                Err(_) => None,
-            };
-        };
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        tx.send(RoomCmd::SeatToken { seat, reply }).await.ok()?;
-        answer.await.ok().flatten()
     }
 
     /// A game's room reported its result: record it and move on. A

@@ -106,7 +106,8 @@ impl Tournaments {
                 tournament: id.clone(),
                 code: code.clone(),
                 settings: settings_json.clone(),
-                owner_token: owner_token.clone(),
+                // Only its hash is kept: the creator alone has the token.
+                owner_token: crate::secret::hash(&owner_token),
                 created_at_ms: now_ms(),
             };
             let done = self.services.store.write(create.fenced(lease.as_ref()));
@@ -122,7 +123,7 @@ impl Tournaments {
         };
         let core = Core::new(id.clone(), code.clone(), settings);
         let state = core.state(|p| self.services.ratings.of(&core.game, p.account));
-        let (tx, restored) = self.register(core, owner_token.clone(), lease);
+        let (tx, restored) = self.register(core, crate::secret::hash(&owner_token), lease);
         self.spawn(restored);
         Ok(Created {
             tournament: id,

@@ -21,6 +21,7 @@ use crate::player::AccountId;
 #[derive(Debug, Clone)]
 pub struct Registrant {
     pub name: String,
+    /// The player's token's hash (`secret::hash`).
     pub token: String,
     pub withdrawn: bool,
     /// From the `registered` event (None before accounts).
@@ -126,7 +127,7 @@ impl Core {
         }
         self.players
             .iter()
-            .position(|p| crate::secret::constant_time_eq(p.token.as_bytes(), token.as_bytes()))
+            .position(|p| crate::secret::matches_hash(token, &p.token))
             .map(|p| p as u32)
     }
 

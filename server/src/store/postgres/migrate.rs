@@ -61,6 +61,17 @@ fn migrate(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
     accounts::fill_looks(conn)
 }
 
+/// The migrations up to `version` only (for tests of databases an older
+/// build wrote).
+#[cfg(test)]
+pub(super) fn migrate_to(url: &str, version: i32) {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).expect("connects");
+    embedded::migrations::runner()
+        .set_target(refinery::Target::Version(version))
+        .run(&mut client)
+        .expect("migrated");
+}
+
 /// [`migrate`], one node at a time: a cluster's nodes may start together.
 pub(super) fn migrate_alone(conn: &mut PgConn, shown: &Path) -> Result<(), StoreError> {
     let pg = |e| StoreError::from(pg_error(e));

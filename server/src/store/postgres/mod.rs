@@ -384,11 +384,6 @@ impl Cluster for PgStore {
     fn next_account_id(&self) -> Result<u64, StoreError> {
         self.read(accounts::next_id)
     }
-
-    fn seat_token(&self, room: &str, seat: u8) -> Result<Option<String>, StoreError> {
-        let room = room.to_owned();
-        self.read(move |conn| cluster::seat_token(conn, &room, seat))
-    }
 }
 
 impl MatchStore for PgStore {
@@ -597,6 +592,60 @@ mod tests {
             Place::Postgres(url) => Some(url),
             Place::Sqlite { .. } => unreachable!(),
         }
+    }
+
+    /// A database of schema version 4 kept its tokens in clear: version 5
+    /// hashes them in place, and gives each seat of a tournament game its
+    /// player's tournament token's hash.
+    #[test]
+    fn the_clear_tokens_of_a_version_4_database_are_hashed_in_place() {
+        use crate::secret::hash;
+        let Some(url) = database() else { return };
+        migrate::migrate_to(&url, 4);
+        let mut raw = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+        raw.batch_execute(
+            "INSERT INTO rooms (id, code, spec, listed, created_at_ms, tournament)
+                 VALUES ('g', 'CODEG', '{\"game\":\"nim\",\"heaps\":[3]}', FALSE, 1, 't1');
+             INSERT INTO seats (room_no, seat, name, token)
+                 SELECT no, 0, 'ann', 'seat-ann' FROM rooms WHERE id = 'g';
+             INSERT INTO seats (room_no, seat, name, token)
+                 SELECT no, 1, 'stranger', 'seat-x' FROM rooms WHERE id = 'g';
+             INSERT INTO tournaments (id, code, settings, owner_token, created_at_ms)
+                 VALUES ('t1', 'TCODE', '{\"family\":\"nim\"}', 'owner-t1', 1);
+             INSERT INTO tournament_players (tournament, player, name, token)
+                 VALUES ('t1', 0, 'ann', 'player-ann');",
+        )
+        .expect("version 4 rows");
+        drop(raw);
+        let store = PgStore::open(&url).expect("migrates");
+        drop(store);
+        let mut raw = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+        let seats: Vec<(i16, String, Option<String>)> = raw
+            .query(
+                "SELECT seat, token, player_token FROM seats ORDER BY seat",
+                &[],
+            )
+            .expect("seats")
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+        assert_eq!(
+            seats,
+            [
+                (0, hash("seat-ann"), Some(hash("player-ann"))),
+                (1, hash("seat-x"), None)
+            ]
+        );
+        let owner: String = raw
+            .query_one("SELECT owner_token FROM tournaments", &[])
+            .expect("tournament")
+            .get(0);
+        assert_eq!(owner, hash("owner-t1"));
+        let player: String = raw
+            .query_one("SELECT token FROM tournament_players", &[])
+            .expect("player")
+            .get(0);
+        assert_eq!(player, hash("player-ann"));
     }
 
     #[test]
@@ -1139,11 +1188,6 @@ mod tests {
             .expect("read");
         found.sort_by(|x, y| x.0.cmp(&y.0));
         assert_eq!(found, [("r1".into(), None), ("r2".into(), Some(result))]);
-        put(&a, fenced(&of_a, seat("r1", 1, "bob"))).expect("seat");
-        let token = a.seat_token("r1", 1).expect("read").expect("a token");
-        assert!(!token.is_empty());
-        assert_eq!(a.seat_token("r1", 0).expect("read"), None, "an empty seat");
-        assert_eq!(a.seat_token("never", 1).expect("read"), None);
     }
 
     /// A single server's rooms and tournaments become the cluster's when its

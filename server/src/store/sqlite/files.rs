@@ -1,5 +1,5 @@
 //! Who may read the database: its owner only. It holds accounts' password
-//! hashes, tokens' hashes and seats' tokens, so the file, its `-wal` and
+//! hashes and tokens' hashes (API, seat and tournament tokens), so the file, its `-wal` and
 //! `-shm` are 0600, and a directory the server makes for it 0700, whatever
 //! the umask. A file found looser (from an older build, or copied in) is
 //! tightened to its owner's bits, with a warning; one the server may not

@@ -30,6 +30,9 @@ pub(in crate::store) fn known_version() -> i64 {
 /// Brings the file's schema to this build's; refuses a newer one.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let known = known_version();
+    // Migration 9 rewrites the clear tokens of before: what they were must
+    // not stay in the file's free space (`hash_clear_tokens`).
+    conn.pragma_update(None, "secure_delete", true)?;
     let in_pragma: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
     let recorded = recorded_version(conn)?;
     let found = in_pragma.max(recorded.unwrap_or(0));
@@ -58,7 +61,49 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if in_pragma != known {
         conn.pragma_update(None, "user_version", known)?;
     }
+    hash_clear_tokens(conn)?;
     accounts::fill_looks(conn)
+}
+
+/// The columns that keep tokens as their hash (`secret::hash`).
+const TOKEN_COLUMNS: [(&str, &str); 4] = [
+    ("seats", "token"),
+    ("seats", "player_token"),
+    ("tournaments", "owner_token"),
+    ("tournament_players", "token"),
+];
+
+/// Hashes the tokens migration 9 marked `clear:` (those written before it),
+/// in one transaction. SQLite has no SHA-256 of its own: doing it here
+/// keeps the one hashing code (`secret::hash`) and needs no SQL function
+/// registered on every connection; the mark makes it idempotent, so a crash
+/// after the migration only leaves it for the next start.
+fn hash_clear_tokens(conn: &mut Connection) -> Result<(), StoreError> {
+    let hashed = hash_marked(conn);
+    // On since the migrations began (see `migrate`): rewriting is over.
+    conn.pragma_update(None, "secure_delete", false)?;
+    hashed
+}
+
+fn hash_marked(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    for (table, column) in TOKEN_COLUMNS {
+        let marked: Vec<(i64, String)> = tx
+            .prepare(&format!(
+                "SELECT rowid, {column} FROM {table} WHERE {column} LIKE 'clear:%'"
+            ))?
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut update = tx.prepare(&format!(
+            "UPDATE {table} SET {column} = ?1 WHERE rowid = ?2"
+        ))?;
+        for (rowid, text) in marked {
+            let clear = text.strip_prefix("clear:").unwrap_or(&text);
+            update.execute(rusqlite::params![crate::secret::hash(clear), rowid])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
 }
 
 /// The last version refinery's table records; `None` without the table.
