@@ -312,6 +312,38 @@ fn boards_at_the_limits_are_played_perfectly() {
     }
 }
 
+/// The analysis shows the position as the sum of its heads, each with its
+/// value.
+#[test]
+fn the_analysis_lists_each_head_with_its_value() {
+    use grundy_engine::components;
+    let rows = |spec: Value| -> Vec<(String, u64)> {
+        components(&parse(&spec))
+            .expect("a sum of heads")
+            .into_iter()
+            .map(|c| (c.label, c.value))
+            .collect()
+    };
+    assert_eq!(
+        rows(json!({"game": "mock-turtles", "coins": "THTHH"})),
+        [
+            ("heads at 1".to_string(), 2),
+            ("heads at 3".to_string(), 7),
+            ("heads at 4".to_string(), 8)
+        ]
+    );
+    // On a rectangle: x ⊗ y, 0 on row 0.
+    assert_eq!(
+        rows(json!({"game": "turning-corners", "coins": ["TTH", "THH", "TTH"]})),
+        [
+            ("heads at [0, 2]".to_string(), 0),
+            ("heads at [1, 1]".to_string(), 1),
+            ("heads at [1, 2]".to_string(), 2),
+            ("heads at [2, 2]".to_string(), 3)
+        ]
+    );
+}
+
 /// The short forms read and write them.
 #[test]
 fn short_forms() {

@@ -316,6 +316,13 @@ impl Coins {
             .filter(move |&(r, c)| !grid || (r > 0 && c > 0))
     }
 
+    /// Every head with its value: the parts whose xor is the position's.
+    pub fn head_values(&self) -> Vec<(Coin, u64)> {
+        self.heads()
+            .map(|(r, c)| (self.coin(r, c), self.coin_value(r, c)))
+            .collect()
+    }
+
     pub fn value(&self) -> u64 {
         self.heads().fold(0, |x, (r, c)| x ^ self.coin_value(r, c))
     }
