@@ -17,8 +17,9 @@
 //! - Ruler: coin i is worth the largest power of 2 dividing i + 1 (OEIS
 //!   A006519, 2^(A001511 − 1)): 1, 2, 1, 4, 1, 2, 1, 8, ...
 //! - Turning Corners: coin (x, y) is worth x ⊗ y, the nim-product (the
-//!   Tartan theorem: the game is the product of two Ruler-like games, here
-//!   of "turn two coins" with values 0, 1, 2, ...; [`crate::nimber`]).
+//!   Tartan theorem: the game is the product of two copies of "turn exactly
+//!   two coins", in which coin x is worth x, a Nim heap of x;
+//!   [`crate::nimber`]).
 //!
 //! A winning move is found from the values directly: for a head at `r` and
 //! the change `d` the move must make, Mock Turtles needs one or two coins
