@@ -17,7 +17,8 @@ use grundy_protocol::short::moves::write as short_form;
 /// or in short: `grundy analyze nim 3 4 5`, `grundy analyze kayles 5 7`,
 /// `grundy analyze bash --k 3 5 6`, `grundy analyze subtraction --set 1,3,4 10`,
 /// `grundy analyze wythoff 3 5`, `grundy analyze treblecross ..X..`,
-/// `grundy analyze darkraft RL LR`, `grundy analyze twist 10`, and sums of
+/// `grundy analyze darkraft RL LR`, `grundy analyze twist 10`,
+/// `grundy analyze mock-turtles THTHH`, `grundy analyze turning-corners TTH HTT`, and sums of
 /// different games, parts joined by `+`: `grundy analyze nim 3 5 + kayles 7 +
 /// wythoff 3 5` (each part's value in the table, moves typed `PART: MOVE`).
 /// Graphs and heaps with a rule each have no short form: give their spec.
@@ -28,8 +29,9 @@ use grundy_protocol::short::moves::write as short_form;
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The game id (nim, heaps, bash, subtraction, kayles, dawson, lasker,
-    /// wythoff, moore, new-stone, staircase, treblecross, darkraft, twist)
-    /// followed by the position: heap sizes, pieces, a board or grid rows;
+    /// grundy, wythoff, moore, new-stone, staircase, treblecross, darkraft,
+    /// twist, mock-turtles, ruler, turning-corners) followed by the position:
+    /// heap sizes, pieces, a board, grid rows or rows of coins (H and T);
     /// or several of those joined by `+`, a sum.
     #[arg(value_name = "GAME [POSITION]...", conflicts_with = "spec")]
     short: Vec<String>,

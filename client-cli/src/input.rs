@@ -110,6 +110,23 @@ fn moves_help(position: &Position) -> String {
             "  2 3            choose the active cell at row 2, column 3".to_string()
         }
         Position::Graph(_) => "  1 7            move token 1 along an edge to vertex 7".to_string(),
+        Position::Coins(c) => {
+            use grundy_protocol::games::coins::CoinRule;
+            match c.rule {
+                CoinRule::MockTurtles => [
+                    "  4              turn coin 4 (heads) to tails",
+                    "  1 2 4          turn coins 1, 2 and 4: one, two or three coins, the last heads",
+                ]
+                .join("\n"),
+                CoinRule::Ruler => {
+                    "  2 3 4          turn coins 2 to 4: a run of coins, the last heads".to_string()
+                }
+                CoinRule::TurningCorners => {
+                    "  0:1 2:3        turn the corners [0, 1], [0, 3], [2, 1], [2, 3]; [2, 3] heads"
+                        .to_string()
+                }
+            }
+        }
         Position::Twist(Twist::Unsplit(_)) => [
             "  split 4 6      split the stones into heaps of 4 and 6 (also `4+6`)",
             "  then: 2 3      take 3 stones from heap 2",

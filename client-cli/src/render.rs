@@ -1,7 +1,8 @@
 //! Positions drawn for a person, one drawing per family, with the last move
 //! marked: heaps as rows of stones with their sizes, the treblecross strip with
 //! cell numbers, the darkraft grid with coordinates, the staircase strip, a
-//! graph as its tokens and vertices.
+//! graph as its tokens and vertices, coins heads (H) and tails (T) in a row or
+//! on a rectangle.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -160,6 +161,7 @@ pub fn board(position: &Position, last: Option<&Value>, paint: &Paint) -> String
         Position::Treblecross(_) => treblecross(&json, last, paint),
         Position::Darkraft(_) => darkraft(&json, last, paint),
         Position::Graph(_) => graph(&json, last, paint),
+        Position::Coins(c) => coins(c, last, paint),
         Position::Sum(s) => {
             let mut out = String::from(if s.misere.is_some() {
                 "A sum of games, misère: each move is a move in one part; whoever makes the last move loses\n"
@@ -321,6 +323,12 @@ fn wythoff(heaps: [u64; 2], last: Option<&Value>, paint: &Paint) -> String {
 /// A strip drawn in lines of `STRIP_LINE` cells: the cell numbers above, the
 /// cells below; `mark` is a cell to highlight.
 fn strip(cells: &[(u64, String)], mark: Option<u64>, paint: &Paint) -> String {
+    strip_of("cell", cells, mark.as_slice(), paint)
+}
+
+/// A strip whose numbers are labelled `label` (`cell`, `coin`), with the
+/// cells in `marks` highlighted.
+fn strip_of(label: &str, cells: &[(u64, String)], marks: &[u64], paint: &Paint) -> String {
     let w = cells
         .iter()
         .map(|(i, _)| i.to_string().len())
@@ -329,19 +337,24 @@ fn strip(cells: &[(u64, String)], mark: Option<u64>, paint: &Paint) -> String {
     let mut out = String::new();
     for chunk in cells.chunks(STRIP_LINE) {
         let numbers: Vec<String> = chunk.iter().map(|(i, _)| format!("{i:>w$}")).collect();
-        let marks: Vec<String> = chunk
+        let shown: Vec<String> = chunk
             .iter()
             .map(|(i, c)| {
                 let cell = format!("{c:>w$}");
-                if Some(*i) == mark {
+                if marks.contains(i) {
                     paint.mark(&cell)
                 } else {
                     cell
                 }
             })
             .collect();
-        out.push_str(&format!("  cell  {}\n", numbers.join(" ")));
-        out.push_str(&format!("        {}\n", marks.join(" ")));
+        out.push_str(&format!("  {label}  {}\n", numbers.join(" ")));
+        out.push_str(&format!(
+            "  {:>w2$}  {}\n",
+            "",
+            shown.join(" "),
+            w2 = label.len()
+        ));
     }
     out
 }
@@ -441,6 +454,77 @@ fn darkraft(json: &Value, last: Option<&Value>, paint: &Paint) -> String {
     }
     if let Some((r, c)) = mark {
         out.push_str(&paint.mark(&format!("  * last chosen: row {r}, column {c}")));
+        out.push('\n');
+    }
+    out
+}
+
+/// The coins a move turned: numbers in a row, `(row, column)` on a board.
+fn turned(last: Option<&Value>) -> Vec<(u64, u64)> {
+    let Some(list) = last.and_then(|m| m.get("turn")).and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|c| match c {
+            Value::Array(rc) => Some((rc.first()?.as_u64()?, rc.get(1)?.as_u64()?)),
+            n => Some((0, n.as_u64()?)),
+        })
+        .collect()
+}
+
+/// Coins heads (H) or tails (T): a row as a strip of numbered coins, a
+/// rectangle with its row and column numbers; the coins the last move
+/// turned are marked.
+fn coins(c: &grundy_protocol::games::coins::Coins, last: Option<&Value>, paint: &Paint) -> String {
+    use grundy_protocol::games::coins::CoinRule;
+    let title = match c.rule {
+        CoinRule::MockTurtles => "Mock Turtles: turn over one, two or three coins; the rightmost goes from heads (H) to tails (T)",
+        CoinRule::Ruler => "Ruler: turn over a run of consecutive coins; the rightmost goes from heads (H) to tails (T)",
+        CoinRule::TurningCorners => "Turning Corners: turn over the four corners of a rectangle; the one farthest from row 0, column 0 goes from heads (H) to tails (T)",
+    };
+    let mut out = format!("{title}\n");
+    let marks = turned(last);
+    let view = c.view();
+    if !c.rule.is_grid() {
+        let cells: Vec<(u64, String)> = view
+            .first()
+            .map(|row| {
+                row.chars()
+                    .enumerate()
+                    .map(|(i, ch)| (i as u64, ch.to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let marked: Vec<u64> = marks.iter().map(|&(_, i)| i).collect();
+        out.push_str(&strip_of("coin", &cells, &marked, paint));
+        if !marks.is_empty() {
+            let list: Vec<String> = marks.iter().map(|(_, i)| i.to_string()).collect();
+            out.push_str(&paint.mark(&format!("  last move turned coins {}", list.join(", "))));
+            out.push('\n');
+        }
+        return out;
+    }
+    let header: Vec<String> = (0..c.cols()).map(|col| format!("{col:>2}")).collect();
+    out.push_str(&format!("  row\\col {}\n", header.join(" ")));
+    for (r, row) in view.iter().enumerate() {
+        let cells: Vec<String> = row
+            .chars()
+            .enumerate()
+            .map(|(col, ch)| {
+                let cell = format!("{ch:>2}");
+                if marks.contains(&(r as u64, col as u64)) {
+                    paint.mark(&cell)
+                } else {
+                    cell
+                }
+            })
+            .collect();
+        out.push_str(&format!("  {r:>7} {}\n", cells.join(" ")));
+    }
+    if let [(a, b), .., (x, y)] = marks.as_slice() {
+        out.push_str(&paint.mark(&format!(
+            "  last move turned the corners of rows {a} and {x}, columns {b} and {y}"
+        )));
         out.push('\n');
     }
     out
@@ -609,6 +693,47 @@ mod tests {
         let mv = p.parse_move(&last).expect("move");
         p.play(&mv).expect("legal");
         insta::assert_snapshot!(board(&p, Some(&last), &Paint::PLAIN));
+    }
+
+    #[test]
+    fn coin_rows_and_boards() {
+        let row = draw(
+            json!({"game": "mock-turtles", "coins": "THTTHT"}),
+            Some(json!({"turn": [1, 3, 5]})),
+        );
+        assert!(
+            row.starts_with("Mock Turtles: turn over one, two or three coins"),
+            "{row}"
+        );
+        assert!(
+            row.contains("  coin  0 1 2 3 4 5\n        T H T T H T\n"),
+            "{row}"
+        );
+        assert!(row.contains("last move turned coins 1, 3, 5"), "{row}");
+        let ruler = draw(json!({"game": "ruler", "coins": "HTH"}), None);
+        assert!(
+            ruler.starts_with("Ruler: turn over a run of consecutive coins"),
+            "{ruler}"
+        );
+        assert!(!ruler.contains("last move"), "{ruler}");
+        let corners = draw(
+            json!({"game": "turning-corners", "coins": ["TTH", "HTT", "THH"]}),
+            Some(json!({"turn": [[0, 1], [0, 2], [2, 1], [2, 2]]})),
+        );
+        assert!(
+            corners.starts_with("Turning Corners: turn over the four corners"),
+            "{corners}"
+        );
+        assert!(
+            corners.contains(
+                "  row\\col  0  1  2\n        0  T  T  H\n        1  H  T  T\n        2  T  H  H\n"
+            ),
+            "{corners}"
+        );
+        assert!(
+            corners.contains("last move turned the corners of rows 0 and 2, columns 1 and 2"),
+            "{corners}"
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ export function board(view, opts = {}) {
       case "treblecross": return treblecrossBoard(view, o);
       case "darkraft": return darkraftBoard(view, o);
       case "graph": return graphBoard(view, o);
+      case "coins": case "mock-turtles": case "ruler": case "turning-corners": return coinsBoard(view, o);
       case "twist": return twistBoard(view, o);
       case "sum": return sumBoard(view, o);
       default: return h("pre", {}, JSON.stringify(view, null, 1));
@@ -372,6 +373,67 @@ function darkraftBoard(view, o) {
     "Choose an active cell: it and its diagonal(s) go dark (L: ↙↗, R: ↖↘, X: both), up to a dark cell or the edge."), el);
 }
 
+/// Coin-turning games: coins heads (H) or tails (T), in a row or on a
+/// rectangle. A tap selects or unselects a coin (big enough to hit on a
+/// phone); "Turn" sends the selection as the move, and the server says why
+/// when the rule does not allow it. In Turning Corners two opposite corners
+/// are enough: "Turn" adds the other two.
+function coinsBoard(view, o) {
+  const rule = view.game === "coins" ? view.rule : view.game;
+  const grid = rule === "turning-corners";
+  const rows = grid ? view.coins : [view.coins];
+  const cols = rows[0] ? rows[0].length : 0;
+  const key = (r, c) => (grid ? `${r},${c}` : `${c}`);
+  const lastTurned = new Set(((o.last && o.last.turn) || []).map((c) => (Array.isArray(c) ? key(c[0], c[1]) : key(0, c))));
+  const selected = new Map();
+  const turn = h("button", { type: "button", class: "turn-coins", disabled: true, onclick: () => {
+    let coins = [...selected.values()];
+    if (grid && coins.length === 2) {
+      const [[r1, c1], [r2, c2]] = coins;
+      if (r1 !== r2 && c1 !== c2) coins = [[r1, c1], [r1, c2], [r2, c1], [r2, c2]];
+    }
+    o.onMove({ turn: coins });
+  } }, "Turn");
+  const clear = h("button", { type: "button", class: "secondary", disabled: true, onclick: () => {
+    selected.clear();
+    for (const b of el.querySelectorAll(".coin.selected")) b.classList.remove("selected");
+    update();
+  } }, "Clear");
+  const update = () => {
+    turn.disabled = selected.size === 0;
+    clear.disabled = selected.size === 0;
+    turn.textContent = selected.size ? `Turn ${selected.size}` : "Turn";
+  };
+  const el = h("div", { class: grid ? "coin-grid" : "coin-row", style: `--cols:${cols}` });
+  rows.forEach((row, r) => [...row].forEach((ch, c) => {
+    const heads = ch === "H";
+    const k = key(r, c);
+    el.append(h("button", {
+      type: "button",
+      class: `coin ${heads ? "heads" : "tails"}${lastTurned.has(k) ? " last" : ""}`,
+      dataset: grid ? { row: r, col: c } : { coin: c },
+      "aria-label": `${grid ? `coin row ${r}, column ${c}` : `coin ${c}`}: ${heads ? "heads" : "tails"}`,
+      "aria-pressed": "false",
+      onclick: (e) => {
+        if (!o.interactive) return;
+        const b = e.currentTarget;
+        if (selected.has(k)) selected.delete(k); else selected.set(k, grid ? [r, c] : c);
+        b.classList.toggle("selected", selected.has(k));
+        b.setAttribute("aria-pressed", String(selected.has(k)));
+        update();
+      },
+    }, heads ? "H" : "T", h("span", { class: "coin-no" }, grid ? `${r},${c}` : c)));
+  }));
+  const tips = {
+    "mock-turtles": "Select one, two or three coins, the rightmost heads, and press Turn: each turns over.",
+    ruler: "Select a run of consecutive coins, the rightmost heads, and press Turn: each turns over.",
+    "turning-corners": "Select two opposite corners of a rectangle, the lower right one heads, and press Turn: its four corners turn over.",
+  };
+  const parts = [h("p", { class: "tip" }, tips[rule] || ""), el];
+  if (o.interactive) parts.push(h("div", { class: "coin-actions" }, turn, clear));
+  return h("div", {}, parts);
+}
+
 /// Vertices in layers by their longest path from a source, edges as arrows,
 /// tokens as numbered discs. Click a token, then a vertex an edge leads to.
 function graphBoard(view, o) {
@@ -468,11 +530,15 @@ function sumBoard(view, o) {
 }
 
 /// Whether a part is over, for the parts whose end shows in their view: no
-/// stone left in any heap, every Darkraft cell inactive. (Other parts' ends
-/// are the server's to tell: a move there is refused with the reason.)
+/// stone left in any heap, every Darkraft cell inactive, no coin that can
+/// go from heads to tails. (Other parts' ends are the server's to tell: a
+/// move there is refused with the reason.)
 function finished(view) {
   if (view.heaps && (view.game === "nim" || view.game === "wythoff")) return heapsOf(view).every((x) => x.size === 0);
   if (view.grid) return view.grid.every((row) => /^\.*$/.test(row));
+  if (view.game === "mock-turtles" || view.game === "ruler") return !view.coins.includes("H");
+  // Turning Corners: a head in row 0 or column 0 is no rectangle's far corner.
+  if (view.game === "turning-corners") return view.coins.every((row, r) => r === 0 || !row.slice(1).includes("H"));
   return false;
 }
 

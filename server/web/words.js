@@ -18,6 +18,9 @@ export const GAMES = [
   ["darkraft", "World of Darkraft"],
   ["twist", "Twist"],
   ["graph", "Graph game"],
+  ["mock-turtles", "Mock Turtles"],
+  ["ruler", "Ruler"],
+  ["turning-corners", "Turning Corners"],
   ["mix", "Sum of games (a random mix)"],
 ];
 
@@ -84,6 +87,10 @@ export function moveWords(move, view) {
   if (move.cell != null) return `X on cell ${move.cell}`;
   if (move.row != null) return `cell (${move.row}, ${move.col})`;
   if (move.token != null) return `token ${move.token} to vertex ${move.to}`;
+  if (Array.isArray(move.turn)) {
+    if (move.turn.some(Array.isArray)) return "turn " + move.turn.map((c) => `(${c[0]}, ${c[1]})`).join(", ");
+    return `turn coin${move.turn.length === 1 ? "" : "s"} ${move.turn.join(", ")}`;
+  }
   return JSON.stringify(move);
 }
 
@@ -100,6 +107,9 @@ export function typingHelp(view) {
     case "darkraft": return "`2 3` chooses row 2, column 3";
     case "graph": return "`1 7` moves token 1 to vertex 7";
     case "twist": return "`4+6` splits the stones into 4 and 6";
+    case "mock-turtles": return "`1 2 4` turns coins 1, 2 and 4";
+    case "ruler": return "`2 3 4` turns coins 2 to 4";
+    case "turning-corners": return "`0:1 2:3` turns the corners of rows 0 and 2, columns 1 and 3";
     case "sum": return "the part, a colon, then its move: `0: 2 3` plays `2 3` in part 0";
     default: return "the move as JSON";
   }

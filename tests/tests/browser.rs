@@ -782,6 +782,46 @@ fn families() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             vec!["split:4+6"],
         ),
         (
+            // Select coins 1 and 4 (heads), then Turn.
+            "mock-turtles",
+            json!({"game": "mock-turtles", "coins": "THTHH"}),
+            vec![
+                ".coin[data-coin=\"1\"]",
+                ".coin[data-coin=\"4\"]",
+                ".turn-coins",
+            ],
+        ),
+        (
+            "ruler",
+            json!({"game": "ruler", "coins": "HTTH"}),
+            vec![
+                ".coin[data-coin=\"1\"]",
+                ".coin[data-coin=\"2\"]",
+                ".coin[data-coin=\"3\"]",
+                ".turn-coins",
+            ],
+        ),
+        (
+            // Two opposite corners, then Turn: the page adds the other two.
+            "turning-corners",
+            json!({"game": "turning-corners", "coins": ["TTT", "TTH", "HTT"]}),
+            vec![
+                ".coin[data-row=\"0\"][data-col=\"0\"]",
+                ".coin[data-row=\"1\"][data-col=\"2\"]",
+                ".turn-coins",
+            ],
+        ),
+        (
+            "coins-sum",
+            json!({"game": "sum", "parts": [{"game": "ruler", "coins": "HTH"},
+                {"game": "turning-corners", "coins": ["TTTT", "THTH", "TTHH"]}]}),
+            vec![
+                ".part[data-part=\"1\"] .coin[data-row=\"1\"][data-col=\"1\"]",
+                ".part[data-part=\"1\"] .coin[data-row=\"0\"][data-col=\"0\"]",
+                ".part[data-part=\"1\"] .turn-coins",
+            ],
+        ),
+        (
             "sum",
             json!({"game": "sum", "parts": [{"game": "nim", "heaps": [3, 5]},
                 {"game": "kayles", "heaps": [7]}, {"game": "wythoff", "heaps": [3, 5]},

@@ -8,7 +8,7 @@ use grundy_engine::games::grundys_game::{self, MAX_GRUNDYS_GAME_HEAP};
 use grundy_engine::games::rule::{octal_shape, Rule, RuleKind};
 use grundy_engine::games::sequence::Sequence;
 use grundy_engine::games::wythoff::WythoffValues;
-use grundy_engine::limits::MISERE_QUOTIENT_WORK;
+use grundy_engine::limits::{MAX_COIN_ROW, MAX_CORNERS_SIDE, MISERE_QUOTIENT_WORK};
 use grundy_engine::misere::{heap_options, quotient::Quotient};
 use grundy_engine::{Position, Strategy};
 use serde_json::{json, Value};
@@ -92,6 +92,15 @@ fn limit_specs() -> Vec<(&'static str, Value)> {
             json!({"game": "twist", "stones": 1_000_000_000_000u64}),
         ),
         ("graph", graph_spec()),
+        (
+            "mock-turtles",
+            json!({"game": "mock-turtles", "coins": coin_row(&mut r, MAX_COIN_ROW)}),
+        ),
+        (
+            "ruler",
+            json!({"game": "ruler", "coins": coin_row(&mut r, MAX_COIN_ROW)}),
+        ),
+        ("turning-corners", corners_board(&mut r)),
         ("sum-mixed", mixed_sum(&mut r)),
         ("sum-wythoff", wythoff_sum(&mut r)),
         ("sum-searched", searched_sum()),
@@ -186,6 +195,21 @@ fn darkraft_grid(r: &mut XorShift) -> Value {
         })
         .collect();
     json!({"game": "darkraft", "grid": rows})
+}
+
+/// `n` coins, each heads or tails.
+fn coin_row(r: &mut XorShift, n: usize) -> String {
+    (0..n)
+        .map(|_| if r.below(2) == 1 { 'H' } else { 'T' })
+        .collect()
+}
+
+/// Turning Corners at its limit, 64 × 64.
+fn corners_board(r: &mut XorShift) -> Value {
+    let rows: Vec<String> = (0..MAX_CORNERS_SIDE)
+        .map(|_| coin_row(r, MAX_CORNERS_SIDE))
+        .collect();
+    json!({"game": "turning-corners", "coins": rows})
 }
 
 /// 100,000 vertices, each with edges to the next ten: 999,945 edges; 10,000 tokens.

@@ -70,7 +70,8 @@ pub struct Component {
 
 /// The parts whose values xor to the position's value, for the families that are
 /// visibly sums (Nim heaps, heaps under rules, staircase pairs, graph tokens,
-/// twist after the split, sums of games: one row per part). Misère Nim lists
+/// twist after the split, the heads of a coin-turning game, sums of games:
+/// one row per part). Misère Nim lists
 /// its heaps too: the table guides play until only heaps of 1 remain. None for
 /// the other families, and for misère `heaps` and `graph`, whose outcome no xor
 /// of values gives.
@@ -125,6 +126,11 @@ pub fn components(position: &Position) -> Option<Vec<Component>> {
             .iter()
             .enumerate()
             .map(|(i, p)| part(format!("part {i}: {}", p.label()), p.value()))
+            .collect(),
+        Position::Coins(c) => c
+            .head_values()
+            .into_iter()
+            .map(|(coin, v)| part(format!("heads at {coin}"), v))
             .collect(),
         _ => return None,
     })

@@ -26,6 +26,7 @@
 //!   and written (`nim 3 5 + kayles 7`, `0 2`);
 //! - [`count`]: `1 stone`, `3 stones`, for every message;
 //! - [`sums`]: xor of values, shared by every sum of components;
+//! - [`nimber`]: nim-addition and nim-multiplication (Turning Corners' values);
 //! - [`json`]: spec field readers whose refusals name the field;
 //! - [`error`]: [`SpecError`] and [`MoveError`];
 //! - [`oracle`]: a generic exhaustive solver that knows no theory, the test oracle
@@ -41,6 +42,7 @@ pub mod json;
 pub mod level;
 pub mod limits;
 pub mod names;
+pub mod nimber;
 pub mod oracle;
 pub mod random;
 pub mod short;

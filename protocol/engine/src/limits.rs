@@ -28,6 +28,11 @@ pub const MAX_STRIP: usize = 2_000;
 pub const MAX_GRID: usize = 20;
 /// Twist stones.
 pub const MAX_TWIST_STONES: u64 = 1_000_000_000_000;
+/// Coins in a row of `mock-turtles` and `ruler`.
+pub const MAX_COIN_ROW: usize = 1_000;
+/// Rows and columns of `turning-corners`: below 64, every value and
+/// coordinate difference lies in the field of nimbers below 256.
+pub const MAX_CORNERS_SIDE: usize = 64;
 /// Graph game.
 pub const MAX_VERTICES: u64 = 100_000;
 pub const MAX_EDGES: usize = 1_000_000;

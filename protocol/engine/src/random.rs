@@ -30,10 +30,14 @@
 //! | `darkraft` | grid side (rows and columns) | 6 | 20 | rows and columns each in ⌈2S/3⌉..=S, letters `L`, `R`, `X` uniform |
 //! | `twist` | stones | 20 | 10^12 | stones in max(1, S/2)..=S |
 //! | `graph` | vertex count | 8 | 1,000 (a spec must fit in a client's frame) | n in max(2, S/2)..=S vertices (1 when S = 1); every vertex but the last has 1–3 edges to distinct vertices at most 8 above it; 1–3 tokens, not on the last vertex |
+//! | `mock-turtles`, `ruler` | row length | 12 | 1,000 | a row of max(1, 2S/3)..=S coins, each heads or tails (at least one heads) |
+//! | `turning-corners` | board side (rows and columns) | 5 | 64 | rows and columns each in ⌈2S/3⌉..=S, each coin heads or tails (a heads coin off row 0 and column 0 when the board has room) |
+//! | `coins` | as its rule's | 12 | 1,000 (64 for Turning Corners) | a rule drawn uniformly, then a start of it as above, with `rule` |
 //! | `mix` (also `sum`) | each part's S | 8 | 2^63 | a `sum` of 2–5 parts, each a random start (as above) of one of nim, heaps, bash, subtraction, kayles, dawson, lasker, wythoff, moore, new-stone, staircase, darkraft, graph, with S capped per part where a part must stay small: wythoff 2,000 (its table), moore and new-stone 3 (their exact search), darkraft 6, graph 150 (the frame) |
 //!
 //! Starts are never over before the first move unless S forces it (S = 1 for
-//! `staircase`, `graph` and `dawson`, whose moves need room).
+//! `staircase`, `graph`, `dawson`, `turning-corners` and `coins`, whose moves
+//! need room).
 //!
 //! [`Position::from_spec`]: crate::Position::from_spec
 

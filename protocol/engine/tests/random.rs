@@ -8,8 +8,19 @@ use grundy_engine::random::{default_size, game_ids, max_size, random_spec};
 use grundy_engine::{Family, Position, Rules, Status};
 use serde_json::{json, Value};
 
-/// The presets of `heaps`, and `mix` (a random `sum`).
-const PRESETS: &[&str] = &["bash", "subtraction", "kayles", "dawson", "lasker", "mix"];
+/// The presets of `heaps`, `mix` (a random `sum`), and the coin-turning
+/// games named by their rule.
+const PRESETS: &[&str] = &[
+    "bash",
+    "subtraction",
+    "kayles",
+    "dawson",
+    "lasker",
+    "mix",
+    "mock-turtles",
+    "ruler",
+    "turning-corners",
+];
 
 /// Whatever `Family::ALL` holds today, plus the presets of `heaps`.
 fn ids() -> Vec<&'static str> {
@@ -58,6 +69,16 @@ fn measure(s: &Value) -> u64 {
         (rows.len() as u64).max(cols as u64)
     } else if let Some(m) = s.get("stones") {
         m.as_u64().unwrap()
+    } else if let Some(c) = s.get("coins") {
+        // A row's length, or a rectangle's longer side.
+        match c {
+            Value::String(row) => row.len() as u64,
+            rows => {
+                let rows = rows.as_array().unwrap();
+                let cols = rows[0].as_str().unwrap().len();
+                (rows.len() as u64).max(cols as u64)
+            }
+        }
     } else if let Some(n) = s.get("vertices") {
         n.as_u64().unwrap()
     } else {
@@ -112,7 +133,10 @@ fn specs_parse_are_deterministic_and_respect_the_size() {
                     (1..=bound).contains(&m),
                     "{id} size {bound}: {s} measures {m}"
                 );
-                let forced_over = bound == 1 && ["dawson", "staircase", "graph"].contains(&id);
+                // A coin board of 1 × 1 has no rectangle (a `coins` start
+                // may be one of Turning Corners).
+                let forced_over = bound == 1
+                    && ["dawson", "staircase", "graph", "coins", "turning-corners"].contains(&id);
                 if !forced_over {
                     assert_eq!(pos.status(), Status::Ongoing, "{id}: {s} is over already");
                 }

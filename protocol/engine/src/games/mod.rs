@@ -4,6 +4,7 @@
 mod families;
 
 // The families (declared here, not by `families!`, so that rustfmt sees them).
+pub mod coins;
 pub mod darkraft;
 pub mod graph;
 pub mod heaps;
@@ -45,6 +46,7 @@ families! {
     darkraft: Darkraft(Darkraft, CellPick) = "darkraft",
     twist: Twist(Twist, TwistMove) = "twist",
     graph: Graph(Graph, TokenMove) = "graph",
+    coins: Coins(Coins, CoinMove) = "coins",
     sum: Sum(Sum, PartMove) = "sum",
 }
 
@@ -230,7 +232,16 @@ mod tests {
             .collect();
         assert_eq!(
             without,
-            ["nim", "wythoff", "moore", "new-stone", "staircase", "twist"]
+            [
+                "nim",
+                "wythoff",
+                "moore",
+                "new-stone",
+                "staircase",
+                "twist",
+                "mock-turtles",
+                "ruler"
+            ]
         );
         assert!(builds_tables(Some("kayles")));
         assert!(builds_tables(Some("no-such")));

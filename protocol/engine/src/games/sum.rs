@@ -7,8 +7,8 @@
 //! above it in games with reversible moves such as the staircase).
 //!
 //! Every part must be a normal-play game whose every position has a Grundy
-//! value: `nim`, `heaps` (and its presets), `staircase`, `darkraft` and `graph`
-//! give theirs by theory ([`Summand`]); `wythoff` reads a shared table
+//! value: `nim`, `heaps` (and its presets), `staircase`, `darkraft`, `graph`
+//! and the coin-turning games give theirs by theory ([`Summand`]); `wythoff` reads a shared table
 //! ([`values_up_to`]); `moore` and `new-stone` have no formula beyond
 //! P-positions, so each such part's values are found by an exact search over
 //! every position it can reach, once, when the spec is read, within a budget.
@@ -326,7 +326,8 @@ impl Part {
             | Position::Heaps(_)
             | Position::Staircase(_)
             | Position::Darkraft(_)
-            | Position::Graph(_) => Values::Theory,
+            | Position::Graph(_)
+            | Position::Coins(_) => Values::Theory,
             Position::Wythoff(w) => {
                 let largest = w.heaps[0].max(w.heaps[1]);
                 if largest > MAX_WYTHOFF_PART {
@@ -383,6 +384,7 @@ impl Part {
                 numbers(&mut p.tokens.iter().map(|&t| u64::from(t)))
             ),
             Position::Darkraft(p) => format!("{}×{}", p.rows(), p.cols()),
+            Position::Coins(p) => p.view().join(" "),
             _ => String::new(),
         };
         format!("{} {detail}", self.id).trim_end().to_string()
@@ -399,6 +401,7 @@ impl Part {
             (_, Position::Staircase(p)) => Some(p.value()),
             (_, Position::Darkraft(p)) => Some(p.value()),
             (_, Position::Graph(p)) => Some(p.value()),
+            (_, Position::Coins(p)) => Some(p.value()),
             _ => None,
         }
         .unwrap_or_else(|| {
@@ -415,6 +418,7 @@ impl Part {
             Position::Staircase(p) => p.moves_to(target, limit).map(Move::Staircase),
             Position::Darkraft(p) => p.moves_to(target, limit).map(Move::Darkraft),
             Position::Graph(p) => p.moves_to(target, limit).map(Move::Graph),
+            Position::Coins(p) => p.moves_to(target, limit).map(Move::Coins),
             // Tables and searched parts are small: try every move.
             game => {
                 let mut out = Collector::new(limit);

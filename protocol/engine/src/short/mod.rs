@@ -100,6 +100,15 @@ mod tests {
             ),
             (json!({"game": "twist", "stones": 10}), "twist 10"),
             (
+                json!({"game": "mock-turtles", "coins": "THTHH"}),
+                "mock-turtles THTHH",
+            ),
+            (json!({"game": "ruler", "coins": "HTTH"}), "ruler HTTH"),
+            (
+                json!({"game": "turning-corners", "coins": ["TTT", "TTH", "HTT"]}),
+                "turning-corners TTT TTH HTT",
+            ),
+            (
                 json!({"game": "sum", "parts": [{"game": "nim", "heaps": [3, 5]}, {"game": "kayles", "heaps": [7]}]}),
                 "nim 3 5 + kayles 7",
             ),
@@ -140,6 +149,11 @@ mod tests {
             json!({"game": "darkraft", "grid": ["RLX", "LRR"]}),
             json!({"game": "graph", "vertices": 4, "edges": [[0, 1], [0, 2], [1, 3], [2, 3]], "tokens": [0, 1, 3]}),
             json!({"game": "twist", "stones": 7}),
+            json!({"game": "mock-turtles", "coins": "THTHH"}),
+            json!({"game": "ruler", "coins": "HTHTH"}),
+            json!({"game": "turning-corners", "coins": ["TTT", "THH", "HTH"]}),
+            json!({"game": "sum", "parts": [{"game": "ruler", "coins": "HH"},
+                {"game": "turning-corners", "coins": ["TT", "TH"]}]}),
             json!({"game": "sum", "parts": [
                 {"game": "nim", "heaps": [2, 1]}, {"game": "kayles", "heaps": [4]},
                 {"game": "wythoff", "heaps": [2, 3]}, {"game": "moore", "heaps": [1, 2, 1], "k": 2},

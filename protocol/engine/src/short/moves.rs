@@ -8,6 +8,7 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::number::{whole_number, NotANumber};
+use crate::games::coins::Coin;
 use crate::games::twist::{Twist, TwistMove};
 use crate::{Move, MoveError, Position, Rules};
 
@@ -206,6 +207,29 @@ fn short_move(position: &Position, line: &str) -> Result<Value> {
             [r, c] => Ok(json!({"row": r, "col": c})),
             _ => Err(Shape("write `ROW COL`, e.g. `2 3`")),
         },
+        Position::Coins(c) if c.rule.is_grid() => {
+            let cells = pairs(&words)?;
+            match cells.as_slice() {
+                // Two opposite corners name the rectangle.
+                &[(r1, c1), (r2, c2)] => {
+                    Ok(json!({"turn": [[r1, c1], [r1, c2], [r2, c1], [r2, c2]]}))
+                }
+                four if four.len() == 4 => {
+                    let turn: Vec<[u64; 2]> = four.iter().map(|&(r, c)| [r, c]).collect();
+                    Ok(json!({ "turn": turn }))
+                }
+                _ => Err(Shape(
+                    "write two opposite corners as ROW:COL, e.g. `0:1 2:3` turns [0, 1], [0, 3], [2, 1] and [2, 3]",
+                )),
+            }
+        }
+        Position::Coins(_) => {
+            let coins = nums(&words)?;
+            if coins.is_empty() {
+                return Err(Shape("write the coins to turn, e.g. `1 4`"));
+            }
+            Ok(json!({ "turn": coins }))
+        }
         Position::Graph(_) => match nums(&words)?.as_slice() {
             [t, v] => Ok(json!({"token": t, "to": v})),
             _ => Err(Shape(
@@ -294,6 +318,7 @@ pub fn write(m: &Move) -> String {
         Move::Treblecross(c) => c.cell.to_string(),
         Move::Darkraft(c) => format!("{} {}", c.row, c.col),
         Move::Graph(g) => format!("{} {}", g.token, g.to),
+        Move::Coins(c) => coin_words(&c.turn).unwrap_or_else(|| json!(m).to_string()),
         Move::Twist(TwistMove::Split { split }) if !split.is_empty() => {
             let sizes: Vec<String> = split.iter().map(u64::to_string).collect();
             format!("split {}", sizes.join(" "))
@@ -302,5 +327,27 @@ pub fn write(m: &Move) -> String {
         Move::Sum(pm) => format!("{}: {}", pm.part, write(&pm.inner)),
         // An empty split, and the moves of a family with no short form.
         _ => json!(m).to_string(),
+    }
+}
+
+/// The coins of a move as typed: numbers in a row (`1 4`); on a rectangle
+/// its near and far corners (`0:1 2:3`). None for a move no short form
+/// reads back the same (four cells that are no rectangle's corners).
+fn coin_words(turn: &[Coin]) -> Option<String> {
+    match turn {
+        [] => None,
+        [Coin::Cell([a, b]), Coin::Cell([a2, y]), Coin::Cell([x, b2]), Coin::Cell([x2, y2])]
+            if a == a2 && x == x2 && b == b2 && y == y2 =>
+        {
+            Some(format!("{a}:{b} {x}:{y}"))
+        }
+        _ => turn
+            .iter()
+            .map(|c| match c {
+                Coin::At(i) => Some(i.to_string()),
+                Coin::Cell(_) => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|w| w.join(" ")),
     }
 }

@@ -1,6 +1,7 @@
 //! Positions in the short forms people type: `nim 3 4 5`, `kayles 5 7`,
 //! `bash --k 3 5 6`, `subtraction --set 1,3,4 10`, `treblecross ..X..`,
-//! `darkraft RL LR`, `twist 10`, sums joined by `+`, or a whole JSON spec;
+//! `darkraft RL LR`, `twist 10`, `mock-turtles THHT`, `turning-corners THT HTH`,
+//! sums joined by `+`, or a whole JSON spec;
 //! read into a spec ([`parse`], [`build`]) and written back ([`write`]).
 
 use serde_json::{json, Value};
@@ -32,7 +33,8 @@ pub struct Flags {
 /// The games with a short form, as a person lists them.
 const SHORT_GAMES: &str =
     "nim, kayles, dawson, lasker, grundy, bash, subtraction, wythoff, moore, \
-     new-stone, staircase, treblecross, darkraft, twist, and sums of them joined by + \
+     new-stone, staircase, treblecross, darkraft, twist, mock-turtles, ruler, \
+     turning-corners, and sums of them joined by + \
      (`nim 3 5 + kayles 7`)";
 
 /// Whole specs of the games that have no short form, to copy and change.
@@ -262,6 +264,24 @@ fn build_one(words: &[String], flags: &Flags) -> Result<Value> {
         "darkraft" => {
             fields.insert("grid".into(), json!(rest));
         }
+        "mock-turtles" | "ruler" => match rest {
+            [row] => {
+                fields.insert("coins".into(), json!(row));
+            }
+            _ => bail!(
+                "{game} takes one row of coins, H for heads and T for tails, e.g. `{game} THHT`"
+            ),
+        },
+        "turning-corners" => {
+            if rest.is_empty() {
+                bail!("turning-corners takes its rows of coins, H for heads and T for tails, e.g. `turning-corners TTH HTH`");
+            }
+            fields.insert("coins".into(), json!(rest));
+        }
+        "coins" => bail!(
+            "coins has no short form: name its rule as the game, e.g. `mock-turtles THHT`, \
+             `ruler HTH` or `turning-corners TTH HTH`"
+        ),
         "graph" => bail!(
             "graph has no short form: give its whole spec as JSON, e.g. '{GRAPH_EXAMPLE}' \
              (docs/games.md: edges go from one vertex to another, tokens stand on vertices)"
@@ -447,9 +467,13 @@ fn write_spec(spec: &Value) -> Option<String> {
                 (None, None) => return None,
             }
         }
-        "darkraft" => {
+        "mock-turtles" | "ruler" => {
+            words.extend([game.into(), fields.get("coins")?.as_str()?.into()]);
+        }
+        "darkraft" | "turning-corners" => {
             words.push(game.into());
-            let rows = fields.get("grid")?.as_array()?;
+            let key = if game == "darkraft" { "grid" } else { "coins" };
+            let rows = fields.get(key)?.as_array()?;
             let rows: Option<Vec<String>> = rows.iter().map(|r| Some(r.as_str()?.into())).collect();
             let rows = rows?;
             // A row that is not one word would not read back as one row.
