@@ -111,6 +111,7 @@ pub(crate) fn create(room: &str, created_at_ms: u64) -> WriteOp {
         listed: true,
         bot: None,
         hints: false,
+        rated: false,
         tournament: None,
         created_at_ms,
     }
@@ -154,6 +155,7 @@ fn finish(room: &str, winner: u8, reason: EndReason) -> WriteOp {
             reason,
         },
         finished_at_ms: 9_999,
+        ratings: Vec::new(),
     }
 }
 
