@@ -20,7 +20,9 @@ fn message(answer: &Value) -> &str {
 /// The players' ratings in `game` by name: (rating, games).
 async fn ratings(url: &str, game: &str) -> Vec<(String, f64, u64)> {
     let mut c = Client::connect(url, "reader").await;
-    let answer = c.request(json!({"type": "get_ratings", "game": game})).await;
+    let answer = c
+        .request(json!({"type": "get_ratings", "game": game}))
+        .await;
     assert_eq!(answer["type"], "ratings", "{answer}");
     let mut out: Vec<(String, f64, u64)> = answer["ratings"]
         .as_array()
@@ -108,7 +110,9 @@ async fn a_rated_game_between_accounts_moves_both_ratings_and_a_restart_keeps_th
     let refused = guest.request(json!({"type": "join", "room": room})).await;
     assert_eq!(code(&refused), "account_required", "{refused}");
     let mut ann_again = Client::connect_token(&url, &ann_token).await;
-    let refused = ann_again.request(json!({"type": "join", "room": room})).await;
+    let refused = ann_again
+        .request(json!({"type": "join", "room": room}))
+        .await;
     assert_eq!(code(&refused), "bad_request", "{refused}");
     assert!(message(&refused).contains("against itself"), "{refused}");
 
@@ -128,7 +132,10 @@ async fn a_rated_game_between_accounts_moves_both_ratings_and_a_restart_keeps_th
     assert!(ann_r.1 > 1500.0 && ben_r.1 < 1500.0, "{after:?}");
     assert_eq!((ann_r.2, ben_r.2), (1, 1), "{after:?}");
     // Mirror images: one game from the same start.
-    assert!((ann_r.1 - 1500.0 - (1500.0 - ben_r.1)).abs() < 1e-6, "{after:?}");
+    assert!(
+        (ann_r.1 - 1500.0 - (1500.0 - ben_r.1)).abs() < 1e-6,
+        "{after:?}"
+    );
     // Written with the result: a restart reads the same ratings back.
     drop((ann, ben, ann_again, guest));
     server.restart().await;

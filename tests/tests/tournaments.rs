@@ -1127,9 +1127,11 @@ async fn a_no_show_in_a_rated_tournament_is_rated_as_a_loss() {
     let tokens = accounts(&url, &["xan".to_string(), "yul".to_string()]).await;
     let mut xan = Client::connect_token(&url, &tokens[0]).await;
     let created = xan
-        .request(json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [1, 1]},
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [1, 1]},
             "format": "round_robin", "rated": true,
-            "clock": {"initial_ms": 60000, "increment_ms": 0}}))
+            "clock": {"initial_ms": 60000, "increment_ms": 0}}),
+        )
         .await;
     assert_eq!(created["type"], "tournament_created", "{created}");
     let code = created["code"].as_str().unwrap().to_string();

@@ -1643,7 +1643,12 @@ mod tests {
         }
     }
 
-    fn join_as(c: &mut Core, player: Player, token: &str, now: Instant) -> Result<Decision, Refusal> {
+    fn join_as(
+        c: &mut Core,
+        player: Player,
+        token: &str,
+        now: Instant,
+    ) -> Result<Decision, Refusal> {
         let intent = Intent::Join {
             player,
             seat: None,
