@@ -41,6 +41,7 @@ pub async fn duel(
                 listed: false,
                 seat: Some(0),
                 hints: false,
+                rated: false,
                 bot: None,
             },
         },

@@ -188,6 +188,10 @@ struct CreateArgs {
     seat: u8,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// A rated game: both accounts' ratings in this game move when it ends
+    /// (the bot must play as an account: --token).
+    #[arg(long)]
+    rated: bool,
 }
 
 /// Runs the command; an error is one line (its causes after colons), never
@@ -453,6 +457,7 @@ async fn create(url: &str, token: Option<String>, args: CreateArgs) -> Result<()
             listed: true,
             seat: Some(args.seat),
             hints: false,
+            rated: args.rated,
             bot: None,
         },
     })

@@ -227,6 +227,9 @@ fn lobby_text(rooms: &[RoomSummary], total: u64, listed: u64, args: &LobbyArgs) 
         if r.tournament.is_some() {
             notes.push("tournament");
         }
+        if r.rated {
+            notes.push("rated");
+        }
         if r.hints {
             notes.push("hints");
         }

@@ -423,6 +423,7 @@ mod tests {
             result: None,
             seq: 2,
             hints: false,
+            rated: false,
             bot: None,
         };
         let followed = MatchState::from_snapshot(&snapshot, now).unwrap();

@@ -277,11 +277,11 @@ const SERVER_SAMPLES: &str = r#"
 {"type":"token","id":2,"token":"grundy_k3b9x2_1f2e","info":{"id":"k3b9x2","name":"laptop","scopes":["play","tournaments","account"],"created_at_ms":1790000000000,"expires_at_ms":1800000000000},"account":{"username":"Alice","kind":"person","created_at_ms":1790000000000}}
 {"type":"tokens","id":3,"tokens":[{"id":"k3b9x2","name":"laptop","scopes":["play"],"created_at_ms":1790000000000,"expires_at_ms":null}]}
 {"type":"token_revoked","id":4,"token_id":"k3b9x2"}
-{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1,"hints":false}}
-{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null,"hints":false}],"total":1}
+{"type":"seated","id":2,"room":"c6bf","seat":0,"token":"70d8","snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"moves":[],"to_move":null,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":1,"hints":false,"rated":false}}
+{"type":"rooms","id":2,"rooms":[{"room":"c6bf","code":"S8V684","game":"nim","name":"Nim","description":"heaps [1,2]","seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":null,"connected":false,"player_kind":null}],"state":"open","clock":{"initial_ms":60000,"increment_ms":2000},"bot":null,"ratings":[1620.5,null],"tournament":null,"hints":false,"rated":false}],"total":1}
 {"type":"event","room":"c6bf","event":{"seq":2,"kind":"seated","seat":1,"name":"bob","player_kind":"guest"}}
 {"type":"event","room":"c6bf","event":{"seq":3,"kind":"started"}}
-{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":"bob","connected":true,"player_kind":"guest"}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3,"hints":false},"events":[]}
+{"type":"watching","id":2,"room":"c6bf","seat":null,"snapshot":{"room":"c6bf","code":"S8V684","spec":{"game":"nim","heaps":[1,2]},"position":{"game":"nim","heaps":[1,2]},"seats":[{"name":"alice","connected":true,"player_kind":"person"},{"name":"bob","connected":true,"player_kind":"guest"}],"moves":[],"to_move":0,"clock":{"initial_ms":60000,"increment_ms":2000},"clocks_ms":[60000,60000],"result":null,"seq":3,"hints":false,"rated":false},"events":[]}
 {"type":"error","id":4,"code":"not_your_turn","message":"it is your opponent's turn"}
 {"type":"error","id":null,"code":"rate_limited","message":"more than 50 messages per second (messages_per_second)","retry_after_ms":20,"limit":"messages_per_second"}
 {"type":"event","room":"c6bf","event":{"seq":4,"kind":"presence","seat":1,"connected":false}}
@@ -412,6 +412,7 @@ fn what_the_server_writes_validates() {
         result,
         seq: 7,
         hints: true,
+        rated: false,
         bot: Some(Level::Perfect),
     };
     let bodies = [
@@ -567,6 +568,7 @@ fn what_the_server_writes_validates() {
                     clock: None,
                     bot: Some(Level::Perfect),
                     hints: false,
+                    rated: true,
                     ratings: [Some(1500.0), None],
                     tournament: Some("t".into()),
                 }],

@@ -99,6 +99,39 @@ struct NewRoom {
     seat: Option<u8>,
     bot: Option<String>,
     hints: bool,
+    rated: bool,
+}
+
+/// Refuses a rated room that could not be rated: a guest's, one against the
+/// house bot (whose perfect play has no rating to find), one with hints.
+fn check_rated(
+    rated: bool,
+    creator: &Player,
+    house_bot: bool,
+    hints: bool,
+) -> Result<(), (ErrorCode, &'static str)> {
+    if !rated {
+        return Ok(());
+    }
+    if creator.account.is_none() {
+        return Err((
+            ErrorCode::AccountRequired,
+            "rated: only an account plays a rated game (say hello with a token)",
+        ));
+    }
+    if house_bot {
+        return Err((
+            ErrorCode::BadRequest,
+            "rated: a game against the house bot is never rated; leave out bot, or rated",
+        ));
+    }
+    if hints {
+        return Err((
+            ErrorCode::BadRequest,
+            "rated: a rated game allows no hints; leave out hints, or rated",
+        ));
+    }
+    Ok(())
 }
 
 pub fn ws_config(config: &Config) -> WebSocketConfig {
@@ -686,6 +719,7 @@ impl Conn {
                 seat,
                 bot,
                 hints,
+                rated,
             } => {
                 if let Err(refused) = self.may(Scope::Play, "create_room") {
                     return self.reply(refused.answer(id));
@@ -698,6 +732,7 @@ impl Conn {
                     seat,
                     bot,
                     hints,
+                    rated,
                 };
                 self.create_room(id, request).await
             }
@@ -739,6 +774,7 @@ impl Conn {
             seat,
             bot,
             hints,
+            rated,
         } = request;
         let bot = match bot.as_deref().map(str::parse::<Level>) {
             None => None,
@@ -755,6 +791,9 @@ impl Conn {
                 ErrorCode::BadRequest,
                 "hints: only an untimed room may allow hints",
             );
+        }
+        if let Err((code, why)) = check_rated(rated, &self.player, bot.is_some(), hints) {
+            return self.error(id, code, why);
         }
         if place::over_limit::<place::Room>(&self.shared, &self.outbox, &id) {
             return;
@@ -833,6 +872,7 @@ impl Conn {
             listed,
             bot,
             hints,
+            rated,
             tournament: None,
             slot,
         };

@@ -89,6 +89,9 @@ pub struct RoomSetup {
     pub bot: Option<Level>,
     /// Both players may see hints (an untimed room).
     pub hints: bool,
+    /// The game moves both players' ratings when it ends (a rated casual
+    /// game: two accounts, no house bot).
+    pub rated: bool,
     /// The tournament whose game this is, and how to tell it the result.
     pub tournament: Option<(String, EndHook)>,
     /// The creator's share of `open_rooms_per_ip` ([`Lobby::open_slot`]),
@@ -200,6 +203,7 @@ impl Lobby {
             listed,
             bot,
             hints,
+            rated,
             tournament,
             slot,
         } = setup;
@@ -227,6 +231,7 @@ impl Lobby {
                 listed,
                 bot: bot.map(|level| level.to_string()),
                 hints,
+                rated,
                 tournament: tournament.clone(),
                 created_at_ms: now_ms(),
             };
@@ -259,6 +264,7 @@ impl Lobby {
                 listed,
                 bot,
                 hints,
+                rated: rated.then(|| self.ratings.clone()),
                 tournament,
                 on_end,
                 lease,
@@ -532,6 +538,7 @@ impl Lobby {
                     // An unknown stored level gets no bot (`house_seats`).
                     bot: s.bot.as_deref().and_then(|b| b.parse().ok()),
                     hints: s.hints,
+                    rated: s.rated.then(|| self.ratings.clone()),
                     on_end: s.tournament.as_deref().and_then(&tournament_hook),
                     tournament: s.tournament.clone(),
                     lease,

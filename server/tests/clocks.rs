@@ -116,6 +116,7 @@ async fn new_room_in(
         listed: true,
         bot: None,
         hints: false,
+        rated: false,
         tournament: None,
         slot: None,
     };
@@ -403,6 +404,7 @@ async fn an_open_room_nobody_joins_is_called_off_with_its_creator_connected() {
             listed: true,
             bot: None,
             hints: false,
+            rated: false,
             tournament: None,
             slot: None,
         }
@@ -595,6 +597,7 @@ async fn a_no_show_in_a_tournament_game_loses_it() {
         listed: true,
         bot: None,
         hints: false,
+        rated: false,
         tournament: Some((
             "t".to_string(),
             Box::new(move |room: &str, result| {

@@ -257,6 +257,7 @@ fn bot_room(room: &str) -> WriteOp {
         listed: true,
         bot: Some("perfect".into()),
         hints: false,
+        rated: false,
         tournament: None,
         created_at_ms: 1,
     }

@@ -1068,3 +1068,100 @@ async fn finished_tournaments_past_the_cap_leave_memory() {
         }
     }
 }
+
+/// Plays `name`'s tournament games on `c` until the tournament finishes:
+/// `moves_first` says whether the player makes a first move at all (a player
+/// who never does is a no-show in every game it starts); otherwise it takes
+/// one stone from the first non-empty heap of `nim [1, 1]` whenever to move.
+async fn play_nim_one_one(mut c: Client, moves_first: bool) {
+    let mut seats: HashMap<String, (u64, String)> = HashMap::new();
+    loop {
+        let m = c.recv().await;
+        let room = m["room"].as_str().unwrap_or("").to_string();
+        match m["type"].as_str() {
+            Some("your_game") => {
+                let (seat, token) = (m["seat"].as_u64().unwrap(), m["token"].as_str().unwrap());
+                let resumed = c
+                    .request(json!({"type": "resume", "room": room, "token": token}))
+                    .await;
+                assert_eq!(resumed["seat"], seat, "{resumed}");
+                if seat == 0 && moves_first {
+                    let ack = c
+                        .request(json!({"type": "move", "room": room, "token": token,
+                                        "move": {"heap": 0, "take": 1}}))
+                        .await;
+                    assert_eq!(ack["type"], "ack", "{ack}");
+                }
+                seats.insert(room, (seat, token.to_string()));
+            }
+            Some("event") if m["event"]["kind"] == "moved" => {
+                let Some((seat, token)) = seats.get(&room) else {
+                    continue;
+                };
+                if *seat == 1 && m["event"]["seat"] == 0 {
+                    // The first mover took heap 0: the last stone is heap 1's.
+                    let ack = c
+                        .request(json!({"type": "move", "room": room, "token": token,
+                                        "move": {"heap": 1, "take": 1}}))
+                        .await;
+                    assert_eq!(ack["type"], "ack", "{ack}");
+                }
+            }
+            Some("tournament_event") if m["event"]["kind"] == "finished" => return,
+            _ => {}
+        }
+    }
+}
+
+/// In `nim [1, 1]` whoever moves first loses. A player who never makes a
+/// first move must not farm a rated round robin: its no-show is rated as the
+/// loss it is, so one win each leaves both where a played 1–1 would: level.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_no_show_in_a_rated_tournament_is_rated_as_a_loss() {
+    let server = TestServer::start_with(grundy_server::Config {
+        no_show: std::time::Duration::from_millis(300),
+        ..grundy_tests::config()
+    })
+    .await;
+    let url = server.url();
+    let tokens = accounts(&url, &["xan".to_string(), "yul".to_string()]).await;
+    let mut xan = Client::connect_token(&url, &tokens[0]).await;
+    let created = xan
+        .request(
+            json!({"type": "create_tournament", "spec": {"game": "nim", "heaps": [1, 1]},
+            "format": "round_robin", "rated": true,
+            "clock": {"initial_ms": 60000, "increment_ms": 0}}),
+        )
+        .await;
+    assert_eq!(created["type"], "tournament_created", "{created}");
+    let code = created["code"].as_str().unwrap().to_string();
+    let owner_token = created["owner_token"].as_str().unwrap().to_string();
+    let mut yul = Client::connect_token(&url, &tokens[1]).await;
+    for c in [&mut xan, &mut yul] {
+        let registered = c
+            .request(json!({"type": "register", "tournament": code}))
+            .await;
+        assert_eq!(registered["type"], "registered", "{registered}");
+    }
+    let started = xan
+        .request(json!({"type": "start_tournament", "tournament": code, "token": owner_token}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+    let plays = [
+        tokio::spawn(play_nim_one_one(xan, false)),
+        tokio::spawn(play_nim_one_one(yul, true)),
+    ];
+    for p in plays {
+        p.await.expect("the player plays to the end");
+    }
+    let mut c = Client::connect(&url, "reader").await;
+    let ratings = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rows = ratings["ratings"].as_array().expect("ratings");
+    assert_eq!(rows.len(), 2, "{ratings}");
+    for r in rows {
+        assert_eq!(r["games"], 2, "both games rated: {ratings}");
+    }
+    assert_eq!(rows[0]["rating"], rows[1]["rating"], "level: {ratings}");
+}

@@ -98,6 +98,10 @@ pub struct Args {
     /// always allowed against the house bot). Both players are told.
     #[arg(long)]
     hints: bool,
+    /// A rated game, in a room open for a person: both players' ratings in
+    /// this game move when it ends (accounts only: log in first).
+    #[arg(long, conflicts_with_all = ["bot", "hints"])]
+    rated: bool,
     /// Your name, shown to others (an account's API token, when you are
     /// logged in, plays under its username instead).
     #[arg(long, default_value = "player", value_parser = name_arg)]
@@ -157,6 +161,7 @@ struct Setup {
     bot: Option<String>,
     seat: Option<u8>,
     hints: bool,
+    rated: bool,
 }
 
 /// What `play` does once connected.

@@ -39,6 +39,7 @@ impl Setup {
             seat: args.seat,
             // The server allows hints in untimed rooms only.
             hints: args.hints || (args.bot.is_some() && args.clock.is_none()),
+            rated: args.rated,
         })
     }
 }
@@ -185,6 +186,7 @@ pub(super) async fn take_seat(
                         listed: true,
                         seat: setup.seat,
                         hints: setup.hints,
+                        rated: setup.rated,
                         bot: setup.bot.clone(),
                     },
                 })

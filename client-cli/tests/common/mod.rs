@@ -144,6 +144,7 @@ pub async fn open_room(
                 seat: None,
                 bot: None,
                 hints: false,
+                rated: false,
             },
         })
         .await

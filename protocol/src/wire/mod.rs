@@ -192,6 +192,10 @@ pub enum ClientBody {
         /// agrees). Default false.
         #[serde(default)]
         hints: bool,
+        /// The game moves both players' ratings when it ends (accounts
+        /// only, no house bot, no hints). Default false.
+        #[serde(default)]
+        rated: bool,
     },
     /// The open and running rooms: at most `limit` of them (1 to
     /// [`MAX_LISTED_ROOMS`], default that), open ones first.
@@ -627,6 +631,9 @@ pub struct Snapshot {
     /// The room allows hints to both players (asked for at its creation).
     #[serde(default)]
     pub hints: bool,
+    /// The game moves both players' ratings when it ends.
+    #[serde(default)]
+    pub rated: bool,
     /// The level of the server's house bot this room asked for at its
     /// creation (`perfect`, `random`, 0 to 9); absent when none: which seat
     /// is the house bot's, its seat's `player_kind` (`bot`) and name say.
@@ -688,6 +695,10 @@ pub struct RoomSummary {
     /// The room allows hints to both players.
     #[serde(default)]
     pub hints: bool,
+    /// The game moves both players' ratings when it ends (a rated casual
+    /// game; a tournament's games are rated as the tournament is).
+    #[serde(default)]
+    pub rated: bool,
     /// The seated players' Glicko-2 ratings in this game, if rated.
     pub ratings: [Option<f64>; 2],
     /// The tournament this room's game belongs to, if any.

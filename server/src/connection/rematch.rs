@@ -69,6 +69,7 @@ async fn make(
         listed: plan.listed,
         bot: plan.bot,
         hints: plan.hints,
+        rated: plan.rated,
         tournament: None,
         slot,
     };

@@ -27,6 +27,7 @@ pub struct SnapshotView<'a> {
     pub result: Option<MatchResult>,
     pub seq: u64,
     pub hints: bool,
+    pub rated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot: Option<Level>,
 }
@@ -192,6 +193,7 @@ mod tests {
             }),
             seq: 9,
             hints: true,
+            rated: true,
             bot: Some(Level::Casual(3)),
         }
     }
@@ -214,6 +216,7 @@ mod tests {
             result: v.result,
             seq: v.seq,
             hints: v.hints,
+            rated: v.rated,
             bot: v.bot,
         }
     }

@@ -248,6 +248,10 @@ pub struct MatchRules {
     /// A tournament's game: its players are seated by the tournament, a
     /// no-show loses rather than calling it off, and nobody may abort.
     pub tournament: bool,
+    /// A rated casual game: only accounts take its seats (two different
+    /// ones), and every end with a winner is rated, so a no-show loses, and
+    /// so does an abandoned game once each side has moved.
+    pub rated: bool,
     pub max_moves: usize,
     pub max_record_bytes: usize,
     /// A `moved` event carries the position only up to this size.
@@ -256,9 +260,10 @@ pub struct MatchRules {
 }
 
 impl MatchRules {
-    pub fn new(config: &Config, tournament: bool) -> MatchRules {
+    pub fn new(config: &Config, tournament: bool, rated: bool) -> MatchRules {
         MatchRules {
             tournament,
+            rated,
             max_moves: config.limits.max_moves as usize,
             max_record_bytes: config.limits.max_record_bytes,
             max_event_position_bytes: config.max_event_position_bytes,
@@ -708,6 +713,9 @@ impl Core {
         if self.finished() {
             return refuse(ErrorCode::MatchOver, "the match is over; watch it instead");
         }
+        if self.rules.rated && !house {
+            self.check_rated_player(&player)?;
+        }
         let seat = match seat {
             Some(s @ (0 | 1)) if !self.seated(s) => s,
             Some(s @ (0 | 1)) => return refuse(ErrorCode::RoomFull, format!("seat {s} is taken")),
@@ -744,6 +752,24 @@ impl Core {
             records,
             refused: None,
         })
+    }
+
+    /// A rated game is between two accounts: a guest, or the account that
+    /// holds the other seat, is refused.
+    fn check_rated_player(&self, player: &Player) -> Result<(), Refusal> {
+        let Some(account) = player.account else {
+            return refuse(
+                ErrorCode::AccountRequired,
+                "this room is rated: only an account plays a rated game (say hello with a token)",
+            );
+        };
+        if self.accounts.contains(&Some(account)) {
+            return refuse(
+                ErrorCode::BadRequest,
+                "this room is rated: an account cannot play a rated game against itself",
+            );
+        }
+        Ok(())
     }
 
     fn play(&self, token: &str, mv: &Value, received: Instant) -> Result<Decision, Refusal> {
@@ -845,8 +871,12 @@ impl Core {
     fn deadline_result(&self, reason: EndReason) -> MatchResult {
         let loser = self.game.next_seat();
         let winner = match reason {
-            // A tournament game has to produce a result: a no-show loses it.
-            EndReason::NoShow if self.rules.tournament => Some(1 - loser),
+            // A tournament or rated game has to produce a result: a no-show
+            // loses it (not moving must not save a rating).
+            EndReason::NoShow if self.rules.tournament || self.rules.rated => Some(1 - loser),
+            // A rated game that each side has moved in is lost by the player
+            // who left it, to move (a lost rated game cannot be walked away from).
+            EndReason::Abort if self.rules.rated && self.game.plies() >= 2 => Some(1 - loser),
             EndReason::NoShow | EndReason::Abort => None,
             _ => Some(1 - loser),
         };
@@ -919,6 +949,7 @@ mod tests {
     fn rules(tournament: bool) -> MatchRules {
         MatchRules {
             tournament,
+            rated: false,
             max_moves: 1000,
             max_record_bytes: 256 * 1024,
             max_event_position_bytes: 4096,
@@ -1591,6 +1622,102 @@ mod tests {
             );
             assert_eq!(bodies(&late), [ended(winner, EndReason::NoShow)]);
         }
+    }
+
+    fn rated(spec: Value, clock: Option<Clock>) -> Core {
+        core(
+            spec,
+            clock,
+            MatchRules {
+                rated: true,
+                ..rules(false)
+            },
+        )
+    }
+
+    fn account(name: &str, account: AccountId) -> Player {
+        Player {
+            name: Some(name.into()),
+            kind: Some(PlayerKind::Person),
+            account: Some(account),
+        }
+    }
+
+    fn join_as(
+        c: &mut Core,
+        player: Player,
+        token: &str,
+        now: Instant,
+    ) -> Result<Decision, Refusal> {
+        let intent = Intent::Join {
+            player,
+            seat: None,
+            token: hash(token),
+            tie: None,
+        };
+        act(c, intent, now)
+    }
+
+    #[test]
+    fn a_rated_game_seats_two_different_accounts_only() {
+        let t0 = Instant::now();
+        let mut c = rated(json!({"game": "nim", "heaps": [3]}), None);
+        let guest = join_as(&mut c, Player::guest("g"), "token-g", t0);
+        assert_eq!(code(guest).0, ErrorCode::AccountRequired);
+        join_as(&mut c, account("ann", 1), "token-a", t0).unwrap();
+        let itself = join_as(&mut c, account("ann", 1), "token-a2", t0);
+        let (code_, message) = code(itself);
+        assert_eq!(code_, ErrorCode::BadRequest);
+        assert!(message.contains("against itself"), "{message}");
+        join_as(&mut c, account("ben", 2), "token-b", t0).unwrap();
+        assert!(c.game.started);
+        // The house bot's seat is the server's own: never refused here (the
+        // server refuses a rated room with a house bot at creation).
+        let mut house = rated(json!({"game": "nim", "heaps": [3]}), None);
+        let reserve = Intent::Reserve {
+            player: Player::guest("house"),
+            seat: 1,
+            house: true,
+            token: hash("token-h"),
+            player_token: None,
+        };
+        act(&mut house, reserve, t0).unwrap();
+    }
+
+    #[test]
+    fn a_rated_no_show_loses_and_an_abandoned_rated_game_is_lost_once_each_side_moved() {
+        let t0 = Instant::now();
+        let m = json!({"heap": 0, "take": 1});
+        // A no-show loses a rated game (casual ones are called off).
+        let mut c = rated(json!({"game": "nim", "heaps": [3]}), clock(60_000, 0));
+        join_as(&mut c, account("ann", 1), "token-a", t0).unwrap();
+        join_as(&mut c, account("ben", 2), "token-b", t0).unwrap();
+        let at = t0 + NO_SHOW;
+        let late = Intent::Deadline {
+            abandoned_since: None,
+        };
+        let late = c.decide(late, at).unwrap();
+        assert_eq!(bodies(&late), [ended(Some(1), EndReason::NoShow)]);
+        // Untimed, abandoned by the player to move after each side moved:
+        // lost by that player.
+        let abandoned = |moves: usize| {
+            let mut c = rated(json!({"game": "nim", "heaps": [5, 5]}), None);
+            join_as(&mut c, account("ann", 1), "token-a", t0).unwrap();
+            join_as(&mut c, account("ben", 2), "token-b", t0).unwrap();
+            for i in 0..moves {
+                let token = ["token-a", "token-b"][i % 2];
+                act(&mut c, mv(token, &m, t0), t0).unwrap();
+            }
+            let since = Intent::Deadline {
+                abandoned_since: Some(t0),
+            };
+            bodies(&c.decide(since, t0 + ABANDON).unwrap())
+        };
+        assert_eq!(abandoned(2), [ended(Some(1), EndReason::Abort)]);
+        assert_eq!(abandoned(3), [ended(Some(0), EndReason::Abort)]);
+        // Before each side has moved, it is called off: nobody wins.
+        assert_eq!(abandoned(1), [ended(None, EndReason::Abort)]);
+        assert_eq!(abandoned(0), [ended(None, EndReason::Abort)]);
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub mod subscribers;
 use std::sync::{Arc, Mutex};
 
 use grundy_protocol::wire::{
-    Clock, ErrorCode, Event, EventBody, MatchResult, RequestId, RoomSummary, SeatInfo, ServerBody,
-    ServerMsg, WithdrawReason,
+    Clock, ErrorCode, Event, EventBody, MatchResult, PlayerKind, RequestId, RoomSummary, SeatInfo,
+    ServerBody, ServerMsg, WithdrawReason,
 };
 use grundy_protocol::wire::{RoomState, MAX_DESCRIPTION};
 use grundy_protocol::{Level, Position, Rules};
@@ -36,6 +36,7 @@ use crate::config::Config;
 use crate::metrics::{RoomGauge, METRICS};
 use crate::outbox::{ConnId, Handoff, Kick, Outbox};
 use crate::player::{AccountId, Player};
+use crate::ratings::{Rated, Ratings};
 use crate::refusal::Refusal;
 use crate::secret::{hash, matches_hash, new_token};
 use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredSeat, WriteOp};
@@ -180,6 +181,7 @@ pub struct RematchPlan {
     pub clock: Option<Clock>,
     pub listed: bool,
     pub hints: bool,
+    pub rated: bool,
     pub bot: Option<Level>,
     /// The new room's players by seat; None for the house bot's seat.
     pub players: [Option<Player>; 2],
@@ -221,6 +223,9 @@ pub struct RoomInit {
     pub bot: Option<Level>,
     /// Both players may see hints.
     pub hints: bool,
+    /// The ratings a rated casual game moves when it ends; None: unrated
+    /// (a tournament rates its own games).
+    pub rated: Option<Arc<Ratings>>,
     /// The tournament this game belongs to: a no-show then loses the game
     /// rather than calling it off, and nobody may abort.
     pub tournament: Option<String>,
@@ -243,6 +248,8 @@ pub struct Room {
     listed: bool,
     bot: Option<Level>,
     hints: bool,
+    /// See [`RoomInit::rated`].
+    rated: Option<Arc<Ratings>>,
     tournament: Option<String>,
     on_end: Option<EndHook>,
     core: Core,
@@ -283,7 +290,7 @@ fn now() -> std::time::Instant {
 
 impl Room {
     pub fn new(init: RoomInit, store: Arc<dyn MatchStore>, config: Arc<Config>) -> Room {
-        let rules = MatchRules::new(&config, init.tournament.is_some());
+        let rules = MatchRules::new(&config, init.tournament.is_some(), init.rated.is_some());
         let room = Room {
             id: init.id,
             code: init.code,
@@ -293,6 +300,7 @@ impl Room {
             listed: init.listed,
             bot: init.bot,
             hints: init.hints,
+            rated: init.rated,
             tournament: init.tournament,
             on_end: init.on_end,
             core: Core::new(init.spec, init.start, init.clock, rules),
@@ -319,6 +327,7 @@ impl Room {
                     clock: None,
                     bot: None,
                     hints: false,
+                    rated: false,
                     ratings: [None, None],
                     tournament: None,
                 },
@@ -396,10 +405,13 @@ impl Room {
         // lingers like any finished one.
         Ok(self.core.game.result.map(|result| {
             self.finished_at = Some(Instant::now());
+            // Ratings are written with the result only: a rated game whose
+            // result was lost stays unrated rather than rated twice.
             self.write(WriteOp::Finish {
                 room: self.id.clone(),
                 result,
                 finished_at_ms: now_ms(),
+                ratings: Vec::new(),
             })
         }))
     }
@@ -1049,6 +1061,7 @@ impl Room {
                     clock: self.core.game.clock,
                     listed: self.listed,
                     hints: self.hints,
+                    rated: self.rated.is_some(),
                     bot: self.bot,
                     players: [player(1), player(0)],
                 };
@@ -1169,6 +1182,7 @@ impl Room {
                             room: self.id.clone(),
                             result: *result,
                             finished_at_ms: now_ms(),
+                            ratings: Vec::new(),
                         });
                     }
                     texts.push(json);
@@ -1191,7 +1205,7 @@ impl Room {
             1 => ops.pop().expect("one op"),
             _ => WriteOp::All(ops),
         };
-        let answer = self.write(op).await;
+        let answer = self.write_rated(op, decision).await;
         if matches!(answer, Ok(Err(StoreError::LeaseLost(_)))) && !self.moved {
             tracing::warn!(room = %self.id, "another node owns the room now; this one lets it go");
             self.moved = true;
@@ -1215,6 +1229,45 @@ impl Room {
             self.on_finished(result);
         }
         Ok(first)
+    }
+
+    /// Writes `op`; when it ends a rated game with a winner, with both
+    /// players' new ratings in its `Finish`, computed and queued under the
+    /// ratings' lock so that a player's games are rated in the order written.
+    fn write_rated(&self, mut op: WriteOp, decision: &Decision) -> Pending {
+        let winner = decision.records.iter().find_map(|record| match record {
+            Record::Event(Event {
+                body: EventBody::Ended { result },
+                ..
+            }) => result.winner,
+            _ => None,
+        });
+        let (Some(ratings), Some(winner), [Some(a), Some(b)]) =
+            (&self.rated, winner, self.core.accounts())
+        else {
+            return self.write(op);
+        };
+        let seats = &self.core.game.seats;
+        let player = |seat: usize, account| Rated {
+            account,
+            name: seats[seat].name.as_deref().unwrap_or(""),
+            kind: seats[seat].player_kind.unwrap_or(PlayerKind::Person),
+        };
+        let players = [player(0, a), player(1, b)];
+        ratings.rate(&self.game, players, winner as usize, |rows| {
+            ratings.announce(&rows);
+            let parts = match &mut op {
+                WriteOp::All(ops) => ops.as_mut_slice(),
+                one => std::slice::from_mut(one),
+            };
+            for part in parts {
+                if let WriteOp::Finish { ratings, .. } = part {
+                    *ratings = rows;
+                    break;
+                }
+            }
+            self.write(op)
+        })
     }
 
     /// The match has just ended.
@@ -1256,6 +1309,7 @@ impl Room {
             result: game.result,
             seq: game.seq,
             hints: self.hints,
+            rated: self.rated.is_some(),
             bot: self.bot,
         }
     }
@@ -1280,6 +1334,7 @@ impl Room {
             clock: game.clock,
             bot: self.bot,
             hints: self.hints,
+            rated: self.rated.is_some(),
             // Filled in by the lobby, which knows the ratings.
             ratings: [None, None],
             tournament: self.tournament.clone(),

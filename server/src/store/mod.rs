@@ -21,7 +21,8 @@
 //!
 //! ```sql
 //! rooms  (no INT PK, id TEXT UNIQUE, code TEXT UNIQUE, spec TEXT json,
-//!         clock TEXT json NULL, listed INT, bot TEXT NULL, hints INT 0|1, created_at_ms INT,
+//!         clock TEXT json NULL, listed INT, bot TEXT NULL, hints INT 0|1, rated INT 0|1,
+//!         created_at_ms INT,
 //!         result TEXT json NULL, finished_at_ms INT NULL, tournament TEXT NULL)
 //! seats  (room_no -> rooms.no, seat INT 0|1, name TEXT NULL, token TEXT, house INT 0|1,
 //!         kind TEXT NULL, account INT NULL, player_token TEXT NULL, PK (room_no, seat))
@@ -97,6 +98,8 @@ pub enum WriteOp {
         bot: Option<String>,
         /// Both players may see hints.
         hints: bool,
+        /// A rated casual game (its `Finish` carries the ratings).
+        rated: bool,
         /// The tournament whose game this room plays.
         tournament: Option<String>,
         created_at_ms: u64,
@@ -127,11 +130,13 @@ pub enum WriteOp {
         /// Unix epoch milliseconds when it happened.
         at_ms: u64,
     },
-    /// The match is over. Idempotent: a room keeps its first result.
+    /// The match is over. Idempotent: a room keeps its first result (and
+    /// `ratings`, a rated game's new ratings, are written only with it).
     Finish {
         room: String,
         result: MatchResult,
         finished_at_ms: u64,
+        ratings: Vec<RatingRow>,
     },
     /// A new tournament (`settings`: a `TournamentSettings` with defaults filled).
     CreateTournament {
@@ -262,6 +267,8 @@ pub struct StoredRoom {
     pub bot: Option<String>,
     /// Both players may see hints.
     pub hints: bool,
+    /// A rated casual game.
+    pub rated: bool,
     /// The tournament whose game this room plays.
     pub tournament: Option<String>,
     pub created_at_ms: u64,

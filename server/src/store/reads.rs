@@ -126,7 +126,7 @@ pub(super) fn load_rooms<C: Sql>(
 ) -> Result<Vec<StoredRoom>, StoreError> {
     let rows = conn.query(
         &format!(
-            "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints
+            "SELECT id, code, spec, clock, listed, created_at_ms, bot, tournament, hints, rated
              FROM rooms WHERE {filter} ORDER BY created_at_ms, id"
         ),
         args,
@@ -143,9 +143,11 @@ pub(super) fn load_rooms<C: Sql>(
         let bot = row.opt_text(6).map_err(bad)?;
         let tournament = row.opt_text(7).map_err(bad)?;
         let hints = row.flag(8).map_err(bad)?;
+        let rated = row.flag(9).map_err(bad)?;
         rooms.push(StoredRoom {
             bot,
             hints,
+            rated,
             tournament,
             spec: parse_json(&room, "spec", &spec)?,
             clock: clock.map(|c| parse_json(&room, "clock", &c)).transpose()?,

@@ -111,6 +111,7 @@ pub(crate) fn create(room: &str, created_at_ms: u64) -> WriteOp {
         listed: true,
         bot: None,
         hints: false,
+        rated: false,
         tournament: None,
         created_at_ms,
     }
@@ -154,6 +155,7 @@ fn finish(room: &str, winner: u8, reason: EndReason) -> WriteOp {
             reason,
         },
         finished_at_ms: 9_999,
+        ratings: Vec::new(),
     }
 }
 
@@ -275,6 +277,83 @@ on_both!(record_of_a_finished_match, |place| {
     assert_eq!(store.record("nope").expect("record"), None);
     assert!(store.load_unfinished().expect("load").is_empty());
 });
+
+/// A rated room's result carries the new ratings: written with its first
+/// result, and never again by a repeated finish (which would set a player's
+/// rating back to what this game made it).
+on_both!(
+    a_rated_finish_writes_its_ratings_with_the_first_result_only,
+    |place| {
+        let store = place.open().expect("open");
+        for (id, name) in [(1, "ada"), (2, "bob")] {
+            put(
+                &store,
+                WriteOp::Account(AccountWrite::Create(AccountRow {
+                    id,
+                    username: name.into(),
+                    username_key: name.into(),
+                    kind: grundy_protocol::wire::AccountKind::Person,
+                    password_hash: "h".into(),
+                    created_at_ms: 1,
+                })),
+            )
+            .expect("account");
+        }
+        let mut rated = create("r1", 1);
+        if let WriteOp::CreateRoom { rated, .. } = &mut rated {
+            *rated = true;
+        }
+        put(&store, rated).expect("create");
+        put(&store, create("r2", 2)).expect("create");
+        let rows = |rating: f64| -> Vec<RatingRow> {
+            [(1, "ada", rating), (2, "bob", 3000.0 - rating)]
+                .into_iter()
+                .map(|(account, name, rating)| RatingRow {
+                    game: "nim".into(),
+                    account: Some(account),
+                    rating: grundy_protocol::wire::PlayerRating {
+                        player: name.into(),
+                        player_kind: Some(PlayerKind::Person),
+                        unclaimed: false,
+                        rating,
+                        deviation: 290.0,
+                        volatility: 0.06,
+                        games: 1,
+                    },
+                })
+                .collect()
+        };
+        let finish_with = |rating: f64| {
+            let mut op = finish("r1", 0, EndReason::Rules);
+            if let WriteOp::Finish { ratings, .. } = &mut op {
+                *ratings = rows(rating);
+            }
+            op
+        };
+        put(&store, finish_with(1662.0)).expect("finish");
+        put(&store, finish_with(1700.0)).expect("finish again");
+        let mut stored = store.load_ratings().expect("ratings");
+        stored.sort_by_key(|r| r.account);
+        assert_eq!(stored, rows(1662.0));
+        let unfinished = store.load_unfinished().expect("load");
+        assert_eq!(unfinished.len(), 1);
+        assert!(!unfinished[0].rated, "r2 is casual");
+        drop(store);
+        // And the flag is read back with the room.
+        let store = place.open().expect("open again");
+        put(&store, {
+            let mut op = create("r3", 3);
+            if let WriteOp::CreateRoom { rated, .. } = &mut op {
+                *rated = true;
+            }
+            op
+        })
+        .expect("create");
+        let rooms = store.load_unfinished().expect("load");
+        let r3 = rooms.iter().find(|r| r.room == "r3").expect("r3");
+        assert!(r3.rated);
+    }
+);
 
 on_both!(
     moves_are_timed_from_the_first_move_without_a_start,

@@ -191,9 +191,27 @@ pub(super) fn event<C: Sql>(
         }
         _ => {}
     }
+    put_ratings(conn, tournament, ratings)?;
+    if matches!(event.body, TournamentEventBody::Finished { .. }) {
+        conn.exec(
+            "UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1",
+            args![tournament, at],
+        )?;
+    }
+    Ok(())
+}
+
+/// New ratings (a rated tournament round's, or a rated room's end), each row
+/// replacing the holder's in its game; `key` (the tournament or room) names
+/// what wrote them in errors.
+pub(super) fn put_ratings<C: Sql>(
+    conn: &mut C,
+    key: &str,
+    ratings: &[RatingRow],
+) -> Result<(), StoreError> {
     for row in ratings {
         let r = &row.rating;
-        let games = to_i64(tournament, "games", r.games)?;
+        let games = to_i64(key, "games", r.games)?;
         // An account's row, or (older files' tests only) a plain name's.
         let (sql, holder): (&str, Arg) = match row.account {
             Some(account) => (
@@ -202,7 +220,7 @@ pub(super) fn event<C: Sql>(
                  ON CONFLICT (game, account) DO UPDATE SET rating = excluded.rating,
                      deviation = excluded.deviation, volatility = excluded.volatility,
                      games = excluded.games",
-                to_i64(tournament, "account", account)?.into(),
+                to_i64(key, "account", account)?.into(),
             ),
             None => (
                 "INSERT INTO ratings (family, player, rating, deviation, volatility, games)
@@ -223,12 +241,6 @@ pub(super) fn event<C: Sql>(
                 r.volatility.into(),
                 games.into(),
             ],
-        )?;
-    }
-    if matches!(event.body, TournamentEventBody::Finished { .. }) {
-        conn.exec(
-            "UPDATE tournaments SET finished_at_ms = ?2 WHERE id = ?1",
-            args![tournament, at],
         )?;
     }
     Ok(())
@@ -720,6 +732,7 @@ mod tests {
                 listed: true,
                 bot: None,
                 hints: false,
+                rated: false,
                 tournament: None,
                 created_at_ms: 7,
             })

@@ -404,6 +404,7 @@ pub(super) fn apply_op<'a, C: Sql>(
             listed,
             bot,
             hints,
+            rated,
             tournament,
             created_at_ms,
         } => {
@@ -413,8 +414,8 @@ pub(super) fn apply_op<'a, C: Sql>(
             let no = conn
                 .insert_no(
                     "INSERT INTO rooms (id, code, spec, clock, listed, bot, created_at_ms,
-                                        tournament, hints)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                        tournament, hints, rated)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                     args![
                         room,
                         code,
@@ -424,7 +425,8 @@ pub(super) fn apply_op<'a, C: Sql>(
                         bot.as_ref(),
                         created_at_ms,
                         tournament.as_ref(),
-                        *hints
+                        *hints,
+                        *rated
                     ],
                 )
                 .map_err(|e| match e.fault {
@@ -523,6 +525,7 @@ pub(super) fn apply_op<'a, C: Sql>(
             room,
             result,
             finished_at_ms,
+            ratings,
         } => {
             let json = encode(room, "result", result)?;
             let finished_at_ms = signed(room, "finished_at_ms", *finished_at_ms)?;
@@ -536,6 +539,11 @@ pub(super) fn apply_op<'a, C: Sql>(
                  WHERE id = ?1 AND result IS NULL",
                 args![room, &json, finished_at_ms],
             )?;
+            // The ratings go with the first result only: a repeated finish
+            // must not set ratings back to what this game made them.
+            if changed > 0 {
+                tournaments::put_ratings(conn, room, ratings)?;
+            }
             if changed == 0 {
                 let existing =
                     conn.query_one("SELECT result FROM rooms WHERE id = ?1", args![room])?;

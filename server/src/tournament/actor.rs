@@ -152,12 +152,14 @@ pub struct Tournament {
     poll_at: Option<Instant>,
 }
 
-/// Whether a game ended this way was played out (and so is rated): by the
-/// rules, a resignation or a flag; not a forfeit, an abort or a no-show.
+/// Whether a game ended this way is rated: by the rules, a resignation, a
+/// flag, or a no-show (a player who does not move must not keep a rating a
+/// lost game would cost); not a forfeit (a withdrawn player's game, never
+/// begun).
 fn played(reason: EndReason) -> bool {
     matches!(
         reason,
-        EndReason::Rules | EndReason::Resign | EndReason::Flag
+        EndReason::Rules | EndReason::Resign | EndReason::Flag | EndReason::NoShow
     )
 }
 
@@ -835,6 +837,8 @@ impl Tournament {
             listed: true,
             bot: None,
             hints: false,
+            // The tournament rates its games itself (a round at a time).
+            rated: false,
             tournament: Some((self.core.id.clone(), end_hook(self.results.clone()))),
             slot: None,
         };

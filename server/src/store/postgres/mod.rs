@@ -571,6 +571,7 @@ mod tests {
             listed: false,
             bot: None,
             hints: false,
+            rated: false,
             tournament: None,
             created_at_ms: 1,
         }
@@ -931,6 +932,7 @@ mod tests {
             room: "r".into(),
             result,
             finished_at_ms: 5,
+            ratings: Vec::new(),
         };
         put(&a, fenced(&of_a, finish.clone())).expect("finish");
         let owners: i64 = raw(&url)
@@ -1181,6 +1183,7 @@ mod tests {
             room: "r2".into(),
             result,
             finished_at_ms: 9,
+            ratings: Vec::new(),
         };
         put(&a, fenced(&of_a, finish)).expect("finish");
         let mut found = a
