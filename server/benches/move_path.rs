@@ -28,7 +28,7 @@ fn started() -> Core {
         spec,
         start,
         None,
-        MatchRules::new(&Config::default(), false),
+        MatchRules::new(&Config::default(), false, false),
     );
     for (name, token) in [("a", "token-a"), ("b", "token-b")] {
         let join = Intent::Join {

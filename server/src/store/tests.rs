@@ -278,10 +278,10 @@ on_both!(record_of_a_finished_match, |place| {
     assert!(store.load_unfinished().expect("load").is_empty());
 });
 
-/// A rated room's result carries the new ratings: written with its first
-/// result, and never again by a repeated finish (which would set a player's
-/// rating back to what this game made it).
 on_both!(
+    /// A rated room's result carries the new ratings: written with its first
+    /// result, and never again by a repeated finish (which would set a
+    /// player's rating back to what this game made it).
     a_rated_finish_writes_its_ratings_with_the_first_result_only,
     |place| {
         let store = place.open().expect("open");
