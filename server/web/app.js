@@ -122,7 +122,8 @@ function lobby() {
     return h("tr", { dataset: { code: r.code } },
       h("td", {}, h("strong", {}, r.name), h("div", { class: "muted small" }, r.description)),
       h("td", {}, players[0], " vs ", players[1]),
-      h("td", {}, r.state, r.tournament ? " · tournament" : "", r.hints ? h("span", { class: "tag", title: "both players may ask for hints" }, "hints") : ""),
+      h("td", {}, r.state, r.tournament ? " · tournament" : "", r.hints ? h("span", { class: "tag", title: "both players may ask for hints" }, "hints") : "",
+        r.rated ? h("span", { class: "tag", title: "the game moves both players' ratings" }, "rated") : ""),
       h("td", {}, clockWords(r.clock)),
       h("td", { class: "code" }, r.code),
       h("td", {},
@@ -181,6 +182,7 @@ function createForm(problem) {
   const seat = h("select", { id: "seat", "aria-label": "seat" }, option("0", "I move first", true), option("1", "I move second"), option("any", "either (random)"));
   const listed = h("input", { type: "checkbox", id: "listed", checked: true });
   const hints = h("input", { type: "checkbox", id: "hints" });
+  const rated = h("input", { type: "checkbox", id: "rated" });
   return h("form", { class: "create", id: "create", onsubmit: async (e) => {
     e.preventDefault();
     problem.show(null);
@@ -200,6 +202,11 @@ function createForm(problem) {
       if (msg.clock) return problem.show("hints are for untimed games: choose “untimed”, or no hints");
       msg.hints = true;
     }
+    if (rated.checked) {
+      if (opponent.value) return problem.show("rated games are between two accounts: choose “a person (open room)”, or unrated");
+      if (msg.hints) return problem.show("a rated game has no hints: untick one of them");
+      msg.rated = true;
+    }
     if (opponent.value) msg.bot = opponent.value;
     try {
       const seated = await conn.send(msg);
@@ -211,6 +218,7 @@ function createForm(problem) {
   h("label", {}, "Opponent ", opponent), h("label", {}, "Clock ", clock), h("label", {}, "Seat ", seat),
   h("label", { class: "check" }, listed, " shown in the lobby"),
   h("label", { class: "check", title: "both players may ask for hints; whoever joins agrees" }, hints, " hints for both (untimed)"),
+  h("label", { class: "check", title: "the game moves both players' ratings; accounts only" }, rated, " rated (against a person, logged in)"),
   h("button", { type: "submit", class: "primary", id: "create-button" }, "Create"));
 }
 
@@ -447,7 +455,7 @@ function room(key) {
       h("div", { class: "room-head" },
         h("h2", {}, specName(snap.spec) || snap.spec.game),
         h("span", { class: "muted" }, " code ", h("strong", { class: "code", id: "room-code" }, snap.code), " · ", clockWords(snap.clock),
-          snap.hints ? " · hints for both" : "")),
+          snap.hints ? " · hints for both" : "", snap.rated ? " · rated" : "")),
       h("div", { class: "players" }, playerBox(0), playerBox(1)),
       h("p", { class: `turn${myTurn ? " mine" : ""}${over ? " over" : ""}`, id: "turn" }, line));
     const redrawn = boardFor(snap, myTurn);

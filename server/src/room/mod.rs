@@ -39,7 +39,7 @@ use crate::player::{AccountId, Player};
 use crate::ratings::{Rated, Ratings};
 use crate::refusal::Refusal;
 use crate::secret::{hash, matches_hash, new_token};
-use crate::store::{now_ms, Lease, MatchStore, StoreError, StoredSeat, WriteOp};
+use crate::store::{now_ms, Lease, MatchStore, RatingRow, StoreError, StoredSeat, WriteOp};
 use crate::task::{outcome, sleep_until, Ending, OnExit, Pending};
 
 /// How long a room waits before it tries again to record the end of a match
@@ -1205,12 +1205,17 @@ impl Room {
             1 => ops.pop().expect("one op"),
             _ => WriteOp::All(ops),
         };
-        let answer = self.write_rated(op, decision).await;
+        let (pending, rated) = self.write_rated(op, decision);
+        let answer = pending.await;
         if matches!(answer, Ok(Err(StoreError::LeaseLost(_)))) && !self.moved {
             tracing::warn!(room = %self.id, "another node owns the room now; this one lets it go");
             self.moved = true;
         }
         outcome(answer, &self.id)?;
+        // The other nodes hear of new ratings once they are stored.
+        if let (Some(ratings), false) = (&self.rated, rated.is_empty()) {
+            ratings.announce(&rated);
+        }
         let at = now();
         for record in &decision.records {
             if let Err(e) = self.core.apply(record, at) {
@@ -1234,7 +1239,8 @@ impl Room {
     /// Writes `op`; when it ends a rated game with a winner, with both
     /// players' new ratings in its `Finish`, computed and queued under the
     /// ratings' lock so that a player's games are rated in the order written.
-    fn write_rated(&self, mut op: WriteOp, decision: &Decision) -> Pending {
+    /// Returns the write and the new ratings (none for any other write).
+    fn write_rated(&self, mut op: WriteOp, decision: &Decision) -> (Pending, Vec<RatingRow>) {
         let winner = decision.records.iter().find_map(|record| match record {
             Record::Event(Event {
                 body: EventBody::Ended { result },
@@ -1245,7 +1251,7 @@ impl Room {
         let (Some(ratings), Some(winner), [Some(a), Some(b)]) =
             (&self.rated, winner, self.core.accounts())
         else {
-            return self.write(op);
+            return (self.write(op), Vec::new());
         };
         let seats = &self.core.game.seats;
         let player = |seat: usize, account| Rated {
@@ -1255,18 +1261,17 @@ impl Room {
         };
         let players = [player(0, a), player(1, b)];
         ratings.rate(&self.game, players, winner as usize, |rows| {
-            ratings.announce(&rows);
             let parts = match &mut op {
                 WriteOp::All(ops) => ops.as_mut_slice(),
                 one => std::slice::from_mut(one),
             };
             for part in parts {
                 if let WriteOp::Finish { ratings, .. } = part {
-                    *ratings = rows;
+                    ratings.clone_from(&rows);
                     break;
                 }
             }
-            self.write(op)
+            (self.write(op), rows)
         })
     }
 
