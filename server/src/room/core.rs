@@ -302,6 +302,14 @@ pub struct Core {
     pub rematch: Option<u8>,
 }
 
+/// A seat token that acts for no seat of the room.
+fn not_a_seat_token<T>() -> Result<T, Refusal> {
+    refuse(
+        ErrorCode::Unauthorized,
+        "that seat token is not valid in this room",
+    )
+}
+
 impl Core {
     pub fn new(
         spec: Value,
@@ -482,15 +490,7 @@ impl Core {
                     .flatten()
                     .any(|kept| matches_hash(token, kept))
             })
-            .map_or_else(
-                || {
-                    refuse(
-                        ErrorCode::Unauthorized,
-                        "that seat token is not valid in this room",
-                    )
-                },
-                Ok,
-            )
+            .map_or_else(not_a_seat_token, Ok)
     }
 
     /// The seat a resume acts for: by its seat token, by the account that
@@ -514,15 +514,7 @@ impl Core {
                     self.kept_token(s)
                         .is_some_and(|t| constant_time_eq(t.as_bytes(), kept.as_bytes()))
                 })
-                .map_or_else(
-                    || {
-                        refuse(
-                            ErrorCode::Unauthorized,
-                            "that seat token is not valid in this room",
-                        )
-                    },
-                    Ok,
-                ),
+                .map_or_else(not_a_seat_token, Ok),
         }
     }
 
