@@ -134,6 +134,20 @@ impl Ratings {
             .map(|r| r.rating)
     }
 
+    /// Every rating an account holds, by game id, in the games' order.
+    pub fn of_account(&self, account: AccountId) -> Vec<(String, PlayerRating)> {
+        let mut all: Vec<(String, PlayerRating)> = self
+            .table()
+            .iter()
+            .filter_map(|(game, players)| {
+                let held = players.get(&Holder::Account(account))?;
+                Some((game.clone(), held.clone()))
+            })
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     /// A player's rating in a game: an account's (guests have none).
     pub fn of(&self, game: &str, account: Option<AccountId>) -> Option<f64> {
         account.and_then(|a| self.get(game, a))

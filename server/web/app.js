@@ -2,20 +2,17 @@
 // (docs/protocol.md) and of the HTTP API (docs/http.md). Views by the
 // address's hash: the lobby (#/), a room to play or watch (#/room/ID),
 // a replay with its review (#/replay/ID), tournaments (#/tournaments,
-// #/tournament/ID) and the analysis board (#/analyze).
+// #/tournament/ID), the analysis board (#/analyze), and (account.js) the
+// account (#/account), a player's profile (#/player/NAME) and a game's
+// leaderboard (#/leaderboard/GAME).
 
 import { Connection, api, store, readPosition, readMove } from "./net.js";
 import { h, clear } from "./dom.js";
+import { accountView, profileView, leaderboardView, kindTag, playerName } from "./account.js";
 import { board } from "./boards.js";
 import {
   GAMES, specName, moveWords, typingHelp, formatClock, clockWords, resultWords,
 } from "./words.js";
-
-// A player's kind beside the name: accounts of bots and guests are marked
-// (a guest's name proves nothing); people's accounts are plain.
-const kindTag = (kind) => kind === "bot" || kind === "guest"
-  ? h("span", { class: `tag kind-${kind}`, title: kind === "bot" ? "a bot's account" : "a guest: no account" }, kind)
-  : "";
 
 const app = document.getElementById("app");
 
@@ -75,12 +72,31 @@ conn.onStatus((state, detail) => {
 const nameInput = h("input", { id: "name", value: conn.name, maxlength: 40, "aria-label": "your name",
   onchange: () => { store.setName(nameInput.value.trim()); conn.rename(nameInput.value.trim()); } });
 const view = h("div", { id: "view" });
+// Who the page plays as: the logged-in account (its name, its badge, a link
+// to its profile), or a guest's name to type and a way to log in.
+const who = h("span", { class: "who", id: "who" });
+conn.onAccount((account) => {
+  if (account) {
+    clear(who, h("a", { href: `#/player/${encodeURIComponent(account.username)}`, id: "account-name" }, account.username),
+      kindTag(account.kind), h("a", { href: "#/account", id: "account-link", class: "small" }, "account"));
+  } else {
+    nameInput.value = conn.name;
+    clear(who, h("label", {}, "Name ", nameInput),
+      h("a", { href: "#/account", id: "account-link", class: "small" }, "log in / sign up"));
+  }
+});
+// Another tab of this browser logged in or out, or changed the password:
+// this one says hello again as the kept session now says.
+window.addEventListener("storage", (e) => {
+  const token = (text) => { try { return (JSON.parse(text).session || {}).token; } catch { return undefined; } };
+  if (e.key === "grundy" && token(e.oldValue) !== token(e.newValue)) conn.again().catch(() => {});
+});
 clear(app,
   h("header", {},
     h("a", { href: "#/", class: "brand" }, "Grundy"),
     h("nav", {}, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/tournaments" }, "Tournaments"),
-      h("a", { href: "#/analyze" }, "Analyze")),
-    h("label", { class: "who" }, "Name ", nameInput), status),
+      h("a", { href: "#/leaderboard/nim" }, "Ratings"), h("a", { href: "#/analyze" }, "Analyze")),
+    who, status),
   banner,
   view);
 
@@ -89,7 +105,10 @@ function route() {
   banner.hidden = true;
   if (current && current.dispose) current.dispose();
   const [, kind, id] = (location.hash || "#/").split("/");
-  const views = { "": lobby, room, replay, tournaments, tournament, analyze };
+  const views = {
+    "": lobby, room, replay, tournaments, tournament, analyze,
+    account: () => accountView(conn), player: profileView, leaderboard: leaderboardView,
+  };
   current = (views[kind] || lobby)(decodeURIComponent(id || ""));
   clear(view, current.el);
   window.scrollTo(0, 0);
@@ -118,7 +137,7 @@ function lobby() {
   const roomRow = (r) => {
     const seated = store.seat(r.room);
     const players = r.seats.map((s, i) => h("span", { class: "player" },
-      s.name ? s.name : h("em", {}, "free"), kindTag(s.player_kind), r.ratings && r.ratings[i] ? ` (${Math.round(r.ratings[i])})` : ""));
+      playerName(s.name, s.player_kind), r.ratings && r.ratings[i] ? ` (${Math.round(r.ratings[i])})` : ""));
     return h("tr", { dataset: { code: r.code } },
       h("td", {}, h("strong", {}, r.name), h("div", { class: "muted small" }, r.description)),
       h("td", {}, players[0], " vs ", players[1]),
@@ -241,21 +260,28 @@ function room(key) {
   const passing = (code) => ["internal", "busy", "shutting_down"].includes(code)
     || (code === "unknown_room" && s.snapshot != null);
 
-  const subscribe = async (since, tries = 0) => {
+  // `byAccount`: resume as the logged-in account, whose seat this may be
+  // (a seat token that outlived its account token, after a password change).
+  const subscribe = async (since, tries = 0, byAccount = false) => {
     const room = s.room || key;
-    const msg = s.token
-      ? { type: "resume", room, token: s.token }
+    const msg = byAccount ? { type: "resume", room, token: "" }
+      : s.token ? { type: "resume", room, token: s.token }
       : { type: "watch", room };
     if (since != null) msg.since = since;
     try {
       const answer = await conn.send(msg);
       problem.show(null);
       s.room = answer.room;
+      if (byAccount) { s.seat = answer.seat; s.token = answer.token; }
       if (answer.snapshot) take(answer.snapshot);
       for (const event of answer.events) apply(event);
       render();
     } catch (e) {
-      if (e.code === "unauthorized" && s.token) { s.token = null; s.seat = null; return subscribe(); }
+      if (e.code === "unauthorized" && s.token) {
+        s.token = null; s.seat = null;
+        return subscribe(undefined, 0, conn.account != null);
+      }
+      if (e.code === "unauthorized" && byAccount) return subscribe();
       if (passing(e.code) && tries < 10) {
         problem.show(e);
         // Only while the room is still on screen.
@@ -405,8 +431,8 @@ function room(key) {
     const players = snap.seats.map((seat) => seat.name);
     const playerBox = (seat) => h("div", { class: `player-box${snap.to_move === seat && !over ? " to-move" : ""}`, dataset: { seat } },
       h("span", { class: `dot${snap.seats[seat].connected ? " on" : ""}`, title: snap.seats[seat].connected ? "connected" : "away" }),
-      h("span", { class: "pname" }, snap.seats[seat].name || h("em", {}, "waiting for a player"),
-        kindTag(snap.seats[seat].player_kind), s.seat === seat ? " (you)" : ""),
+      h("span", { class: "pname" }, snap.seats[seat].name ? playerName(snap.seats[seat].name, snap.seats[seat].player_kind) : h("em", {}, "waiting for a player"),
+        s.seat === seat ? " (you)" : ""),
       h("span", { class: "muted small" }, seat === 0 ? " moves first" : ""),
       snap.clock ? clocks[seat] : "");
     let line;
@@ -640,6 +666,7 @@ function tournaments() {
   const format = h("select", { "aria-label": "format" }, option("round_robin", "round robin", true), option("swiss", "Swiss"));
   const rounds = h("input", { type: "number", min: 1, max: 1000, placeholder: "rounds (Swiss)", "aria-label": "rounds" });
   const name = h("input", { placeholder: "title (optional)", maxlength: 80, "aria-label": "title" });
+  const rated = h("input", { type: "checkbox", id: "rated" });
   const clock = h("select", { "aria-label": "clock" }, option("60000+1000", "1+1"), option("120000+2000", "2+2", true), option("300000+3000", "5+3"));
   const create = h("form", { class: "create", onsubmit: async (e) => {
     e.preventDefault();
@@ -647,12 +674,14 @@ function tournaments() {
     const msg = { type: "create_tournament", format: format.value, family: family.value, clock: { initial_ms: initial, increment_ms: increment } };
     if (rounds.value) msg.rounds = Number(rounds.value);
     if (name.value.trim()) msg.name = name.value.trim();
+    if (rated.checked) msg.rated = true;
     try {
       const made = await conn.send(msg);
       store.setEntry(made.tournament, { owner: made.owner_token });
       location.hash = `#/tournament/${made.tournament}`;
     } catch (err) { problem.show(err); }
   } }, h("label", {}, "Game ", family), h("label", {}, "Format ", format), rounds, h("label", {}, "Clock ", clock), name,
+  h("label", { title: "only accounts may create or play a rated tournament" }, rated, "rated"),
   h("button", { type: "submit", class: "primary" }, "Create tournament"));
   return {
     el: h("section", {}, h("h2", {}, "Tournaments"), problem,
@@ -709,8 +738,11 @@ function tournament(key) {
         h("span", { class: "muted" }, ` ${specName({ game: t.settings.family || (t.settings.spec && t.settings.spec.game) })} · ${t.settings.format.replace("_", " ")} · ${t.status}`,
           t.rounds ? ` · round ${t.round} of ${t.rounds}` : "", " · code ", h("strong", { class: "code" }, t.code))),
       problem,
-      t.status === "registering" && mine.token == null ? h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); register(name.value.trim()); } },
-        name, h("button", { type: "submit", class: "primary" }, "Join as a player")) : "",
+      // An account registers under its username: no name to type.
+      t.status === "registering" && mine.token == null ? h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); register(conn.account ? "" : name.value.trim()); } },
+        conn.account ? h("span", {}, "as ", playerName(conn.account.username, conn.account.kind)) : name,
+        h("button", { type: "submit", class: "primary" }, "Join as a player")) : "",
+      t.settings.rated ? h("p", { class: "muted small" }, "Rated: only accounts play, and each round moves their ratings.") : "",
       mine.token != null ? h("p", { class: "muted" }, `You play as player ${mine.player}.`) : "",
       t.status === "registering" && mine.owner ? h("button", { type: "button", class: "primary", onclick: async () => {
         try { await conn.send({ type: "start_tournament", tournament: id, token: mine.owner }); } catch (e) { problem.show(e); }
@@ -718,7 +750,7 @@ function tournament(key) {
       h("h3", {}, "Standings"),
       h("table", { class: "standings" }, h("thead", {}, h("tr", {}, ["#", "Player", "Score", "Games", "W", "L", "Byes", "Buchholz", "SB", "Rating"].map((x) => h("th", {}, x)))),
         h("tbody", {}, (t.standings.length ? t.standings : t.players.map((p) => ({ rank: "", player: p.player, name: p.name, player_kind: p.player_kind, score: 0, games: 0, wins: 0, losses: 0, byes: 0, buchholz: 0, sonneborn_berger: 0, rating: null, withdrawn: p.withdrawn })))
-          .map((r) => h("tr", { class: r.withdrawn ? "muted" : "" }, [r.rank, h("span", {}, r.name, kindTag(r.player_kind)), r.score, r.games, r.wins, r.losses, r.byes, r.buchholz, r.sonneborn_berger, r.rating == null ? "–" : Math.round(r.rating)].map((x) => h("td", {}, x)))))),
+          .map((r) => h("tr", { class: r.withdrawn ? "muted" : "" }, [r.rank, playerName(r.name, r.player_kind), r.score, r.games, r.wins, r.losses, r.byes, r.buchholz, r.sonneborn_berger, r.rating == null ? "–" : Math.round(r.rating)].map((x) => h("td", {}, x)))))),
       h("h3", {}, "Games"),
       t.games.length ? h("table", { class: "games" }, h("tbody", {}, [...t.games].reverse().map((g) => h("tr", {},
         h("td", {}, `round ${g.round}`),

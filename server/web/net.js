@@ -110,10 +110,30 @@ export class Connection {
     return () => this.reconnectHooks.delete(fn);
   }
 
-  // Says hello under the chosen name; a name the server refuses (an
-  // account's, or a bad one) gives way to one the server gives: the
-  // refusal's message comes back, to be shown.
+  // Says hello as the account this browser is logged in to (its kept
+  // token), or under the chosen name. A kept token the server refuses
+  // (revoked by a log out elsewhere, a password changed on another page,
+  // expired) is forgotten, and the page goes on as a guest; a name the
+  // server refuses (an account's, or a bad one) gives way to one the server
+  // gives. The refusal's message comes back, to be shown.
   async hello(urgent = true) {
+    const session = store.session();
+    if (session) {
+      try {
+        const welcome = await this.send({ type: "hello", version: 1, token: session.token }, urgent);
+        this.given = welcome.name;
+        this.account = welcome.account;
+        this.tellAccount();
+        return undefined;
+      } catch (e) {
+        if (e.code !== "unauthorized") throw e;
+        store.forgetSession(session.token);
+        const refused = await this.hello(urgent);
+        return `logged out (${e.message}): log in again${refused ? `; ${refused}` : ""}`;
+      }
+    }
+    this.account = null;
+    this.tellAccount();
     try {
       const welcome = await this.send({ type: "hello", version: 1, name: this.name || undefined }, urgent);
       this.given = welcome.name;
@@ -124,6 +144,27 @@ export class Connection {
       this.given = welcome.name;
       return `${e.message}; playing as ${welcome.name}`;
     }
+  }
+
+  /// Calls `fn(account)` now and whenever the connection's account changes
+  /// (null: a guest).
+  onAccount(fn) {
+    this.accountListeners = this.accountListeners || new Set();
+    this.accountListeners.add(fn);
+    fn(this.account || null);
+    return () => this.accountListeners.delete(fn);
+  }
+
+  tellAccount() {
+    for (const fn of this.accountListeners || []) fn(this.account || null);
+  }
+
+  /// Says hello again as whoever the kept session now says (after a log in,
+  /// a sign up or a log out); resolves once the server has answered.
+  async again() {
+    const refused = await this.hello(false);
+    this.status("connected", refused);
+    return refused;
   }
 
   rename(name) {
@@ -163,8 +204,11 @@ export async function readMove(text, room) {
   return (await api(`/api/parse?${q}`)).move;
 }
 
-// What this browser keeps: the name, and the secret tokens of its seats and
-// tournament entries (so a reload or a reopened tab puts the person back).
+// What this browser keeps, in its local storage (this origin's only, shared
+// by its tabs, kept across restarts): the guest name, the secret tokens of
+// its seats and tournament entries (so a reload or a reopened tab puts the
+// person back), and the logged-in account's session: its username, kind and
+// API token (docs/http.md, the web app, says why that is safe).
 const KEY = "grundy";
 
 function load() {
@@ -177,6 +221,17 @@ function save(data) {
 
 export const store = {
   name() { return load().name || ""; },
+  /// The logged-in account: {token, username, kind}, or null.
+  session() { const s = load().session; return s && s.token ? s : null; },
+  setSession(session) { const d = load(); d.session = session; save(d); },
+  /// Forgets the session (only if it is still `token`'s, when given: another
+  /// tab may have logged in since).
+  forgetSession(token) {
+    const d = load();
+    if (!d.session || (token && d.session.token !== token)) return;
+    delete d.session;
+    save(d);
+  },
   setName(name) { const d = load(); d.name = name; save(d); },
   seat(room) { return (load().seats || {})[room] || null; },
   setSeat(room, seat) {

@@ -1206,3 +1206,347 @@ async fn a_game_goes_on_in_the_page_when_its_node_shuts_down() {
     b.close().await.expect("close");
     second.shutdown().await;
 }
+
+/// The account's session this page keeps (its API token), if any.
+async fn kept_token(b: &Client) -> Option<String> {
+    let token = b
+        .execute(
+            "return (JSON.parse(localStorage.getItem('grundy') || '{}').session || {}).token || null",
+            vec![],
+        )
+        .await
+        .expect("script");
+    token.as_str().map(str::to_string)
+}
+
+/// Waits until the kept token is `wanted` (None: forgotten).
+async fn wait_kept(b: &Client, wanted: Option<&str>) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let kept = kept_token(b).await;
+        if kept.as_deref() == wanted {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page keeps {kept:?}, not {wanted:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn sign_up(b: &Client, name: &str, password: &str, again: &str) {
+    set_value(b, "#signup-name", name).await;
+    set_value(b, "#signup-password", password).await;
+    set_value(b, "#signup-again", again).await;
+    click(b, "#signup button[type=\"submit\"]").await;
+}
+
+async fn log_in(b: &Client, name: &str, password: &str) {
+    set_value(b, "#login-name", name).await;
+    set_value(b, "#login-password", password).await;
+    click(b, "#login button[type=\"submit\"]").await;
+}
+
+/// What `GET /api/account` answers a bearer token: 200 while it works,
+/// 401 once it is revoked.
+async fn account_status(addr: SocketAddr, token: &str) -> u16 {
+    let bearer = format!("Bearer {token}");
+    grundy_tests::http_with(addr, "GET", "/api/account", &[("authorization", &bearer)])
+        .await
+        .status
+}
+
+/// A form's refusal is the server's reason in words, not its JSON.
+async fn refused_in(b: &Client, selector: &str, reason: &str) {
+    let said = wait_text(b, selector, reason).await;
+    assert!(!said.contains('{'), "{selector} shows JSON: {said}");
+}
+
+const WEB_PASSWORD: &str = "a long enough password";
+const NEW_PASSWORD: &str = "another long password";
+
+/// Sign-up with its refusals shown in the form, a rated tournament played on
+/// the page as the account, the profile (ratings, their graph, the games
+/// with their replays, the tournament) and the leaderboard; then a password
+/// changed on the page (the old token refused), a log out (the token
+/// refused, and forgotten), a log in again, and an unknown profile.
+#[tokio::test]
+async fn a_person_signs_up_plays_rated_and_finds_profile_and_leaderboard() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let url = server.url();
+    let rex = grundy_tests::account(&url, "rex").await;
+    let mut owner = grundy_tests::Client::connect_token(&url, &rex).await;
+    let made = owner
+        .request(json!({"type": "create_tournament", "format": "round_robin",
+                        "spec": {"game": "nim", "heaps": [2, 3]}, "name": "rated cup",
+                        "rated": true, "clock": {"initial_ms": 120000, "increment_ms": 2000}}))
+        .await;
+    assert_eq!(made["type"], "tournament_created", "{made}");
+    let id = made["tournament"].as_str().expect("id").to_string();
+    let owner_token = made["owner_token"].as_str().expect("token").to_string();
+    let bot = grundy_bot::tournament::register(
+        &url,
+        &id,
+        &grundy_client::client::Hello::Token(rex.clone()),
+        grundy_protocol::Level::Perfect,
+        1,
+    )
+    .await
+    .expect("rex registers");
+    let bot = tokio::spawn(bot.play());
+
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+    b.goto(&format!("{base}/#/account")).await.expect("account");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    assert_eq!(kept_token(&b).await, None);
+    // Bad input, each refused in the form in the server's words.
+    sign_up(&b, "Rex", WEB_PASSWORD, WEB_PASSWORD).await;
+    refused_in(&b, "#signup-error", "the name \"rex\" is taken").await;
+    sign_up(&b, "ada", "short", "short").await;
+    refused_in(
+        &b,
+        "#signup-error",
+        "password: must be 8 to 128 characters, got 5",
+    )
+    .await;
+    let long = "x".repeat(129);
+    sign_up(&b, "ada", &long, &long).await;
+    refused_in(&b, "#signup-error", "got 129").await;
+    sign_up(&b, "a", WEB_PASSWORD, WEB_PASSWORD).await;
+    refused_in(&b, "#signup-error", "username").await;
+    sign_up(&b, "ada", WEB_PASSWORD, "something else").await;
+    refused_in(&b, "#signup-error", "the two passwords differ").await;
+    screenshot(&b, "account-sign-up-refused").await;
+    assert_eq!(kept_token(&b).await, None, "nothing kept while refused");
+    sign_up(&b, "ada", WEB_PASSWORD, WEB_PASSWORD).await;
+    wait_text(&b, "#account-name", "ada").await;
+    wait_text(&b, ".account", "Logged in as").await;
+    let first = kept_token(&b).await.expect("the session is kept");
+    assert_eq!(account_status(server.addr, &first).await, 200);
+    screenshot(&b, "account-logged-in").await;
+
+    // A rated tournament, played on the page as the account.
+    b.goto(&format!("{base}/#/tournament/{id}"))
+        .await
+        .expect("tournament");
+    wait_text(&b, ".tournament h2", "rated cup").await;
+    wait_text(&b, ".tournament form", "as ada").await;
+    click(&b, ".tournament form button").await;
+    wait_text(&b, ".tournament", "You play as player 1").await;
+    let standings = text(&b, "table.standings").await;
+    assert!(standings.contains("ada"), "{standings}");
+    let started = owner
+        .request(json!({"type": "start_tournament", "tournament": id, "token": owner_token}))
+        .await;
+    assert_eq!(started["type"], "ack", "{started}");
+    for game in 0..2 {
+        if game == 1 {
+            wait_text(&b, "#banner", "rex").await;
+            click(&b, "#banner a").await;
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let url = b.current_url().await.expect("url");
+            let turn = text(&b, "#turn").await;
+            if url.fragment().is_some_and(|f| f.starts_with("/room/"))
+                && !turn.is_empty()
+                && !turn.contains("You win")
+                && !turn.contains("You lose")
+            {
+                break;
+            }
+            assert!(Instant::now() < deadline, "game {game} never came");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The seats carry the accounts' names, rex's with its badge.
+        wait_text(&b, ".players", "ada").await;
+        assert!(count(&b, ".players .tag.kind-bot").await >= 1);
+        play_nim(&b, None).await.expect("the game ends");
+        if game == 0 {
+            screenshot(&b, "account-rated-game").await;
+        }
+    }
+    tokio::time::timeout(WAIT, bot)
+        .await
+        .expect("rex ends")
+        .expect("task")
+        .expect("plays");
+
+    // The profile: the rating, its graph, both games with their replays,
+    // the tournament.
+    b.goto(&format!("{base}/#/player/ada"))
+        .await
+        .expect("profile");
+    wait_text(&b, "#profile-ratings", "Nim").await;
+    wait_count(&b, ".rating-graph svg circle.point", 1).await;
+    assert_eq!(count(&b, "#profile-games a.replay-link").await, 2);
+    let games = text(&b, "#profile-games").await;
+    assert!(games.contains("rex") && games.contains("won"), "{games}");
+    let tournaments = text(&b, "#profile-tournaments").await;
+    assert!(tournaments.contains("rated cup"), "{tournaments}");
+    let profile: Value = grundy_tests::http(server.addr, "GET", "/api/players/ada")
+        .await
+        .json();
+    let rating = profile["ratings"][0]["rating"].as_f64().expect("rated");
+    let shown = text(&b, "#profile-ratings").await;
+    assert!(
+        shown.contains(&format!("{}", rating.round())),
+        "{shown} shows {rating}"
+    );
+    screenshot(&b, "account-profile").await;
+    click(&b, "#profile-games a.replay-link").await;
+    let deadline = Instant::now() + WAIT;
+    while !b
+        .current_url()
+        .await
+        .expect("url")
+        .fragment()
+        .is_some_and(|f| f.starts_with("/replay/"))
+    {
+        assert!(Instant::now() < deadline, "the replay never opened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // The leaderboard: both accounts, rex marked a bot.
+    b.goto(&format!("{base}/#/leaderboard/nim"))
+        .await
+        .expect("leaderboard");
+    wait_text(&b, "#leaderboard", "ada").await;
+    let board = text(&b, "#leaderboard").await;
+    assert!(board.contains("rex"), "{board}");
+    assert_eq!(count(&b, "#leaderboard .tag.kind-bot").await, 1, "{board}");
+    screenshot(&b, "account-leaderboard").await;
+
+    // A password changed on the page: a wrong current one is refused in
+    // the form; the right one gives the page a new token, and the old one
+    // is refused from then on.
+    b.goto(&format!("{base}/#/account")).await.expect("account");
+    set_value(&b, "#current-password", "not my password").await;
+    set_value(&b, "#new-password", NEW_PASSWORD).await;
+    click(&b, "#change-password button[type=\"submit\"]").await;
+    refused_in(&b, "#password-error", "not the account's current password").await;
+    set_value(&b, "#current-password", WEB_PASSWORD).await;
+    set_value(&b, "#new-password", NEW_PASSWORD).await;
+    click(&b, "#change-password button[type=\"submit\"]").await;
+    wait_text(&b, "#password-done", "Password changed").await;
+    let second = kept_token(&b).await.expect("a new session");
+    assert_ne!(second, first);
+    assert_eq!(account_status(server.addr, &first).await, 401);
+    assert_eq!(account_status(server.addr, &second).await, 200);
+    // The page still acts as the account with it.
+    b.refresh().await.expect("reload");
+    wait_text(&b, "#account-name", "ada").await;
+
+    // Log out: the server refuses the token, and the page forgets it.
+    click(&b, "#logout").await;
+    wait_kept(&b, None).await;
+    wait_text(&b, "#who", "log in").await;
+    assert_eq!(account_status(server.addr, &second).await, 401);
+    // Logging in again: the old password is refused, the new one works.
+    log_in(&b, "ada", WEB_PASSWORD).await;
+    refused_in(&b, "#login-error", "wrong username or password").await;
+    log_in(&b, "ADA", NEW_PASSWORD).await;
+    wait_text(&b, "#account-name", "ada").await;
+    let third = kept_token(&b).await.expect("a session again");
+    assert_eq!(account_status(server.addr, &third).await, 200);
+
+    // An unknown player's profile says so.
+    b.goto(&format!("{base}/#/player/nobody"))
+        .await
+        .expect("profile");
+    wait_text(&b, "#profile-error", "no account named \"nobody\"").await;
+    screenshot(&b, "account-unknown-profile").await;
+    b.close().await.expect("close");
+}
+
+/// The account's pages on a phone: no page wider than the screen.
+#[tokio::test]
+async fn the_account_pages_fit_a_phone() {
+    use grundy_bot::tournament::{run_field, Field};
+    use grundy_protocol::wire::{TournamentFormat, TournamentSettings};
+    let (server, base, driver) = start().await;
+    let url = server.url();
+    let players = [
+        "erin-with-a-long-name".to_string(),
+        "fay".to_string(),
+        "gil".to_string(),
+    ];
+    let tokens = grundy_tests::accounts(&url, &players).await;
+    let settings = TournamentSettings {
+        name: Some("the long-named rated winter round robin".into()),
+        spec: Some(json!({"game": "nim", "heaps": [3, 5]})),
+        family: None,
+        size: None,
+        seed: Some(1),
+        format: TournamentFormat::RoundRobin,
+        rounds: None,
+        clock: None,
+        max_players: None,
+        rated: true,
+    };
+    let field = Field {
+        url: url.clone(),
+        join: None,
+        settings,
+        players: 3,
+        levels: vec![grundy_protocol::Level::Perfect],
+        seed: 3,
+        tokens,
+    };
+    run_field(field, |_| {}).await.expect("the tournament runs");
+
+    let b = driver.phone_in_the_dark().await;
+    b.goto(&format!("{base}/#/account")).await.expect("account");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    log_in(&b, "erin-with-a-long-name", grundy_tests::PASSWORD).await;
+    wait_text(&b, "#account-name", "erin-with-a-long-name").await;
+    for (page, shown, name) in [
+        ("#/account", "#change-password", "account"),
+        (
+            "#/player/erin-with-a-long-name",
+            ".rating-graph svg circle.point",
+            "profile",
+        ),
+        (
+            "#/leaderboard/nim",
+            "#leaderboard .tag.kind-bot",
+            "leaderboard",
+        ),
+    ] {
+        b.goto(&format!("{base}/{page}")).await.expect("page");
+        wait_count(&b, shown, 1).await;
+        let (scroll, width) = widths(&b).await;
+        assert_eq!(width, u64::from(PHONE.0), "a phone's screen");
+        screenshot(&b, &format!("phone-dark-{name}")).await;
+        assert!(
+            scroll <= width,
+            "{page} is {scroll} px wide on a {width} px screen"
+        );
+    }
+    // The profile's lists, further down.
+    b.goto(&format!("{base}/#/player/erin-with-a-long-name"))
+        .await
+        .expect("profile");
+    wait_count(&b, "#profile-tournaments", 1).await;
+    b.execute(
+        "document.querySelector('#profile-games').scrollIntoView({block: 'start'})",
+        vec![],
+    )
+    .await
+    .expect("script");
+    let (scroll, width) = widths(&b).await;
+    screenshot(&b, "phone-dark-profile-games").await;
+    assert!(scroll <= width, "the profile is {scroll} px wide");
+    // Logged out, the account page's two forms fit too.
+    click(&b, "#account-link").await;
+    click(&b, "#logout").await;
+    wait_kept(&b, None).await;
+    wait_count(&b, "#signup", 1).await;
+    let (scroll, width) = widths(&b).await;
+    screenshot(&b, "phone-dark-sign-up").await;
+    assert!(scroll <= width, "the sign-up page is {scroll} px wide");
+    b.close().await.expect("close");
+}

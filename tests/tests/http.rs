@@ -49,7 +49,14 @@ async fn the_page_is_served_with_its_modules() {
         .contains("<script type=\"module\" src=\"/app.js\">"));
     let csp = page.header("content-security-policy").expect("a policy");
     assert!(csp.contains("default-src 'self'"), "{csp}");
-    for module in ["/app.js", "/net.js", "/boards.js", "/words.js", "/dom.js"] {
+    for module in [
+        "/app.js",
+        "/net.js",
+        "/boards.js",
+        "/words.js",
+        "/dom.js",
+        "/account.js",
+    ] {
         let js = http(server.addr, "GET", module).await;
         assert_eq!(js.status, 200, "{module}");
         assert_eq!(
@@ -532,6 +539,129 @@ async fn the_lobby_tournaments_and_ratings_are_read_over_http() {
     let deleted = http(server.addr, "DELETE", "/api/rooms").await;
     refused(&deleted, 405, "method_not_allowed");
     assert_eq!(deleted.header("allow"), Some("GET,HEAD"));
+}
+
+/// A profile: an account's ratings, its rating after each rated round (read
+/// from its rated tournaments' logs), its finished games and tournaments;
+/// an unknown name is a 404 naming it, and the lists are bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_players_profile_has_ratings_their_history_games_and_tournaments() {
+    use grundy_bot::tournament::{run_field, Field};
+    use grundy_protocol::wire::{TournamentFormat, TournamentSettings};
+    let server = TestServer::start().await;
+    let url = server.url();
+    let players = ["erin".to_string(), "fay".to_string()];
+    let tokens = grundy_tests::accounts(&url, &players).await;
+    grundy_tests::account(&url, "gus").await;
+    let settings = TournamentSettings {
+        name: Some("profile cup".into()),
+        spec: Some(json!({"game": "nim", "heaps": [3, 5]})),
+        family: None,
+        size: None,
+        seed: Some(1),
+        format: TournamentFormat::RoundRobin,
+        rounds: None,
+        clock: None,
+        max_players: None,
+        rated: true,
+    };
+    let field = Field {
+        url: url.clone(),
+        join: None,
+        settings,
+        players: 2,
+        levels: vec![grundy_protocol::Level::Perfect],
+        seed: 3,
+        tokens,
+    };
+    let out = run_field(field, |_| {}).await.expect("the tournament runs");
+    let tournament = out.state.tournament.clone();
+
+    // Any case finds the account; the answer spells it as its owner did.
+    let profile = http(server.addr, "GET", "/api/players/ERIN").await;
+    assert_eq!(profile.status, 200, "{profile:?}");
+    let profile = profile.json();
+    assert_eq!(profile["account"]["username"], "erin", "{profile}");
+    assert_eq!(profile["account"]["kind"], "bot", "{profile}");
+    let ratings = profile["ratings"].as_array().expect("ratings");
+    assert_eq!(ratings.len(), 1, "{profile}");
+    assert_eq!(ratings[0]["game"], "nim");
+    assert_eq!(ratings[0]["name"], "Nim");
+    let played = ratings[0]["games"].as_u64().expect("games");
+    assert!(played >= 1, "{profile}");
+    let games = profile["games"].as_array().expect("games");
+    assert_eq!(
+        games.len() as u64,
+        played,
+        "every rated game is listed: {profile}"
+    );
+    for g in games {
+        assert_eq!(g["opponent"], "fay", "{g}");
+        assert_eq!(g["opponent_kind"], "bot", "{g}");
+        assert_eq!(g["game"], "nim", "{g}");
+        assert_eq!(g["tournament"], tournament.as_str(), "{g}");
+        assert!(g["won"].is_boolean(), "{g}");
+        // Its replay is there.
+        let room = g["room"].as_str().expect("room");
+        let record = http(server.addr, "GET", &format!("/api/matches/{room}")).await;
+        assert_eq!(record.status, 200, "{record:?}");
+    }
+    let history = profile["history"].as_array().expect("history");
+    assert_eq!(history.len(), 1, "{profile}");
+    assert_eq!(history[0]["game"], "nim");
+    let points = history[0]["points"].as_array().expect("points");
+    assert!(!points.is_empty(), "{profile}");
+    let rounds: Vec<u64> = points
+        .iter()
+        .map(|p| p["round"].as_u64().unwrap())
+        .collect();
+    assert!(rounds.windows(2).all(|w| w[0] < w[1]), "{rounds:?}");
+    let last = points.last().unwrap()["rating"].as_f64().expect("rating");
+    let now = ratings[0]["rating"].as_f64().expect("rating");
+    assert!(
+        (last - now).abs() < 1e-9,
+        "the last round's rating is the rating now: {profile}"
+    );
+    let listed = profile["tournaments"].as_array().expect("tournaments");
+    assert_eq!(listed.len(), 1, "{profile}");
+    assert_eq!(listed[0]["tournament"], tournament.as_str());
+    assert_eq!(listed[0]["name"], "profile cup");
+    assert_eq!(listed[0]["rated"], true);
+    assert!(listed[0]["finished_at_ms"].is_u64(), "{profile}");
+
+    // An account that never played has an empty profile, not a refusal.
+    let gus = http(server.addr, "GET", "/api/players/gus").await.json();
+    assert_eq!(gus["ratings"], json!([]), "{gus}");
+    assert_eq!(gus["games"], json!([]), "{gus}");
+    assert_eq!(gus["history"], json!([]), "{gus}");
+    // The lists are as long as asked.
+    let one = http(
+        server.addr,
+        "GET",
+        "/api/players/erin?games=1&tournaments=1",
+    )
+    .await
+    .json();
+    assert_eq!(one["games"].as_array().map(Vec::len), Some(1), "{one}");
+
+    let msg = refused(
+        &http(server.addr, "GET", "/api/players/nobody").await,
+        404,
+        "unknown_player",
+    );
+    assert!(msg.contains("\"nobody\""), "{msg}");
+    for (query, named) in [
+        ("games=0", "games: must be 1 to 100, got 0"),
+        ("tournaments=101", "tournaments: must be 1 to 100, got 101"),
+        ("limit=5", "limit"),
+    ] {
+        let msg = refused(
+            &http(server.addr, "GET", &format!("/api/players/erin?{query}")).await,
+            400,
+            "bad_request",
+        );
+        assert!(msg.contains(named), "{query}: {msg}");
+    }
 }
 
 #[tokio::test]

@@ -432,6 +432,22 @@ impl Accounts {
         self.state().accounts.get(&account).map(Account::info)
     }
 
+    /// The account named `username` (whatever its case), as others see it;
+    /// in a cluster, read again first (another node may have made it).
+    pub async fn named(
+        &self,
+        username: &str,
+    ) -> Result<Option<(AccountId, AccountInfo)>, crate::work::Refused> {
+        self.recall(AccountsOf::Name(names::key(username))).await?;
+        let state = self.state();
+        let found = state
+            .by_key
+            .get(&names::key(username))
+            .and_then(|id| state.accounts.get(id))
+            .map(|a| (a.row.id, a.info()));
+        Ok(found)
+    }
+
     /// The account and token of a session, as `welcome` shows them.
     pub fn session_info(&self, session: &Session) -> Option<(AccountInfo, TokenInfo)> {
         let state = self.state();

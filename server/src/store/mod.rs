@@ -9,7 +9,7 @@
 //! the group commit and the writes (`writer.rs`) and the reads (`reads.rs`)
 //! serve both. Tournaments and ratings (`tournaments.rs`), accounts
 //! (`accounts.rs`) and a cluster's leases (`cluster.rs`) have their own
-//! writes and reads.
+//! writes and reads; an account's profile (`players.rs`) is reads only.
 //!
 //! Reads use a connection of their own and block: call them from
 //! `spawn_blocking`. Bad data in the file never panics: it becomes a
@@ -67,6 +67,7 @@ use crate::player::Player;
 mod accounts;
 mod cluster;
 mod db_lock;
+mod players;
 mod postgres;
 mod reads;
 mod sql;
@@ -75,6 +76,7 @@ mod tournaments;
 mod writer;
 pub use accounts::{AccountRow, AccountWrite, AccountsOf, TokenRow};
 pub use db_lock::lock_path;
+pub use players::{PlayerGame, PlayerHistory, PlayerTournament};
 pub use postgres::PgStore;
 use reads::*;
 use sql::{args, in_read, Arg, Dialect, Fault, Sql};
@@ -440,6 +442,16 @@ pub trait MatchStore: Send + Sync + 'static {
     /// Every account and every token (revoked ones too). Blocks.
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError>;
 
+    /// An account's `games` latest finished games and `tournaments` latest
+    /// tournaments, with its rating after each round of the rated ones
+    /// (`players.rs`). Blocks.
+    fn player_history(
+        &self,
+        account: u64,
+        games: usize,
+        tournaments: usize,
+    ) -> Result<PlayerHistory, StoreError>;
+
     /// Waits until every queued write is committed, then stops the writer.
     /// Idempotent. Blocks.
     fn close(&self);
@@ -517,6 +529,14 @@ impl<T: MatchStore + ?Sized> MatchStore for Box<T> {
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
         (**self).load_accounts()
     }
+    fn player_history(
+        &self,
+        account: u64,
+        games: usize,
+        tournaments: usize,
+    ) -> Result<PlayerHistory, StoreError> {
+        (**self).player_history(account, games, tournaments)
+    }
     fn cluster(&self) -> Option<&dyn Cluster> {
         (**self).cluster()
     }
@@ -558,6 +578,14 @@ where
     }
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
         self.store.load_accounts()
+    }
+    fn player_history(
+        &self,
+        account: u64,
+        games: usize,
+        tournaments: usize,
+    ) -> Result<PlayerHistory, StoreError> {
+        self.store.player_history(account, games, tournaments)
     }
     fn close(&self) {
         self.store.close()

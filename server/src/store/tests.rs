@@ -937,3 +937,86 @@ fn closing_or_dropping_a_store_lets_another_open_the_file() {
     let lock_file = std::fs::read_to_string(lock_path(&path)).expect("lock file");
     assert_eq!(lock_file, "", "no stale pid once closed");
 }
+
+/// A tournament event as the tournament writes it.
+fn tournament_event(tournament: &str, seq: u64, body: Value, account: Option<u64>) -> WriteOp {
+    let mut event = body;
+    event["seq"] = seq.into();
+    let event: TournamentEvent = serde_json::from_value(event).expect("an event");
+    let registers = matches!(event.body, TournamentEventBody::Registered { .. });
+    WriteOp::TournamentEvent {
+        tournament: tournament.into(),
+        event,
+        at_ms: 5_000 + seq,
+        player_token: registers.then(|| format!("player-token-{seq}")),
+        player_account: account,
+        ratings: Vec::new(),
+    }
+}
+
+fn standing(player: u32, name: &str, rating: Option<f64>) -> Value {
+    json!({"rank": 1, "player": player, "name": name, "player_kind": "person", "score": 1,
+           "games": 1, "wins": 1, "losses": 0, "byes": 0, "buchholz": 0,
+           "sonneborn_berger": 0, "rating": rating, "withdrawn": false})
+}
+
+on_both!(
+    /// An account's profile: its finished games from its seat's side, the
+    /// tournaments it registered in, and its rating after each round of the
+    /// rated ones, read from their logs.
+    a_players_games_tournaments_and_rating_history_are_read, |place| {
+    let store = place.open().expect("open");
+    play_match(&*store, "r1");
+    put(&*store, finish("r1", 1, EndReason::Rules)).expect("finish");
+    // Unfinished: not listed.
+    play_match(&*store, "r2");
+    for (id, rated, at) in [("t-rated", true, 10), ("t-casual", false, 20)] {
+        put(
+            &*store,
+            WriteOp::CreateTournament {
+                tournament: id.into(),
+                code: format!("C-{id}"),
+                settings: json!({"name": id, "spec": {"game": "kayles", "heaps": [3]},
+                                 "format": "round_robin", "rated": rated}),
+                owner_token: "owner".into(),
+                created_at_ms: at,
+            },
+        )
+        .expect("tournament");
+        let ops = [
+            tournament_event(id, 1, json!({"kind": "registered", "player": 0, "name": "bob",
+                                            "player_kind": "person"}), Some(2)),
+            tournament_event(id, 2, json!({"kind": "registered", "player": 1, "name": "ada",
+                                            "player_kind": "person"}), Some(1)),
+            tournament_event(id, 3, json!({"kind": "round_ended", "round": 1, "standings":
+                [standing(0, "bob", Some(1400.0)), standing(1, "ada", Some(1600.0))]}), None),
+            tournament_event(id, 4, json!({"kind": "round_ended", "round": 2, "standings":
+                [standing(1, "ada", Some(1650.5)), standing(0, "bob", Some(1350.0))]}), None),
+        ];
+        for op in ops {
+            put(&*store, op).expect("event");
+        }
+    }
+
+    let ada = store.player_history(1, 10, 10).expect("read");
+    assert_eq!(ada.games.len(), 1, "{ada:?}");
+    let game = &ada.games[0];
+    assert_eq!((game.room.as_str(), game.seat), ("r1", 0));
+    assert_eq!(game.opponent.as_deref(), Some("bob"));
+    assert_eq!(game.opponent_kind, Some(PlayerKind::Person));
+    assert_eq!(game.result.winner, Some(1));
+    assert_eq!(game.finished_at_ms, 9_999);
+    let ids: Vec<&str> = ada.tournaments.iter().map(|t| t.tournament.as_str()).collect();
+    assert_eq!(ids, ["t-casual", "t-rated"], "newest first");
+    assert!(ada.tournaments[0].ratings.is_empty(), "an unrated one has no history");
+    let rated = &ada.tournaments[1];
+    assert_eq!(rated.ratings, [(5_003, 1, 1600.0), (5_004, 2, 1650.5)]);
+    assert_eq!(rated.settings["name"], "t-rated");
+    let bob = store.player_history(2, 10, 1).expect("read");
+    assert_eq!(bob.games[0].seat, 1);
+    assert_eq!(bob.games[0].opponent.as_deref(), Some("ada"));
+    assert_eq!(bob.tournaments.len(), 1, "as many as asked");
+    assert!(bob.tournaments[0].ratings.is_empty(), "{bob:?}");
+    let none = store.player_history(3, 10, 10).expect("read");
+    assert_eq!(none, PlayerHistory::default());
+});

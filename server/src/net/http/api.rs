@@ -79,6 +79,7 @@ pub fn router(api: Api) -> Router {
         .route("/api/tournaments", get(tournaments))
         .route("/api/tournaments/{id}", get(tournament))
         .route("/api/ratings", get(ratings))
+        .route("/api/players/{name}", get(player))
         .route("/api/account", get(account))
         .route("/api", get(not_found))
         .route("/api/{*rest}", get(not_found))
@@ -596,6 +597,136 @@ async fn ratings(State(api): State<Api>, Query(q): Query<RatingsQuery>) -> Answe
     };
     let answer = ask(&api, msg).await?;
     Ok(json_body(without_envelope(answer)))
+}
+
+/// The most games and tournaments `/api/players/{name}` lists (`games`,
+/// `tournaments`), and its default.
+pub const MAX_PLAYER_LIST: usize = 100;
+const DEFAULT_PLAYER_LIST: usize = 20;
+/// How many of an account's latest tournaments its rating history is read
+/// from: the history is bounded as every answer is.
+pub const HISTORY_TOURNAMENTS: usize = 100;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayerQuery {
+    games: Option<usize>,
+    tournaments: Option<usize>,
+}
+
+fn player_list(field: &str, n: Option<usize>) -> Result<usize, ApiError> {
+    match n.unwrap_or(DEFAULT_PLAYER_LIST) {
+        n @ 1..=MAX_PLAYER_LIST => Ok(n),
+        n => Err(ApiError::bad_request(format!(
+            "{field}: must be 1 to {MAX_PLAYER_LIST}, got {n}"
+        ))),
+    }
+}
+
+/// An account's profile: its ratings, its rating after each rated round,
+/// its latest finished games and its tournaments.
+async fn player(
+    State(api): State<Api>,
+    Path(name): Path<String>,
+    Query(q): Query<PlayerQuery>,
+) -> Answer {
+    let games = player_list("games", q.games)?;
+    let listed = player_list("tournaments", q.tournaments)?;
+    let found = api
+        .shared
+        .accounts
+        .named(&name)
+        .await
+        .map_err(ApiError::refused)?;
+    let Some((id, account)) = found else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_player",
+            format!("no account named {name:?}"),
+        ));
+    };
+    let store = api.shared.store.clone();
+    let history = api
+        .shared
+        .store_reads
+        .run(move || store.player_history(id, games, HISTORY_TOURNAMENTS.max(listed)))
+        .await
+        .map_err(ApiError::refused)?
+        .map_err(|e| {
+            tracing::error!("reading {name:?}'s history failed: {e}");
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "could not read the player's history",
+            )
+        })?;
+    let ratings: Vec<Value> = api
+        .shared
+        .ratings
+        .of_account(id)
+        .into_iter()
+        .map(|(game, r)| {
+            json!({"game": game, "name": crate::rating_key::key_name(&game), "rating": r.rating,
+                   "deviation": r.deviation, "volatility": r.volatility, "games": r.games})
+        })
+        .collect();
+    Ok(json_body(json!({
+        "account": account,
+        "ratings": ratings,
+        "history": rating_history(&history.tournaments),
+        "games": history.games.iter().map(player_game).collect::<Vec<_>>(),
+        "tournaments": history.tournaments.iter().take(listed).map(player_tournament)
+            .collect::<Vec<_>>(),
+    })))
+}
+
+/// The game a tournament's games are of: its one start's, or its random
+/// starts' game id.
+fn tournament_game(settings: &Value) -> String {
+    match settings.get("spec") {
+        Some(spec) if !spec.is_null() => crate::rating_key::key_of(spec),
+        _ => settings["family"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+/// Per game, the rating after each rated round, oldest first.
+fn rating_history(tournaments: &[crate::store::PlayerTournament]) -> Vec<Value> {
+    let mut by_game: std::collections::BTreeMap<String, Vec<(u64, Value)>> = Default::default();
+    for t in tournaments {
+        let game = tournament_game(&t.settings);
+        for &(at_ms, round, rating) in &t.ratings {
+            by_game.entry(game.clone()).or_default().push((
+                at_ms,
+                json!({"at_ms": at_ms, "rating": rating, "tournament": t.tournament,
+                       "code": t.code, "round": round}),
+            ));
+        }
+    }
+    by_game
+        .into_iter()
+        .map(|(game, mut points)| {
+            points.sort_by_key(|(at, _)| *at);
+            let points: Vec<Value> = points.into_iter().map(|(_, p)| p).collect();
+            json!({"game": game, "name": crate::rating_key::key_name(&game), "points": points})
+        })
+        .collect()
+}
+
+fn player_game(g: &crate::store::PlayerGame) -> Value {
+    let game = crate::rating_key::key_of(&g.spec);
+    let won = g.result.winner.map(|w| w == g.seat);
+    json!({"room": g.room, "code": g.code, "game": game,
+           "name": crate::rating_key::key_name(&game), "seat": g.seat,
+           "opponent": g.opponent, "opponent_kind": g.opponent_kind, "result": g.result,
+           "won": won, "finished_at_ms": g.finished_at_ms, "tournament": g.tournament})
+}
+
+fn player_tournament(t: &crate::store::PlayerTournament) -> Value {
+    let game = tournament_game(&t.settings);
+    json!({"tournament": t.tournament, "code": t.code, "name": t.settings["name"],
+           "game": game, "game_name": crate::rating_key::key_name(&game),
+           "rated": t.settings["rated"].as_bool().unwrap_or(false),
+           "created_at_ms": t.created_at_ms, "finished_at_ms": t.finished_at_ms})
 }
 
 /// Asks as a connection would; an `error` answer becomes the HTTP refusal.

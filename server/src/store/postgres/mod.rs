@@ -33,8 +33,9 @@ use tokio::sync::oneshot;
 
 use super::sql::{in_read, PgConn};
 use super::{
-    accounts, cluster, lock, tournaments, AccountRow, AccountsOf, Claimed, Cluster, MatchStore,
-    Owner, RatingRow, StoreError, StoredRoom, StoredTournament, TokenRow, WriteOp, Writer,
+    accounts, cluster, lock, players, tournaments, AccountRow, AccountsOf, Claimed, Cluster,
+    MatchStore, Owner, PlayerHistory, RatingRow, StoreError, StoredRoom, StoredTournament,
+    TokenRow, WriteOp, Writer,
 };
 
 mod migrate;
@@ -415,6 +416,15 @@ impl MatchStore for PgStore {
 
     fn load_accounts(&self) -> Result<(Vec<AccountRow>, Vec<TokenRow>), StoreError> {
         self.read(accounts::load)
+    }
+
+    fn player_history(
+        &self,
+        account: u64,
+        games: usize,
+        tournaments: usize,
+    ) -> Result<PlayerHistory, StoreError> {
+        self.read(move |conn| players::read(conn, account, games, tournaments))
     }
 
     fn close(&self) {

@@ -137,6 +137,17 @@ impl MatchStore for SqliteStore {
         in_read(&mut *self.reader(), accounts::load)
     }
 
+    fn player_history(
+        &self,
+        account: u64,
+        games: usize,
+        tournaments: usize,
+    ) -> Result<PlayerHistory, StoreError> {
+        in_read(&mut *self.reader(), |conn| {
+            players::read(conn, account, games, tournaments)
+        })
+    }
+
     fn close(&self) {
         self.writer.stop();
         // Nothing more is written: another store may have the file (this
