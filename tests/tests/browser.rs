@@ -1550,3 +1550,79 @@ async fn the_account_pages_fit_a_phone() {
     assert!(scroll <= width, "the sign-up page is {scroll} px wide");
     b.close().await.expect("close");
 }
+
+/// A rated game from the lobby's form, between the page's account and
+/// another account: the room says it is rated, the page wins, and both
+/// ratings move (the page's up, the other's down). Against the house bot the
+/// form refuses before sending.
+#[tokio::test]
+async fn a_logged_in_person_plays_a_rated_game_from_the_lobby() {
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let url = server.url();
+    grundy_tests::account(&url, "ria").await;
+    let sol = grundy_tests::account(&url, "sol").await;
+    let driver = Driver::start().await;
+    let b = driver.browser().await;
+    b.goto(&format!("{base}/#/account")).await.expect("account");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    log_in(&b, "ria", grundy_tests::PASSWORD).await;
+    wait_text(&b, "#account-name", "ria").await;
+
+    b.goto(&format!("{base}/#/")).await.expect("lobby");
+    wait_count(&b, "#status[data-state=\"connected\"]", 1).await;
+    select(&b, "#start", "spec").await;
+    set_value(&b, "#spec", "nim 1 2").await;
+    click(&b, "#rated").await;
+    // The house bot plays no rated game: said in the form, nothing sent.
+    select(&b, "#opponent", "perfect").await;
+    click(&b, "#create-button").await;
+    wait_text(&b, ".error", "rated games are between two accounts").await;
+    select(&b, "#opponent", "").await;
+    click(&b, "#create-button").await;
+    b.wait()
+        .at_most(WAIT)
+        .for_element(css("#room-code"))
+        .await
+        .expect("the room opens");
+    wait_text(&b, ".room-head", "rated").await;
+    let room = room_id(&b).await;
+
+    // Sol joins with his account and answers the page's first move.
+    let mut c = grundy_tests::Client::connect_token(&url, &sol).await;
+    let seated = c.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(seated["type"], "seated", "{seated}");
+    let token = seated["token"].as_str().expect("token").to_string();
+    let answer = tokio::spawn(async move {
+        let moved = c.until("moved").await;
+        assert_eq!(moved["seat"], 0, "{moved}");
+        let ack = c
+            .request(json!({"type": "move", "room": room, "token": token,
+                            "move": {"heap": 0, "take": 1}}))
+            .await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        c
+    });
+    let result = play_nim(&b, None).await.expect("the game ends");
+    assert!(result.contains("You win"), "{result}");
+    let mut c = answer.await.expect("sol answers");
+    screenshot(&b, "rated-won").await;
+
+    let ratings = c
+        .request(json!({"type": "get_ratings", "game": "nim"}))
+        .await;
+    let rating = |name: &str| {
+        ratings["ratings"]
+            .as_array()
+            .expect("ratings")
+            .iter()
+            .find(|r| r["player"] == name)
+            .and_then(|r| r["rating"].as_f64())
+            .unwrap_or_else(|| panic!("{name} unrated: {ratings}"))
+    };
+    assert!(
+        rating("ria") > 1500.0 && rating("sol") < 1500.0,
+        "{ratings}"
+    );
+    b.close().await.expect("close");
+}
