@@ -21,7 +21,7 @@ use support::Process;
 const VERSION_8: &str = include_str!("fixtures/sqlite-v8.sql");
 
 /// This build's last migration (`server/migrations/sqlite`).
-const LAST_MIGRATION: i64 = 9;
+const LAST_MIGRATION: i64 = 10;
 
 /// The tokens the version 8 file keeps in clear: the seats', the
 /// tournament owner's and its players'.
@@ -59,6 +59,10 @@ fn upgraded(rows: &[(String, Vec<String>)]) -> Vec<(String, Vec<String>)> {
                         });
                         // No seat of before is tied to an account token.
                         row.push_str(" | Null");
+                    }
+                    if table == "rooms" {
+                        // No room of before is a rated casual game.
+                        row.push_str(" | Integer(0)");
                     }
                     row
                 })
