@@ -40,12 +40,23 @@ pub(super) fn intro(
     } else {
         "\nNo hints in this match."
     });
+    if snapshot.rated {
+        intro.push_str(&format!(
+            "\nA rated game: both players' {game} ratings move when it ends."
+        ));
+    }
     if let Some(c) = snapshot.clock {
         intro.push_str(&format!(
-            "\nClock: {} + {} s a move. Each player's first move must come within {} s, or the match is called off.",
+            "\nClock: {} + {} s a move. Each player's first move must come within {} s, or {}.",
             clock_text(c.initial_ms),
             c.increment_ms / 1000,
-            NO_SHOW_MS / 1000
+            NO_SHOW_MS / 1000,
+            // A rated game's no-show loses it (docs/protocol.md, "Rated games").
+            if snapshot.rated {
+                "that player loses"
+            } else {
+                "the match is called off"
+            }
         ));
     }
     if let Some(back) = &seat.comeback {
